@@ -1,0 +1,163 @@
+"""Accuracy of SPE against the labeled-only estimate on the real cases.
+
+For every case in ``../shared/cases/`` (or --cases-dir), every label count
+and every seed: draw n items at random as the labeled ones, run
+``spe.evaluate``, and compare with the truth (all labels known):
+
+* error: area between the true PR curve and the estimated median curve,
+  integrated over recall (trapezoid on the 101-point recall grid);
+* the same for the labeled-only ("naive") estimate, the PR curve of the
+  labeled items alone (paper §4.3; when no labeled item is positive the
+  naive curve is taken as precision 0 everywhere, and such trials are
+  counted);
+* band coverage: the fraction of the recall grid where the band contains
+  the true curve;
+* prevalence: absolute error of the posterior mean, and whether the
+  interval covers the truth;
+* seconds per estimate.
+
+Run:  python benchmarks/accuracy.py --labels 10 20 50 --seeds 5 --jobs 2
+Prints a per-case table and a summary; writes every trial to --out (CSV).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
+
+
+def area_between(a, b, grid):
+    return float(np.trapezoid(np.abs(np.asarray(a) - np.asarray(b)), grid))
+
+
+def run_trial(args):
+    case_path, n_labels, seed, draws, level = args
+    import spe
+    from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
+    from spe.metrics import RECALL_GRID
+
+    df = pd.read_csv(case_path)
+    s = df["score"].to_numpy(float)
+    y = df["label"].to_numpy(int)
+    name = Path(case_path).stem
+    rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])
+    idx = np.sort(rng.choice(s.size, n_labels, replace=False))
+    truth = pr_curve_from_labels(s, y)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed)
+    secs = time.perf_counter() - t0
+    pr = ev.pr_curve()
+    naive = labeled_only_pr_curve(s, idx, y[idx])
+    naive_missing = bool(np.all(np.isnan(naive)))
+    naive = np.nan_to_num(naive, nan=0.0)
+    med = np.nan_to_num(pr.median, nan=0.0)
+    covered = (pr.lo <= truth + 1e-9) & (truth <= pr.hi + 1e-9)
+    prev = ev.prevalence()
+    true_prev = y.mean()
+    return {
+        "case": name,
+        "n_items": s.size,
+        "n_labels": n_labels,
+        "seed": seed,
+        "n_labeled_pos": int(y[idx].sum()),
+        "families": f"{ev.families['negative']},{ev.families['positive']}",
+        "err_spe": area_between(med, truth, RECALL_GRID),
+        "err_naive": area_between(naive, truth, RECALL_GRID),
+        "naive_missing": naive_missing,
+        "coverage": float(np.mean(covered)),
+        "prev_err": abs(prev.mean - true_prev),
+        "prev_covered": bool(prev.lo <= true_prev <= prev.hi),
+        "ess": ev.diagnostics.get("ess"),
+        "pareto_k": ev.diagnostics.get("pareto_k"),
+        "seconds": secs,
+    }
+
+
+def summarise(df):
+    g = df.groupby("case")
+    per_case = pd.DataFrame({
+        "N": g["n_items"].first(),
+        "err_spe": g["err_spe"].mean(),
+        "err_naive": g["err_naive"].mean(),
+        "ratio": g["err_spe"].mean() / g["err_naive"].mean(),
+        "win_rate": g.apply(lambda d: np.mean(d.err_spe < d.err_naive), include_groups=False),
+        "coverage": g["coverage"].mean(),
+        "prev_err": g["prev_err"].mean(),
+        "sec": g["seconds"].mean(),
+    })
+    return per_case
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
+    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
+    ap.add_argument("--labels", type=int, nargs="+", default=[10, 20, 50])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--draws", type=int, default=1000)
+    ap.add_argument("--level", type=float, default=0.9)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
+    args = ap.parse_args(argv)
+
+    paths = sorted(args.cases_dir.glob("*.csv"))
+    if args.cases:
+        paths = [p for p in paths if p.stem in set(args.cases)]
+    if not paths:
+        sys.exit(f"no cases found in {args.cases_dir}")
+    tasks = [(str(p), n, seed, args.draws, args.level) for p in paths for n in args.labels for seed in range(args.seeds)]
+    print(f"{len(paths)} cases × {len(args.labels)} label counts × {args.seeds} seeds = {len(tasks)} estimates",
+          file=sys.stderr)
+    rows = []
+    t0 = time.time()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for k, row in enumerate(pool.map(run_trial, tasks, chunksize=1)):
+            rows.append(row)
+            if (k + 1) % 25 == 0:
+                print(f"  {k + 1}/{len(tasks)} done, {time.time() - t0:.0f}s", file=sys.stderr)
+    df = pd.DataFrame(rows)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(args.out, index=False)
+
+    pd.set_option("display.width", 200)
+    for n in args.labels:
+        sub = df[df.n_labels == n]
+        print(f"\n=== {n} labels: per case (means over {args.seeds} seeds) ===")
+        print(summarise(sub).round(3).to_string())
+    print("\n=== summary ===")
+    summ = df.groupby("n_labels").apply(lambda d: pd.Series({
+        "trials": len(d),
+        "mean_err_spe": d.err_spe.mean(),
+        "mean_err_naive": d.err_naive.mean(),
+        "ratio_of_means": d.err_spe.mean() / d.err_naive.mean(),
+        "median_err_spe": d.err_spe.median(),
+        "median_err_naive": d.err_naive.median(),
+        "win_rate": np.mean(d.err_spe < d.err_naive),
+        "worse_by_0.02": np.mean(d.err_spe > d.err_naive + 0.02),
+        "cases_spe_better": int((d.groupby("case").err_spe.mean() < d.groupby("case").err_naive.mean()).sum()),
+        "n_cases": d.case.nunique(),
+        "band_coverage": d.coverage.mean(),
+        "prev_abs_err": d.prev_err.mean(),
+        "prev_covered": d.prev_covered.mean(),
+        "naive_no_pos": d.naive_missing.mean(),
+        "sec_per_estimate": d.seconds.mean(),
+    }), include_groups=False)
+    print(summ.round(3).to_string())
+    print(f"\ntrials written to {args.out}; wall time {time.time() - t0:.0f}s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

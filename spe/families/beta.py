@@ -1,0 +1,44 @@
+r"""Beta distribution on the model-space scores in (0, 1).
+
+.. math::
+    p(x \mid a, b) = \frac{x^{a-1} (1-x)^{b-1}}{B(a, b)},\qquad 0 < x < 1
+
+=========  ========  ==========================  =====================
+parameter  domain    meaning                     prior
+=========  ========  ==========================  =====================
+a          positive  first shape                 Gamma(1.2, rate 0.02)
+b          positive  second shape                Gamma(1.2, rate 0.02)
+=========  ========  ==========================  =====================
+
+scipy: ``scipy.stats.beta(a, b)``. Suited to probability scores, which the
+model space keeps inside (0, 1).
+"""
+
+import numpy as np
+from scipy import special, stats
+
+from .base import Family, Param, gamma_logpdf
+
+
+class Beta(Family):
+    name = "beta"
+    params = (Param("a", "positive"), Param("b", "positive"))
+    support = "unit"
+
+    def _logpdf(self, x, a, b):
+        return (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - special.betaln(a, b)
+
+    def scipy_dist(self, a, b):
+        return stats.beta(a, b)
+
+    def mean(self, a, b):
+        return a / (a + b)
+
+    def initialize(self, x):
+        x = np.clip(np.asarray(x, dtype=float), 1e-6, 1 - 1e-6)
+        m, v = np.mean(x), max(np.var(x), 1e-6)
+        common = max(m * (1 - m) / v - 1, 0.1)
+        return np.array([m * common, (1 - m) * common])
+
+    def _log_prior(self, a, b):
+        return gamma_logpdf(a, 1.2, 0.02) + gamma_logpdf(b, 1.2, 0.02)

@@ -1,0 +1,193 @@
+"""Reading and validating the scores and labels files (DESIGN.md, CLI contract).
+
+``SCORES.csv``: a header row, a column ``score`` (or another named one) and
+optionally ``id``. ``LABELS.csv``: columns ``id,label``; ``id`` matches the
+scores' ``id`` column, or, when the scores have no ``id`` column, is the
+0-based row number of the score. ``label`` is 0 or 1.
+
+Every error is a :class:`spe.SpeInputError` naming the file, the 1-based
+data row (the header is row 0) and the column. Files are only read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import SpeInputError
+
+__all__ = ["ScoresFile", "read_scores", "read_labels"]
+
+
+@dataclass
+class ScoresFile:
+    """Scores read from a file.
+
+    Attributes
+    ----------
+    path : str
+    scores : array, shape (N,)
+        Score units.
+    ids : array of str, shape (N,), or None
+        The ``id`` column, if the file has one.
+    """
+
+    path: str
+    scores: np.ndarray
+    ids: np.ndarray | None
+
+
+def _read_table(path, required):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.exists():
+        raise SpeInputError("file not found", path=path)
+    if p.is_dir():
+        raise SpeInputError("is a directory, not a CSV file", path=path)
+    try:
+        df = pd.read_csv(p, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise SpeInputError("the file is empty (expected a header row and data rows)", path=path) from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise SpeInputError(f"not a readable CSV file ({e})", path=path) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    for col in required:
+        if col not in df.columns:
+            raise SpeInputError(
+                f"no column '{col}' (the header has: {', '.join(df.columns) or 'nothing'})", path=path, row=0
+            )
+    if len(df) == 0:
+        raise SpeInputError("has a header but no data rows", path=path)
+    return df
+
+
+def _numeric(df, col, path):
+    import pandas as pd
+
+    raw = df[col].str.strip()
+    vals = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(vals))
+    if bad.size:
+        r = int(bad[0])
+        shown = raw.iloc[r] if raw.iloc[r] != "" else "an empty value"
+        raise SpeInputError(
+            f"{shown!r} is not a finite number" + (f" ({bad.size} such rows in all)" if bad.size > 1 else ""),
+            path=path, row=r + 1, column=col,
+        )
+    return vals
+
+
+def _first_duplicate(values):
+    _, first, counts = np.unique(values, return_index=True, return_counts=True)
+    if np.all(counts == 1):
+        return None
+    dup_values = set(np.asarray(values)[first[counts > 1]])
+    seen = set()
+    for r, v in enumerate(values):
+        if v in dup_values:
+            if v in seen:
+                return r, v
+            seen.add(v)
+    return None  # pragma: no cover
+
+
+def read_scores(path, score_column="score", id_column="id"):
+    """Read a scores file.
+
+    Parameters
+    ----------
+    path : str or Path
+    score_column : str
+        Column holding the scores.
+    id_column : str
+        Column holding item ids, if present.
+
+    Returns
+    -------
+    ScoresFile
+
+    Raises
+    ------
+    SpeInputError
+        Missing or empty file, missing score column, a non-numeric, NaN or
+        infinite score, a duplicate or empty id — naming file, row, column.
+    """
+    path = str(path)
+    df = _read_table(path, [score_column])
+    scores = _numeric(df, score_column, path)
+    ids = None
+    if id_column in df.columns:
+        ids = df[id_column].str.strip().to_numpy(dtype=str)
+        empty = np.flatnonzero(ids == "")
+        if empty.size:
+            raise SpeInputError("empty id", path=path, row=int(empty[0]) + 1, column=id_column)
+        dup = _first_duplicate(ids)
+        if dup is not None:
+            raise SpeInputError(f"duplicate id {dup[1]!r}", path=path, row=dup[0] + 1, column=id_column)
+    return ScoresFile(path, scores, ids)
+
+
+def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
+    """Read a labels file and match it to the scores.
+
+    Parameters
+    ----------
+    path : str or Path
+    scores : ScoresFile
+        The scores the ids refer to.
+
+    Returns
+    -------
+    index : int array, shape (n,)
+        Positions of the labeled items in the scores.
+    value : int array, shape (n,)
+        Their labels, 0 or 1.
+
+    Raises
+    ------
+    SpeInputError
+        Missing or empty file or column, a label other than 0/1, an id absent
+        from the scores (or not a row number when the scores have no ids), a
+        duplicate id — naming file, row, column.
+    """
+    path = str(path)
+    df = _read_table(path, [id_column, label_column])
+    raw_labels = df[label_column].str.strip()
+    lab = np.full(len(df), -1)
+    lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
+    lab[raw_labels.isin(["0", "0.0"]).to_numpy()] = 0
+    bad = np.flatnonzero(lab < 0)
+    if bad.size:
+        r = int(bad[0])
+        raise SpeInputError(f"label {raw_labels.iloc[r]!r} is not 0 or 1", path=path, row=r + 1, column=label_column)
+    ids = df[id_column].str.strip().to_numpy(dtype=str)
+    dup = _first_duplicate(ids)
+    if dup is not None:
+        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=dup[0] + 1, column=id_column)
+    n = scores.scores.size
+    if scores.ids is not None:
+        lookup = {v: i for i, v in enumerate(scores.ids)}
+        index = np.empty(len(ids), dtype=np.int64)
+        for r, v in enumerate(ids):
+            j = lookup.get(v)
+            if j is None:
+                raise SpeInputError(f"id {v!r} is not in the scores file {scores.path}", path=path, row=r + 1,
+                                    column=id_column)
+            index[r] = j
+    else:
+        index = np.empty(len(ids), dtype=np.int64)
+        for r, v in enumerate(ids):
+            try:
+                j = int(v)
+            except ValueError:
+                j = -1
+            if not 0 <= j < n or str(j) != v.lstrip("+"):
+                raise SpeInputError(
+                    f"id {v!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
+                    "'id' column, so labels refer to its 0-based data rows)", path=path, row=r + 1, column=id_column,
+                )
+            index[r] = j
+    return index, lab.astype(int)

@@ -1,0 +1,311 @@
+"""Sample performance from posterior draws (Welinder et al. 2013, §3 and §3.1 steps 4–5).
+
+For every weighted posterior draw m of a score model, the unknown labels are
+drawn from p(y_i = 1 | s_i, θ_m) (eq. 7), joined with the known labels, and
+the performance curves of *this* data set are computed from all N scores and
+those labels. The draws are then combined with their weights into medians
+and equal-tailed bands.
+
+Items with equal scores share p(y = 1 | s), so the labels are drawn per
+distinct score as binomial counts: the work and memory are O(M_block · K) for
+K distinct scores, in blocks of draws, never O(M · N). Each draw has its own
+random stream (``rng.spawn``), so results do not depend on the block size.
+
+Curve conventions (they match ``sklearn.metrics`` on the same labels):
+
+* thresholds are the distinct scores; an item is predicted positive when its
+  score is ≥ the threshold;
+* precision at recall r is the precision of the highest threshold whose
+  recall is ≥ r (DESIGN.md);
+* average precision is Σ_k (R_k − R_{k−1}) P_k (``average_precision_score``);
+* ROC AUC is the trapezoid area under (FPR, TPR) (``roc_auc_score``), and the
+  ROC curve at a false positive rate f is the linear interpolation of the
+  ROC polyline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ScoreGroups",
+    "SamplePerformance",
+    "sample_performance",
+    "curves_from_counts",
+    "pr_at_recall",
+    "roc_at_fpr",
+    "weighted_quantile",
+    "RECALL_GRID",
+    "FPR_GRID",
+]
+
+#: Default recall grid G = 101 points on [0, 1].
+RECALL_GRID = np.linspace(0.0, 1.0, 101)
+#: Default false-positive-rate grid, 101 points on [0, 1].
+FPR_GRID = np.linspace(0.0, 1.0, 101)
+
+_BLOCK = 1 << 21
+
+
+@dataclass
+class ScoreGroups:
+    """Items grouped by distinct score, highest score first.
+
+    Attributes
+    ----------
+    scores : array, shape (K,)
+        Distinct scores, descending (score units).
+    n_unlabeled : array, shape (K,)
+        Unlabeled items with that score.
+    n_labeled_pos, n_labeled_neg : array, shape (K,)
+        Labeled positives and negatives with that score.
+    group_of_item : int array, shape (N,)
+        Group index of each item.
+    """
+
+    scores: np.ndarray
+    n_unlabeled: np.ndarray
+    n_labeled_pos: np.ndarray
+    n_labeled_neg: np.ndarray
+    group_of_item: np.ndarray
+
+    @classmethod
+    def build(cls, scores, labeled_index, labeled_value):
+        s = np.asarray(scores, dtype=float)
+        uniq, inv = np.unique(-s, return_inverse=True)
+        k = uniq.size
+        lab = np.zeros(s.size, dtype=bool)
+        lab[labeled_index] = True
+        yv = np.asarray(labeled_value)
+        n_unl = np.bincount(inv[~lab], minlength=k)
+        n_pos = np.bincount(inv[labeled_index[yv == 1]], minlength=k)
+        n_neg = np.bincount(inv[labeled_index[yv == 0]], minlength=k)
+        return cls(-uniq, n_unl, n_pos, n_neg, inv)
+
+    @property
+    def n_groups(self) -> int:
+        return self.scores.size
+
+    @property
+    def counts(self):
+        """All items per group, shape (K,)."""
+        return self.n_unlabeled + self.n_labeled_pos + self.n_labeled_neg
+
+
+def curves_from_counts(positives, counts):
+    """Cumulative confusion counts from per-group positive counts.
+
+    Parameters
+    ----------
+    positives : array, shape (M, K)
+        Positives per score group (groups in descending score order).
+    counts : array, shape (K,)
+        Items per group.
+
+    Returns
+    -------
+    tp, fp : arrays, shape (M, K)
+        True and false positives when the threshold is each group's score.
+    """
+    tp = np.cumsum(positives, axis=1, dtype=float)
+    fp = np.cumsum(counts, dtype=float)[None, :] - tp
+    return tp, fp
+
+
+def _rowwise_searchsorted(a, v, side):
+    """searchsorted of v (G,) in each row of a (M, K), rows ascending in [0, 1]."""
+    m, k = a.shape
+    offs = 2.0 * np.arange(m)[:, None]
+    flat = (a + offs).ravel()
+    idx = np.searchsorted(flat, (v[None, :] + offs).ravel(), side=side).reshape(m, -1)
+    return idx - k * np.arange(m)[:, None]
+
+
+def pr_at_recall(tp, fp, grid=RECALL_GRID):
+    """Precision at each recall of ``grid`` for each row: (M, K) → (M, G).
+
+    Precision at recall r is that of the highest threshold with recall ≥ r.
+    Rows without positives give NaN.
+    """
+    total = tp[:, -1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = tp / total
+        precision = tp / (tp + fp)
+    recall = np.where(np.isfinite(recall), recall, 0.0)
+    idx = _rowwise_searchsorted(recall, np.asarray(grid, dtype=float) - 1e-12, side="left")
+    idx = np.clip(idx, 0, tp.shape[1] - 1)
+    out = np.take_along_axis(precision, idx, axis=1)
+    out[(total[:, 0] <= 0)] = np.nan
+    return out
+
+
+def roc_at_fpr(tp, fp, grid=FPR_GRID):
+    """TPR at each false positive rate of ``grid`` (linear interpolation): (M, K) → (M, G)."""
+    m = tp.shape[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpr = np.hstack([np.zeros((m, 1)), tp / tp[:, -1:]])
+        fpr = np.hstack([np.zeros((m, 1)), fp / fp[:, -1:]])
+    tpr = np.nan_to_num(tpr, nan=0.0)
+    fpr = np.nan_to_num(fpr, nan=0.0)
+    g = np.asarray(grid, dtype=float)
+    j = np.clip(_rowwise_searchsorted(fpr, g, side="right") - 1, 0, fpr.shape[1] - 2)
+    f0 = np.take_along_axis(fpr, j, axis=1)
+    f1 = np.take_along_axis(fpr, j + 1, axis=1)
+    t0 = np.take_along_axis(tpr, j, axis=1)
+    t1 = np.take_along_axis(tpr, j + 1, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(f1 > f0, (g[None, :] - f0) / (f1 - f0), 1.0)
+    out = t0 + np.clip(frac, 0, 1) * (t1 - t0)
+    bad = (tp[:, -1] <= 0) | (fp[:, -1] <= 0)
+    out[bad] = np.nan
+    return out
+
+
+def average_precision(tp, fp):
+    """Σ_k (R_k − R_{k−1}) P_k per row, as ``sklearn.metrics.average_precision_score``: (M, K) → (M,)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = tp / tp[:, -1:]
+        precision = tp / (tp + fp)
+    d = np.diff(np.hstack([np.zeros((tp.shape[0], 1)), recall]), axis=1)
+    return np.sum(d * np.nan_to_num(precision), axis=1) + np.where(tp[:, -1] > 0, 0.0, np.nan)
+
+
+def roc_auc(tp, fp):
+    """Trapezoid area under the ROC polyline per row, as ``roc_auc_score``: (M, K) → (M,)."""
+    m = tp.shape[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpr = np.hstack([np.zeros((m, 1)), tp / tp[:, -1:]])
+        fpr = np.hstack([np.zeros((m, 1)), fp / fp[:, -1:]])
+    return np.sum(np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]) / 2, axis=1)
+
+
+def weighted_quantile(values, weights, q):
+    """Weighted quantiles along the draw axis, ignoring NaN draws.
+
+    Parameters
+    ----------
+    values : array, shape (M,) or (M, G)
+    weights : array, shape (M,)
+        Non-negative, need not be normalised.
+    q : float or array of float in [0, 1]
+
+    Returns
+    -------
+    array, shape ``np.shape(q) + values.shape[1:]``
+        Inverse-CDF weighted quantiles (``numpy.quantile(...,
+        method="inverted_cdf", weights=...)``); NaN where every draw is NaN.
+    """
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    squeeze = v.ndim == 1
+    if squeeze:
+        v = v[:, None]
+    qa = np.atleast_1d(q)
+    out = np.full((qa.size, v.shape[1]), np.nan)
+    nan = np.isnan(v)
+    if not nan.any():
+        out = np.quantile(v, qa, axis=0, weights=np.broadcast_to(w[:, None], v.shape), method="inverted_cdf")
+    else:
+        for g in range(v.shape[1]):
+            ok = ~nan[:, g] & (w > 0)
+            if ok.any():
+                out[:, g] = np.quantile(v[ok, g], qa, weights=w[ok], method="inverted_cdf")
+    out = out[:, 0] if squeeze else out
+    return out.reshape(np.shape(q) + out.shape[1:]) if np.ndim(q) == 0 else out
+
+
+@dataclass
+class SamplePerformance:
+    """Per-draw sample performance (M draws).
+
+    Attributes
+    ----------
+    weights : array, shape (M,)
+    prevalence : array, shape (M,)
+        Fraction of positives among all N items.
+    average_precision, roc_auc : arrays, shape (M,)
+    recall_grid : array, shape (G,)
+    precision_at_recall : array, shape (M, G)
+    fpr_grid : array, shape (G2,)
+    tpr_at_fpr : array, shape (M, G2)
+    labeled_recall, labeled_precision : arrays, shape (M, n)
+        Recall and precision at each labeled item's score taken as the
+        threshold (to place the labeled items on the curve).
+    """
+
+    weights: np.ndarray
+    prevalence: np.ndarray
+    average_precision: np.ndarray
+    roc_auc: np.ndarray
+    recall_grid: np.ndarray
+    precision_at_recall: np.ndarray
+    fpr_grid: np.ndarray
+    tpr_at_fpr: np.ndarray
+    labeled_recall: np.ndarray
+    labeled_precision: np.ndarray
+
+
+def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
+                       recall_grid=RECALL_GRID, fpr_grid=FPR_GRID):
+    """Draw the unknown labels under each posterior draw and compute the curves.
+
+    Parameters
+    ----------
+    model : FittedScoreModel
+        M weighted draws and p(y = 1 | s) (the seam of ``spe.models.base``).
+    scores : array, shape (N,)
+        All scores, score units.
+    labeled_index : int array, shape (n,)
+        Positions of the labeled items in ``scores``.
+    labeled_value : 0/1 array, shape (n,)
+    rng : numpy.random.Generator or int or None
+    recall_grid : array, shape (G,)
+    fpr_grid : array, shape (G2,)
+
+    Returns
+    -------
+    SamplePerformance
+    """
+    rng = np.random.default_rng(rng)
+    labeled_index = np.asarray(labeled_index, dtype=int)
+    groups = ScoreGroups.build(scores, labeled_index, labeled_value)
+    k = groups.n_groups
+    m_total = model.n_draws
+    streams = rng.spawn(m_total)
+    counts = groups.counts
+    n = np.asarray(scores).size
+    lab_groups = groups.group_of_item[labeled_index]
+    step = max(1, _BLOCK // max(k, 1))
+    parts = {key: [] for key in ("prev", "ap", "auc", "pr", "roc", "lrec", "lprec")}
+    unl = groups.n_unlabeled
+    has_unl = unl > 0
+    for start in range(0, m_total, step):
+        rows = slice(start, min(start + step, m_total))
+        mb = rows.stop - rows.start
+        pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
+        if has_unl.any():
+            p = np.clip(model.positive_probability(groups.scores[has_unl], rows), 0.0, 1.0)
+            drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
+            for r in range(mb):
+                drawn[r] = streams[start + r].binomial(unl[has_unl], p[r])
+            pos = pos.copy()
+            pos[:, has_unl] += drawn
+        tp, fp = curves_from_counts(pos, counts)
+        parts["prev"].append(tp[:, -1] / n)
+        parts["ap"].append(average_precision(tp, fp))
+        parts["auc"].append(roc_auc(tp, fp))
+        parts["pr"].append(pr_at_recall(tp, fp, recall_grid))
+        parts["roc"].append(roc_at_fpr(tp, fp, fpr_grid))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts["lrec"].append(tp[:, lab_groups] / tp[:, -1:])
+            parts["lprec"].append(tp[:, lab_groups] / (tp[:, lab_groups] + fp[:, lab_groups]))
+    cat = {key: np.concatenate(v) for key, v in parts.items()}
+    return SamplePerformance(
+        np.asarray(model.weights, dtype=float),
+        cat["prev"], cat["ap"], cat["auc"],
+        np.asarray(recall_grid, dtype=float), cat["pr"],
+        np.asarray(fpr_grid, dtype=float), cat["roc"],
+        cat["lrec"], cat["lprec"],
+    )

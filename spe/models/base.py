@@ -1,0 +1,59 @@
+"""The one seam between score models and estimators.
+
+A fitted score model is M weighted posterior draws plus a vectorised
+function giving p(y = 1 | s) under each draw for any batch of scores
+((M,) draws × (B,) scores → (M, B)), its diagnostics, and (where it has one)
+its log evidence on the labeled items. Label draws, curves, bands and item
+probabilities are computed from that alone (``spe.metrics``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["FittedScoreModel"]
+
+
+@dataclass
+class FittedScoreModel:
+    """Weighted posterior draws of a score model.
+
+    Attributes
+    ----------
+    name : str
+        Human-readable model name (e.g. ``"mixture(gamma,truncnorm)"``).
+    draws : array, shape (M, P)
+        Posterior draws of the model's parameters (the model's own
+        parameterisation; for the mixture, unconstrained).
+    weights : array, shape (M,)
+        Normalised weights of the draws (sum to 1).
+    probability : callable
+        ``probability(draws (M', P), scores (B,)) -> (M', B)``: p(y = 1 | s)
+        for scores in the classifier's own units.
+    diagnostics : dict
+        JSON-ready diagnostics (ESS, Pareto k̂, MAP restarts, …).
+    param_names : list of str
+        Names of the P parameter columns (constrained meaning).
+    constrained_draws : array, shape (M, P)
+        The draws in the parameters' natural units (π, locations, scales).
+    """
+
+    name: str
+    draws: np.ndarray
+    weights: np.ndarray
+    probability: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    diagnostics: dict = field(default_factory=dict)
+    param_names: list = field(default_factory=list)
+    constrained_draws: np.ndarray | None = None
+
+    @property
+    def n_draws(self) -> int:
+        """M."""
+        return self.draws.shape[0]
+
+    def positive_probability(self, scores, rows=slice(None)):
+        """p(y = 1 | s) for the selected draws: scores (B,) → (M_rows, B)."""
+        return self.probability(self.draws[rows], np.asarray(scores, dtype=float))
