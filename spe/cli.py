@@ -72,6 +72,10 @@ def build_parser():
     est.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
     est.add_argument("--inference", default="importance", choices=["importance"],
                      help="posterior sampler (default: importance sampling around the MAP)")
+    est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
+                     help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
+                          "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
+                          "units either way")
     est.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
     return parser
 
@@ -111,7 +115,7 @@ def _estimate(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
-                      inference=args.inference, rng=args.seed)
+                      inference=args.inference, rng=args.seed, score_space=args.score_space)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()

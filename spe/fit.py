@@ -20,10 +20,13 @@ __all__ = ["fit_mixture", "LIKELIHOOD_RESOLUTION"]
 #: Unlabeled scores enter the likelihood on a grid of this width in model space
 #: (1/4096 of the score range); see :meth:`MixtureData.build`.
 LIKELIHOOD_RESOLUTION = 1.0 / 4096
+#: Coarser grid for screening all family pairs before the best few are refitted.
+SCREENING_RESOLUTION = 1.0 / 512
 
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
-                proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION):
+                proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
+                score_space="linear"):
     """Fit the SPE mixture and draw from its posterior.
 
     Parameters
@@ -42,6 +45,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Beta prior on π.
     resolution : float or None
         Model-space grid for the unlabeled likelihood (None: exact).
+    score_space : {"linear", "logit", "auto"}
+        How scores are mapped to model space (:class:`ScoreSpace`).
 
     Returns
     -------
@@ -55,11 +60,12 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         If no family pair could be fitted.
     """
     rng = np.random.default_rng(rng)
-    space = ScoreSpace.fit(scores)
+    space = ScoreSpace.fit(scores, kind=score_space)
     x = space.to_model(scores)
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
     pairs = parse_families(families)
-    ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior)
+    screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
+    ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     best = ranking[0]
@@ -80,7 +86,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "map_log_posterior": float(best.log_posterior),
         "family_pairs_tried": len(pairs),
         "family_ranking": [f.to_dict() for f in ranking[:5]],
-        "score_space": {"lo": space.lo, "hi": space.hi},
+        "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
     }
     model = FittedScoreModel(

@@ -120,7 +120,7 @@ def read_scores(path, score_column="score", id_column="id"):
     scores = _numeric(df, score_column, path)
     ids = None
     if id_column in df.columns:
-        ids = df[id_column].str.strip().to_numpy(dtype=str)
+        ids = df[id_column].str.strip().to_numpy(dtype=object)
         empty = np.flatnonzero(ids == "")
         if empty.size:
             raise SpeInputError("empty id", path=path, row=int(empty[0]) + 1, column=id_column)
@@ -163,7 +163,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     if bad.size:
         r = int(bad[0])
         raise SpeInputError(f"label {raw_labels.iloc[r]!r} is not 0 or 1", path=path, row=r + 1, column=label_column)
-    ids = df[id_column].str.strip().to_numpy(dtype=str)
+    ids = df[id_column].str.strip().to_numpy(dtype=object)
     dup = _first_duplicate(ids)
     if dup is not None:
         raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=dup[0] + 1, column=id_column)

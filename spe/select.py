@@ -119,7 +119,8 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None)
     return FamilyFit(mix, res.u, res.log_posterior, ll, bic, res.n_starts, res.n_agree)
 
 
-def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3):
+def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
+                      screen_data=None):
     """Fit each (negative, positive) pair by MAP and rank by BIC, best first.
 
     All pairs are first screened with ``screen_starts`` MAP starts each; the
@@ -131,7 +132,11 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     x : array, shape (N,)
         Model-space scores of all items.
     data : MixtureData
+        The data of the final fits.
     pairs : list of (str, str)
+    screen_data : MixtureData, optional
+        Coarser data for the screening pass (default: ``data``); the
+        refitted pairs are compared on ``data``.
     prevalence_prior : (float, float)
         Beta prior on π.
     screen_starts : int
@@ -145,17 +150,19 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         Sorted by decreasing BIC; pairs that failed to fit are left out.
     """
     one = len(pairs) == 1
+    if one:
+        fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior)]
+        return [f for f in fits if f is not None and np.isfinite(f.bic)]
+    screen = data if screen_data is None else screen_data
     fits = [
-        fit_pair(n, p, x, data, prevalence_prior=prevalence_prior, max_starts=None if one else screen_starts)
+        fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts)
         for n, p in pairs
     ]
     fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
-    if not one:
-        for j, f in enumerate(fits[:refit]):
-            full = fit_pair(
-                f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior
-            )
-            if full is not None and full.log_posterior >= f.log_posterior - 1e-9:
-                fits[j] = full
-        fits = sorted(fits, key=lambda f: -f.bic)
-    return fits
+    refitted = [
+        fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior)
+        for f in fits[:refit]
+    ]
+    refitted = sorted([f for f in refitted if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
+    # the refitted pairs (on the final data) first, then the rest of the screening ranking
+    return refitted + fits[refit:]

@@ -12,7 +12,11 @@ sampler adapts: it refits the proposal to the weighted draws, switches to a
 heavier-tailed multivariate t and widens it, and keeps the round with the
 smallest k̂. If every round stays above 0.7 the result says so
 (``ImportanceSamplingWarning``) rather than silently returning a confident
-answer.
+answer; and if the weights have collapsed onto a handful of draws (ESS below
+``min_ess``), their weighted answer would be a near point mass, so the
+draws of the first proposal — the Laplace approximation, a Normal at the MAP
+with the inverse Hessian as covariance — are returned with equal weights
+instead: wider and approximate, and labelled as such in ``proposal``.
 """
 
 from __future__ import annotations
@@ -114,7 +118,8 @@ def _weighted_moments(u, w):
     return mean, 0.5 * (cov + cov.T)
 
 
-def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="full", max_rounds=4):
+def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="full", max_rounds=4,
+                      min_ess=None):
     """Importance sampling of the posterior around its MAP.
 
     Parameters
@@ -131,6 +136,9 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
         finite-difference Hessian, or the paper's per-axis fit (§3.1).
     max_rounds : int
         Adaptation rounds tried while k̂ > 0.7.
+    min_ess : float, optional
+        Below this ESS (default ``max(20, draws / 50)``), with k̂ > 0.7, fall
+        back to the equally weighted Laplace approximation.
 
     Returns
     -------
@@ -148,7 +156,8 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     h = hessian(log_posterior, u_map, diagonal_only=proposal == "diagonal")
     cov = _positive_definite_cov(h)
     mean = u_map
-    rounds, best = [], None
+    rounds, best, laplace = [], None, None
+    min_ess = max(20.0, draws / 50) if min_ess is None else min_ess
     plan = [("normal", 1.0), ("t", 1.5), ("t", 2.0), ("t", 3.0)][:max_rounds]
     for r, (kind, widen) in enumerate(plan):
         c = cov * widen**2
@@ -166,6 +175,10 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
         )
         rounds.append({"proposal": label, "pareto_k": k, "ess": ess})
         cand = PosteriorDraws(u, w, ess, k, label, rounds)
+        if r == 0:
+            laplace = PosteriorDraws(u, np.full(draws, 1.0 / draws), float(draws), k,
+                                     f"Laplace approximation (normal at the MAP, {proposal} Hessian), equal weights",
+                                     rounds)
         if best is None or (k < best.pareto_k) or (k == best.pareto_k and ess > best.ess):
             best = cand
         if k <= PARETO_K_GOOD:
@@ -177,12 +190,17 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
                 cov = wcov
     best.rounds = rounds
     if best.pareto_k > PARETO_K_GOOD:
+        fallback = best.ess < min_ess
         warnings.warn(
             f"importance sampling is unreliable: Pareto k̂ = {best.pareto_k:.2f} > {PARETO_K_GOOD} "
             f"(ESS {best.ess:.0f} of {draws}) after {len(rounds)} proposals; the posterior is far "
-            "from Normal around its MAP. Try more draws (--draws), other families, or --inference nuts "
-            "when it is available.",
+            "from Normal around its MAP"
+            + (", so the draws are taken from the Laplace approximation (a Normal at the MAP) with equal "
+               "weights: an approximation, and the bands are only indicative" if fallback else "")
+            + ". Try other families, more draws (--draws), or --inference nuts when it is available.",
             ImportanceSamplingWarning,
             stacklevel=2,
         )
+        if fallback:
+            return laplace
     return best

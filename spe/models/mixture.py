@@ -40,40 +40,85 @@ BLOCK_ELEMENTS = 1 << 22
 class ScoreSpace:
     """The recorded monotone map from classifier scores to model-space scores.
 
-    ``x = (s - lo) / (hi - lo)`` with ``lo = min(s) - δ``, ``hi = max(s) + δ``
-    and ``δ = margin · (max(s) - min(s))``, so every score lands strictly
-    inside (0, 1), as the paper's map to (0, 1] (§4.2). Families with real,
+    ``x = (z(s) - lo) / (hi - lo)`` where ``z`` is the identity for decision
+    values (``kind="linear"``) or the logit for probabilities
+    (``kind="logit"``, scores clipped to [ε, 1 − ε] so exact 0 and 1 stay
+    finite), ``lo = min z - δ``, ``hi = max z + δ`` and
+    ``δ = margin · (max z - min z)``: every score lands strictly inside
+    (0, 1), as the paper's map to (0, 1] (§4.2). Families with real,
     positive or unit support all see the same x, so their likelihoods are
-    comparable (the map's Jacobian is a constant). Thresholds and curves are
-    always reported in score units.
+    comparable. The map is strictly increasing, so rankings, curves and
+    thresholds are unchanged; they are always reported in score units.
 
     Attributes
     ----------
     lo, hi : float
-        Score-unit endpoints mapped to 0 and 1.
+        Endpoints in z units mapped to 0 and 1.
+    kind : {"linear", "logit"}
+    eps : float
+        Clipping of probability scores (``kind="logit"`` only).
     """
 
     lo: float
     hi: float
+    kind: str = "linear"
+    eps: float = 0.0
 
     @classmethod
-    def fit(cls, scores, margin=0.01):
-        """Fit the map to scores of shape (N,)."""
+    def fit(cls, scores, kind="auto", margin=0.01):
+        """Fit the map to scores of shape (N,).
+
+        Parameters
+        ----------
+        scores : array, shape (N,)
+        kind : {"auto", "linear", "logit"}
+            ``"auto"``: logit when every score lies in [0, 1] and they are
+            not all equal, else linear.
+        margin : float
+            δ as a fraction of the z range.
+
+        Raises
+        ------
+        ValueError
+            ``kind="logit"`` with scores outside [0, 1], or an unknown kind.
+        """
         s = np.asarray(scores, dtype=float)
         smin, smax = float(np.min(s)), float(np.max(s))
-        width = smax - smin
+        if kind == "auto":
+            kind = "logit" if (smin >= 0 and smax <= 1 and smax > smin) else "linear"
+        if kind not in ("linear", "logit"):
+            raise ValueError(f"score space kind must be 'auto', 'linear' or 'logit', got {kind!r}")
+        eps = 0.0
+        if kind == "logit":
+            if smin < 0 or smax > 1:
+                raise ValueError("logit score space needs scores in [0, 1]")
+            inner = s[(s > 0) & (s < 1)]
+            # half the smallest distance of an interior score to 0 or 1, so exact 0/1 sit just beyond
+            eps = 0.5 * float(min(inner.min(), 1 - inner.max())) if inner.size else 1e-6
+            eps = min(max(eps, 1e-12), 1e-3)
+        z = cls._z(s, kind, eps)
+        zmin, zmax = float(np.min(z)), float(np.max(z))
+        width = zmax - zmin
         if not width > 0:
-            width = max(abs(smin), 1.0)
+            width = max(abs(zmin), 1.0)
         delta = margin * width
-        return cls(smin - delta, smax + delta)
+        return cls(zmin - delta, zmax + delta, kind, eps)
+
+    @staticmethod
+    def _z(s, kind, eps):
+        if kind == "logit":
+            return special.logit(np.clip(s, eps, 1 - eps))
+        return s
 
     def to_model(self, scores):
         """Score units → model space, shape preserved."""
-        return (np.asarray(scores, dtype=float) - self.lo) / (self.hi - self.lo)
+        z = self._z(np.asarray(scores, dtype=float), self.kind, self.eps)
+        return (z - self.lo) / (self.hi - self.lo)
 
     def to_scores(self, x):
         """Model space → score units, shape preserved."""
-        return self.lo + np.asarray(x, dtype=float) * (self.hi - self.lo)
+        z = self.lo + np.asarray(x, dtype=float) * (self.hi - self.lo)
+        return special.expit(z) if self.kind == "logit" else z
 
 
 @dataclass

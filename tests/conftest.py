@@ -1,0 +1,39 @@
+import os
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+CASES = Path(os.environ.get("SPE_CASES_DIR", ROOT.parent / "shared" / "cases"))
+
+
+def simulate(n, prevalence, seed, neg=(0.0, 1.0), pos=(2.0, 1.0)):
+    """Scores from a known two-Normal mixture: (scores (n,), labels (n,))."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < prevalence).astype(int)
+    s = np.where(y == 1, rng.normal(pos[0], pos[1], n), rng.normal(neg[0], neg[1], n))
+    return s, y
+
+
+@pytest.fixture
+def digits():
+    """The shipped real example: scores, ids, the 20 shipped labels and all true labels."""
+    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
+    truth = pd.read_csv(EXAMPLES / "digits_truth.csv")
+    return scores, truth
+
+
+def case_slice(name, n, seed=0):
+    """A random slice of n items of a real benchmark case (skips if the cases are absent)."""
+    path = CASES / f"{name}.csv"
+    if not path.exists():
+        pytest.skip(f"benchmark case {path} not available")
+    df = pd.read_csv(path)
+    take = np.sort(np.random.default_rng(seed).choice(len(df), min(n, len(df)), replace=False))
+    return df.iloc[take].reset_index(drop=True)

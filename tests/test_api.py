@@ -1,0 +1,167 @@
+"""spe.evaluate on simulated data with known truth, on real data, and on degenerate input."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import spe
+from spe.baselines import pr_curve_from_labels
+from spe.exceptions import SpeInputError, SpeWarning
+
+from .conftest import case_slice, simulate
+
+
+def _labels(y, n, seed):
+    idx = np.sort(np.random.default_rng(seed).choice(y.size, n, replace=False))
+    return idx, y[idx]
+
+
+def _quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(*args, **kwargs)
+
+
+def test_band_and_prevalence_cover_the_truth_on_a_known_mixture():
+    """Scores from a two-Normal mixture (the model's own family): over 10 seeds the 90% bands
+    cover the true sample PR curve over most of the recall grid and the prevalence interval
+    covers the true sample prevalence at about the nominal rate."""
+    covered_prev, grid_cover, errors = 0, [], []
+    for seed in range(10):
+        s, y = simulate(1200, 0.3, seed, neg=(0.0, 1.0), pos=(2.5, 1.0))
+        ev = _quiet(s, _labels(y, 20, seed), families="truncnorm,truncnorm", draws=600, rng=seed)
+        truth = pr_curve_from_labels(s, y)
+        pr = ev.pr_curve()
+        grid_cover.append(np.mean((pr.lo <= truth + 1e-9) & (truth <= pr.hi + 1e-9)))
+        prev = ev.prevalence()
+        covered_prev += prev.lo <= y.mean() <= prev.hi
+        errors.append(np.trapezoid(np.abs(pr.median - truth), pr.x))
+    assert covered_prev >= 8, covered_prev
+    assert min(grid_cover) >= 0.6 and np.mean(grid_cover) >= 0.8, grid_cover
+    assert np.mean(errors) < 0.03
+
+
+def test_same_seed_same_result_and_inputs_untouched():
+    s, y = simulate(800, 0.2, 1)
+    s_copy = s.copy()
+    labels = {int(i): int(y[i]) for i in range(0, 800, 40)}
+    a = _quiet(s, labels, families="truncnorm,gamma", draws=200, rng=7)
+    b = _quiet(s, dict(labels), families="truncnorm,gamma", draws=200, rng=7)
+    assert a.to_dict() == b.to_dict()
+    np.testing.assert_array_equal(s, s_copy)
+    c = _quiet(s, labels, families="truncnorm,gamma", draws=200, rng=8)
+    assert c.to_dict() != a.to_dict()
+
+
+def test_labels_in_every_accepted_form_agree():
+    s, y = simulate(500, 0.3, 2)
+    idx = np.array([3, 50, 90, 200])
+    as_array = np.full(500, np.nan)
+    as_array[idx] = y[idx]
+    forms = [dict(zip(idx.tolist(), y[idx].tolist())), (idx, y[idx]), as_array]
+    results = [_quiet(s, f, families="truncnorm,truncnorm", draws=150, rng=0).to_dict() for f in forms]
+    assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize(
+    "labels,match",
+    [
+        ({0: 2}, "0 or 1"),
+        ({900: 1}, "outside"),
+        ((np.array([1, 1]), np.array([0, 1])), "labeled twice"),
+        (np.zeros(3), "one entry per score"),
+    ],
+)
+def test_bad_labels_raise(labels, match):
+    s, _ = simulate(500, 0.3, 0)
+    with pytest.raises(SpeInputError, match=match):
+        spe.evaluate(s, labels)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_scores_raise(bad):
+    s, _ = simulate(100, 0.3, 0)
+    s[17] = bad
+    with pytest.raises(SpeInputError, match=r"scores\[17\]"):
+        spe.evaluate(s)
+
+
+def test_bad_options_raise():
+    s, _ = simulate(100, 0.3, 0)
+    with pytest.raises(ValueError, match="level"):
+        spe.evaluate(s, level=1.5)
+    with pytest.raises(ValueError, match="known families"):
+        spe.evaluate(s, families="gamma,nope")
+    with pytest.raises(ValueError, match="draws"):
+        spe.evaluate(s, draws=5)
+
+
+def test_no_labels_warns_and_answers():
+    s, y = simulate(1000, 0.3, 3, pos=(3.0, 1.0))
+    with pytest.warns(SpeWarning, match="no labeled items"):
+        ev = spe.evaluate(s, None, families="truncnorm,truncnorm", draws=300, rng=0)
+    assert ev.n_labeled == 0
+    assert abs(ev.prevalence().mean - y.mean()) < 0.1
+    assert any("no labeled items" in w for w in ev.warnings)
+
+
+def test_one_class_only_warns_and_answers():
+    s, y = simulate(1000, 0.3, 4)
+    neg = np.flatnonzero(y == 0)[:15]
+    with pytest.warns(SpeWarning, match="no labeled positive"):
+        ev = spe.evaluate(s, (neg, np.zeros(15, dtype=int)), families="truncnorm,truncnorm", draws=300, rng=0)
+    assert np.isfinite(ev.average_precision().mean)
+
+
+def test_heavily_tied_scores_warn_and_answer():
+    """A random-forest-like score: few distinct values."""
+    df = case_slice("pen_rf4", 2500)
+    s, y = df["score"].to_numpy(), df["label"].to_numpy()
+    with pytest.warns(SpeWarning, match="heavily tied"):
+        ev = spe.evaluate(s, _labels(y, 20, 0), draws=300, rng=0)
+    assert 0 <= ev.prevalence().lo <= ev.prevalence().hi <= 1
+    assert ev.pr_curve().median.shape == (101,)
+
+
+def test_near_perfect_separation_warns_and_answers():
+    s, y = simulate(1000, 0.2, 5, pos=(12.0, 1.0))
+    idx, val = _labels(y, 20, 1)
+    with pytest.warns(SpeWarning, match="perfectly separated"):
+        ev = spe.evaluate(s, (idx, val), draws=300, rng=0)
+    assert ev.average_precision().lo > 0.95
+    assert abs(ev.prevalence().mean - y.mean()) < 0.03
+
+
+def test_item_probabilities_keep_labels_and_are_calibrated_in_aggregate():
+    s, y = simulate(2000, 0.25, 6, pos=(2.0, 1.0))
+    idx, val = _labels(y, 30, 2)
+    ev = _quiet(s, (idx, val), families="truncnorm,truncnorm", draws=400, rng=0)
+    p = ev.item_probabilities()
+    assert p.shape == (2000,)
+    np.testing.assert_array_equal(p[idx], val)
+    assert np.all((p >= 0) & (p <= 1))
+    assert abs(p.mean() - ev.prevalence().mean) < 0.01  # the mean item probability is the prevalence
+    assert np.all(np.diff(p[np.argsort(s)][~np.isin(np.argsort(s), idx)]) >= -1e-9)  # monotone in the score
+
+
+def test_to_dict_follows_the_contract(digits):
+    scores, truth = digits
+    y = truth["label"].to_numpy()
+    ev = _quiet(scores["score"].to_numpy(), _labels(y, 20, 0), draws=300, rng=0)
+    d = ev.to_dict()
+    for key in ("n_items", "n_labeled", "level", "families", "prevalence", "average_precision", "roc_auc",
+                "pr_curve", "roc_curve", "diagnostics"):
+        assert key in d
+    rec = np.array(d["pr_curve"]["recall"])
+    assert rec.size >= 101 and rec[0] == 0 and rec[-1] == 1 and np.all(np.diff(rec) > 0)
+    lo, med, hi = (np.array(d["pr_curve"][k], dtype=float) for k in ("precision_lo", "precision", "precision_hi"))
+    assert np.all(lo <= med + 1e-12) and np.all(med <= hi + 1e-12)
+    for k in ("mean", "lo", "hi"):
+        assert 0 <= d["prevalence"][k] <= 1
+    assert d["diagnostics"]["inference"] == "importance"
+    assert d["diagnostics"]["ess"] > 0 and "pareto_k" in d["diagnostics"]
+    assert set(d["families"]) == {"negative", "positive"}
+    # a different level gives a narrower band
+    narrow = ev.pr_curve(level=0.5)
+    assert np.all(narrow.hi - narrow.lo <= hi - lo + 1e-12)

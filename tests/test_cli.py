@@ -1,0 +1,110 @@
+"""The `spe` command: the contract in DESIGN.md, run in-process through main(argv)."""
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spe
+from spe.cli import main
+from spe.io import read_labels, read_scores
+
+from .conftest import EXAMPLES, case_slice
+
+SCORES = str(EXAMPLES / "digits_scores.csv")
+LABELS = str(EXAMPLES / "digits_labels.csv")
+
+
+def test_json_equals_to_dict_and_outputs_written(tmp_path, capsys):
+    out, png, items = tmp_path / "o.json", tmp_path / "pr.png", tmp_path / "items.csv"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--plot", str(png), "--items", str(items),
+               "--seed", "3", "--draws", "300"])
+    assert rc == 0
+    stdout = capsys.readouterr().out
+    assert "prevalence" in stdout and "average precision" in stdout and "Pareto" in stdout
+    sf = read_scores(SCORES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(sf.scores, read_labels(LABELS, sf), draws=300, rng=3)
+    assert json.loads(out.read_text()) == json.loads(json.dumps(ev.to_dict()))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    df = pd.read_csv(items)
+    assert list(df.columns) == ["id", "score", "probability"]
+    assert len(df) == ev.n_items and df["id"].iloc[0] == "img0000"
+    np.testing.assert_allclose(df["probability"], ev.item_probabilities(), rtol=1e-5, atol=1e-9)
+
+
+def test_families_and_level_options(tmp_path):
+    out = tmp_path / "o.json"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "gamma,truncnorm",
+               "--level", "0.8", "--draws", "200", "--seed", "0"])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["families"] == {"negative": "gamma", "positive": "truncnorm"}
+    assert d["level"] == 0.8 and d["diagnostics"]["draws"] == 200
+
+
+@pytest.mark.parametrize(
+    "scores_text,labels_text,message",
+    [
+        ("id,score\na,1\nb,nan\nc,3\nd,4\n", "id,label\na,1\n", "row 2, column 'score'"),
+        ("id,score\na,1\nb,2\nc,3\nd,4\n", "id,label\na,3\n", "row 1, column 'label'"),
+        ("id,score\na,1\nb,2\nc,3\nd,4\n", "id,label\nq,1\n", "row 1, column 'id'"),
+        ("id,score\na,1\na,2\nc,3\nd,4\n", "id,label\na,1\n", "duplicate id"),
+        ("", "id,label\na,1\n", "empty"),
+        ("id,value\na,1\n", "id,label\na,1\n", "no column 'score'"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, scores_text, labels_text, message):
+    s, lab = tmp_path / "s.csv", tmp_path / "l.csv"
+    s.write_text(scores_text)
+    lab.write_text(labels_text)
+    out = tmp_path / "o.json"
+    rc = main(["estimate", str(s), "--labels", str(lab), "--json", str(out), "--plot", str(tmp_path / "p.png")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.csv", "s.csv"]
+
+
+def test_bad_option_values_exit_2(capsys):
+    assert main(["estimate", SCORES, "--families", "gamma,nope"]) == 2
+    assert "known families" in capsys.readouterr().err
+    assert main(["estimate", SCORES, "--level", "2"]) == 2
+    assert main(["estimate", SCORES, "--draws", "abc"]) == 2
+    assert main(["estimate", SCORES, "--json", "/nonexistent-dir/o.json"]) == 2
+
+
+def test_help_explains_inputs(capsys):
+    assert main(["estimate", "--help"]) == 0
+    text = capsys.readouterr().out
+    for words in ("SCORES.csv", "LABELS.csv", "0-based", "--families", "--level", "--seed", "--json"):
+        assert words in text
+    assert main([]) == 2
+
+
+def test_import_and_help_do_not_import_pymc_or_arviz():
+    code = ("import sys, spe, spe.cli; spe.cli.build_parser().format_help(); "
+            "print(any(m.split('.')[0] in ('pymc', 'pytensor', 'arviz') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_runs_on_real_cases_without_ids(tmp_path):
+    """Real benchmark-case slices of three score kinds (decision values, tied forest probabilities,
+    naive-Bayes probabilities piled at 0 and 1), labels by row number."""
+    for name in ("sat_svm5", "hi_rf", "spam_gnb"):
+        df = case_slice(name, 1500)
+        s = tmp_path / f"{name}.csv"
+        df[["score"]].to_csv(s, index=False)
+        pick = np.sort(np.random.default_rng(0).choice(len(df), 20, replace=False))
+        lab = tmp_path / f"{name}_labels.csv"
+        pd.DataFrame({"id": pick, "label": df["label"].to_numpy()[pick]}).to_csv(lab, index=False)
+        out = tmp_path / f"{name}.json"
+        assert main(["estimate", str(s), "--labels", str(lab), "--json", str(out), "--draws", "200", "--seed", "1"]) == 0
+        d = json.loads(out.read_text())
+        assert d["n_items"] == len(df) and d["n_labeled"] == 20

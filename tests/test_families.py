@@ -1,0 +1,160 @@
+"""The shared battery every class-conditional family must pass.
+
+One table of parameter cases drives every check: logpdf against
+scipy.stats, integration to one, logcdf/logsf consistency with the density,
+shapes (M, P) × (N,) → (M, N), transforms round-tripping, priors finite on
+the domain, initialisers recovering the parameters of simulated data, and
+the mean used for identification.
+"""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from spe.families import REGISTRY, family_names, get_family
+from spe.families.asymlaplace import bennett_mle
+
+# family name -> list of parameter rows (constrained), typical of model-space scores in (0, 1)
+CASES = {
+    "truncnorm": [(0.3, 0.1), (0.8, 0.05), (-0.2, 0.4), (1.3, 0.2)],
+    "gamma": [(2.0, 0.1), (0.7, 0.3), (40.0, 0.02)],
+    "asymlaplace": [(0.4, 10.0, 30.0), (0.7, 50.0, 5.0), (0.5, 3.0, 3.0)],
+    "beta": [(2.0, 5.0), (0.6, 0.8), (30.0, 4.0)],
+}
+
+
+def test_every_registered_family_has_cases():
+    assert set(CASES) == set(REGISTRY), "add a row to CASES for each new family"
+    assert family_names() == sorted(REGISTRY)
+
+
+def _cases():
+    for name, rows in CASES.items():
+        for row in rows:
+            yield pytest.param(name, np.array(row), id=f"{name}{row}")
+
+
+def _scipy(fam, theta):
+    return fam.scipy_dist(*[np.array([[v]]) for v in theta])
+
+
+def _support(fam, theta):
+    dist = _scipy(fam, theta)
+    lo, hi = (float(np.ravel(v)[0]) for v in dist.support())
+    lo, hi = max(lo, -20.0), min(hi, 20.0)
+    return lo, hi
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_logpdf_matches_scipy(name, theta):
+    fam = get_family(name)
+    x = np.linspace(0.005, 0.995, 57)
+    ours = fam.logpdf(theta, x)[0]
+    ref = _scipy(fam, theta).logpdf(x[None, :])[0]
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_density_integrates_to_one(name, theta):
+    fam = get_family(name)
+    lo, hi = _support(fam, theta)
+    mode_guess = float(np.clip(theta[0], lo + 1e-9, hi - 1e-9)) if name != "gamma" else None
+    total, _ = integrate.quad(lambda v: np.exp(fam.logpdf(theta, np.array([v]))[0, 0]), lo, hi, limit=400,
+                              points=[mode_guess] if mode_guess is not None and lo < mode_guess < hi else None)
+    assert total == pytest.approx(1.0, abs=2e-6)
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_cdf_and_sf_agree_with_density(name, theta):
+    fam = get_family(name)
+    lo, _ = _support(fam, theta)
+    x = np.array([0.1, 0.35, 0.6, 0.9])
+    cdf = np.exp(fam.logcdf(theta, x)[0])
+    sf = np.exp(fam.logsf(theta, x)[0])
+    np.testing.assert_allclose(cdf + sf, 1.0, atol=1e-10)
+    for xi, c in zip(x, cdf):
+        integral, _ = integrate.quad(lambda v: np.exp(fam.logpdf(theta, np.array([v]))[0, 0]), lo, xi, limit=400)
+        assert c == pytest.approx(integral, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_shapes_broadcast_over_draws(name):
+    fam = get_family(name)
+    theta = np.array(CASES[name])
+    x = np.linspace(0.01, 0.99, 7)
+    for fn in (fam.logpdf, fam.logcdf, fam.logsf):
+        out = fn(theta, x)
+        assert out.shape == (len(theta), x.size)
+        for m in range(len(theta)):
+            np.testing.assert_allclose(out[m], fn(theta[m], x)[0])
+    assert fam.log_prior(theta).shape == (len(theta),)
+    assert fam.mean_of(theta).shape == (len(theta),)
+    with pytest.raises(ValueError, match="columns"):
+        fam.logpdf(np.ones((2, fam.n_params + 1)), x)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_transform_round_trip_and_jacobian(name):
+    fam = get_family(name)
+    theta = np.array(CASES[name], dtype=float)
+    u = fam.to_unconstrained(theta)
+    back, logjac = fam.from_unconstrained(u)
+    np.testing.assert_allclose(back, theta, rtol=1e-12)
+    # log-Jacobian against a numerical derivative of each coordinate map
+    h = 1e-6
+    num = np.zeros(len(theta))
+    for j in range(fam.n_params):
+        e = np.zeros(fam.n_params)
+        e[j] = h
+        num += np.log(np.abs((fam.from_unconstrained(u + e)[0][:, j] - fam.from_unconstrained(u - e)[0][:, j]) / (2 * h)))
+    np.testing.assert_allclose(logjac, num, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_prior_finite_in_domain(name, theta):
+    fam = get_family(name)
+    assert np.isfinite(fam.log_prior(theta)).all()
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_mean_matches_scipy(name, theta):
+    fam = get_family(name)
+    assert fam.mean_of(theta)[0] == pytest.approx(float(_scipy(fam, theta).mean()[0, 0]), rel=1e-8)
+
+
+@pytest.mark.parametrize("name,theta", _cases())
+def test_samples_pass_ks_and_initialiser_is_close(name, theta):
+    fam = get_family(name)
+    rng = np.random.default_rng(12345)
+    x = np.ravel(_scipy(fam, theta).rvs(size=(1, 4000), random_state=rng))
+    cdf = lambda v: np.exp(fam.logcdf(theta, np.atleast_1d(v))[0])  # noqa: E731
+    assert stats.kstest(x, cdf).pvalue > 1e-3
+    init = fam.initialize(x)
+    assert init.shape == (fam.n_params,)
+    # the initialiser lands where the data are: its mean is close to the sample mean
+    if not (name == "truncnorm" and not 0 <= theta[0] <= 1):
+        assert fam.mean_of(init)[0] == pytest.approx(np.mean(x), abs=0.1 * np.std(x) + 0.02)
+
+
+def test_bennett_closed_form_mle_maximises_likelihood():
+    """Bennett (2003) eq. 3: for a fixed mode the closed-form rates maximise the likelihood."""
+    rng = np.random.default_rng(3)
+    fam = get_family("asymlaplace")
+    x = np.ravel(_scipy(fam, (0.4, 10.0, 30.0)).rvs(size=(1, 3000), random_state=rng))
+    left, right = bennett_mle(x, 0.4)
+    best = fam.logpdf(np.array([0.4, left, right]), x).sum()
+    for dl, dr in [(1.05, 1), (0.95, 1), (1, 1.05), (1, 0.95)]:
+        assert fam.logpdf(np.array([0.4, left * dl, right * dr]), x).sum() < best
+    assert left == pytest.approx(10.0, rel=0.1) and right == pytest.approx(30.0, rel=0.1)
+
+
+def test_unknown_family_names_the_known_ones():
+    with pytest.raises(ValueError, match="truncnorm"):
+        get_family("nope")
+
+
+def test_logpdf_outside_support_is_minus_inf():
+    x = np.array([-0.5, 1.5])
+    assert np.all(get_family("beta").logpdf((2.0, 2.0), x) == -np.inf)
+    assert np.all(get_family("truncnorm").logpdf((0.5, 0.2), x) == -np.inf)
+    assert get_family("gamma").logpdf((2.0, 0.1), x)[0, 0] == -np.inf

@@ -1,0 +1,92 @@
+"""Reading scores and labels: every bad input names the file, row and column."""
+
+import numpy as np
+import pytest
+
+from spe.exceptions import SpeInputError
+from spe.io import read_labels, read_scores
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_reads_ids_and_scores(tmp_path):
+    p = write(tmp_path, "s.csv", "id,score\na,0.5\nb,-1.25\nc,3\n")
+    sf = read_scores(p)
+    np.testing.assert_array_equal(sf.scores, [0.5, -1.25, 3.0])
+    assert list(sf.ids) == ["a", "b", "c"]
+    lp = write(tmp_path, "l.csv", "id,label\nc,1\na,0\n")
+    idx, val = read_labels(lp, sf)
+    assert list(idx) == [2, 0] and list(val) == [1, 0]
+
+
+def test_labels_refer_to_rows_without_id_column(tmp_path):
+    sf = read_scores(write(tmp_path, "s.csv", "score\n0.1\n0.2\n0.3\n"))
+    assert sf.ids is None
+    idx, val = read_labels(write(tmp_path, "l.csv", "id,label\n2,1\n0,0\n"), sf)
+    assert list(idx) == [2, 0] and list(val) == [1, 0]
+
+
+def test_other_score_column(tmp_path):
+    sf = read_scores(write(tmp_path, "s.csv", "p,q\n1,0.3\n2,0.4\n"), score_column="q")
+    np.testing.assert_array_equal(sf.scores, [0.3, 0.4])
+
+
+@pytest.mark.parametrize(
+    "text,row,column,match",
+    [
+        ("id,score\na,0.5\nb,nan\n", 2, "score", "not a finite number"),
+        ("id,score\na,0.5\nb,inf\n", 2, "score", "not a finite number"),
+        ("id,score\na,abc\nb,1\n", 1, "score", "'abc'"),
+        ("id,score\na,\nb,1\n", 1, "score", "empty value"),
+        ("id,score\na,1\na,2\n", 2, "id", "duplicate id 'a'"),
+        ("id,value\na,1\n", 0, None, "no column 'score'"),
+        ("id,score\n", None, None, "no data rows"),
+    ],
+)
+def test_bad_scores(tmp_path, text, row, column, match):
+    p = write(tmp_path, "s.csv", text)
+    with pytest.raises(SpeInputError, match=match) as e:
+        read_scores(p)
+    assert e.value.path == str(p)
+    assert e.value.row == row and e.value.column == column
+    assert str(p) in str(e.value)
+
+
+def test_empty_and_missing_files(tmp_path):
+    p = write(tmp_path, "s.csv", "")
+    with pytest.raises(SpeInputError, match="empty"):
+        read_scores(p)
+    with pytest.raises(SpeInputError, match="not found"):
+        read_scores(tmp_path / "nope.csv")
+
+
+@pytest.mark.parametrize(
+    "scores_text,labels_text,row,column,match",
+    [
+        ("id,score\na,1\nb,2\n", "id,label\na,2\n", 1, "label", "'2' is not 0 or 1"),
+        ("id,score\na,1\nb,2\n", "id,label\na,yes\n", 1, "label", "not 0 or 1"),
+        ("id,score\na,1\nb,2\n", "id,label\na,1\nz,0\n", 2, "id", "'z' is not in the scores"),
+        ("id,score\na,1\nb,2\n", "id,label\na,1\na,0\n", 2, "id", "labeled twice"),
+        ("score\n1\n2\n", "id,label\n0,1\n5,0\n", 2, "id", "not a row number 0..1"),
+        ("score\n1\n2\n", "id,label\nx,1\n", 1, "id", "not a row number"),
+        ("id,score\na,1\nb,2\n", "id,lab\na,1\n", 0, None, "no column 'label'"),
+    ],
+)
+def test_bad_labels(tmp_path, scores_text, labels_text, row, column, match):
+    sf = read_scores(write(tmp_path, "s.csv", scores_text))
+    lp = write(tmp_path, "l.csv", labels_text)
+    with pytest.raises(SpeInputError, match=match) as e:
+        read_labels(lp, sf)
+    assert e.value.row == row and e.value.column == column
+    assert e.value.path == str(lp)
+
+
+def test_files_are_not_modified(tmp_path):
+    text = "id,score\na,0.5\nb,-1.25\n"
+    p = write(tmp_path, "s.csv", text)
+    read_scores(p)
+    assert p.read_text() == text

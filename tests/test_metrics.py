@@ -1,0 +1,140 @@
+"""Curves and metrics from label draws, against sklearn.metrics on the same labels."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score, roc_curve
+
+from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
+from spe.metrics import (
+    RECALL_GRID,
+    ScoreGroups,
+    average_precision,
+    curves_from_counts,
+    pr_at_recall,
+    roc_at_fpr,
+    roc_auc,
+    sample_performance,
+    weighted_quantile,
+)
+from spe.models.base import FittedScoreModel
+
+
+def _tp_fp(scores, labels):
+    g = ScoreGroups.build(scores, np.arange(scores.size), labels)
+    return curves_from_counts(g.n_labeled_pos[None, :], g.counts)
+
+
+def _sklearn_pr_at_recall(scores, labels, grid):
+    """The contract's definition via sklearn: precision of the highest threshold with recall ≥ r."""
+    prec, rec, thr = precision_recall_curve(labels, scores)
+    prec, rec = prec[:-1], rec[:-1]  # drop sklearn's (recall 0, precision 1) end point
+    out = []
+    for r in grid:
+        ok = np.flatnonzero(rec >= r - 1e-12)
+        j = ok[np.argmax(thr[ok])]  # highest threshold among those
+        out.append(prec[j])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tied", [False, True])
+def test_pr_roc_ap_auc_match_sklearn(seed, tied):
+    rng = np.random.default_rng(seed)
+    n = 300
+    y = (rng.random(n) < 0.2).astype(int)
+    s = rng.normal(size=n) + 1.5 * y
+    if tied:
+        s = np.round(s, 1)  # heavy ties, like a random forest
+    tp, fp = _tp_fp(s, y)
+    np.testing.assert_allclose(pr_at_recall(tp, fp)[0], _sklearn_pr_at_recall(s, y, RECALL_GRID), atol=1e-12)
+    assert average_precision(tp, fp)[0] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    assert roc_auc(tp, fp)[0] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)
+    grid = np.linspace(0, 1, 57)
+    np.testing.assert_allclose(roc_at_fpr(tp, fp, grid)[0], np.interp(grid, fpr, tpr), atol=1e-12)
+
+
+def test_rows_are_independent():
+    """Row-wise searchsorted: each draw's curve equals the curve computed alone."""
+    rng = np.random.default_rng(1)
+    s = rng.normal(size=200)
+    ys = [(rng.random(200) < p).astype(int) for p in (0.05, 0.3, 0.6)]
+    rows = [_tp_fp(s, y) for y in ys]
+    tp = np.vstack([r[0] for r in rows])
+    fp = np.vstack([r[1] for r in rows])
+    both = pr_at_recall(tp, fp)
+    for m, (t, f) in enumerate(rows):
+        np.testing.assert_array_equal(both[m], pr_at_recall(t, f)[0])
+
+
+def test_no_positive_gives_nan_curve():
+    tp, fp = _tp_fp(np.arange(5.0), np.zeros(5, dtype=int))
+    assert np.all(np.isnan(pr_at_recall(tp, fp)))
+    assert np.all(np.isnan(labeled_only_pr_curve(np.arange(5.0), np.array([0, 1]), np.array([0, 0]))))
+
+
+def test_weighted_quantile_matches_numpy_and_repetition():
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(50, 3))
+    w = rng.integers(1, 4, size=50)
+    rep = np.repeat(v, w, axis=0)
+    for q in (0.05, 0.5, 0.95):
+        np.testing.assert_allclose(weighted_quantile(v, w, q), np.quantile(rep, q, axis=0, method="inverted_cdf"))
+    v[3, 1] = np.nan
+    out = weighted_quantile(v, w, [0.5])
+    keep = ~np.isnan(v[:, 1])
+    assert out[0, 1] == pytest.approx(np.quantile(np.repeat(v[keep, 1], w[keep]), 0.5, method="inverted_cdf"))
+
+
+class _Fixed:
+    """A score model with a known p(y = 1 | s) and equal weights."""
+
+    def __init__(self, prob, m):
+        self.model = FittedScoreModel("fixed", np.zeros((m, 1)), np.full(m, 1 / m), lambda d, s: np.tile(prob(s), (d.shape[0], 1)))
+
+
+def test_each_draw_curve_is_the_curve_of_its_drawn_labels():
+    """Reconstruct draw m's labels from its stream and compare its row with sklearn."""
+    rng = np.random.default_rng(3)
+    n = 150
+    s = np.round(rng.normal(size=n), 2)
+    prob = lambda x: 1 / (1 + np.exp(-3 * x))  # noqa: E731
+    lab_idx = np.array([0, 10, 20])
+    lab_val = np.array([1, 0, 1])
+    model = _Fixed(prob, 6).model
+    perf = sample_performance(model, s, lab_idx, lab_val, rng=11)
+    # replay the per-draw streams to recover each draw's labels
+    groups = ScoreGroups.build(s, lab_idx, lab_val)
+    streams = np.random.default_rng(11).spawn(6)
+    has = groups.n_unlabeled > 0
+    for m in range(6):
+        drawn = streams[m].binomial(groups.n_unlabeled[has], prob(groups.scores[has]))
+        pos = groups.n_labeled_pos.copy()
+        pos[has] += drawn
+        tp, fp = curves_from_counts(pos[None, :], groups.counts)
+        np.testing.assert_array_equal(perf.precision_at_recall[m], pr_at_recall(tp, fp)[0])
+        assert perf.prevalence[m] == pytest.approx(tp[0, -1] / n)
+    # and the labeled items keep their labels in every draw: a model saying "all negative"
+    zero = _Fixed(lambda x: np.zeros_like(x), 4).model
+    perf0 = sample_performance(zero, s, lab_idx, lab_val, rng=0)
+    assert np.all(perf0.prevalence == 2 / n)
+
+
+def test_result_does_not_depend_on_block_size(monkeypatch):
+    import spe.metrics as metrics
+
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=500)
+    model = _Fixed(lambda x: 1 / (1 + np.exp(-2 * x)), 40).model
+    a = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
+    monkeypatch.setattr(metrics, "_BLOCK", 1000)  # 2 draws per block
+    b = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
+    np.testing.assert_array_equal(a.precision_at_recall, b.precision_at_recall)
+    np.testing.assert_array_equal(a.roc_auc, b.roc_auc)
+
+
+def test_pr_curve_from_labels_is_the_truth_definition():
+    rng = np.random.default_rng(9)
+    y = (rng.random(400) < 0.3).astype(int)
+    s = rng.normal(size=400) + y
+    np.testing.assert_allclose(pr_curve_from_labels(s, y), _sklearn_pr_at_recall(s, y, RECALL_GRID))
