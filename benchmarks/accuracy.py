@@ -42,7 +42,7 @@ def area_between(a, b, grid):
 
 
 def run_trial(args):
-    case_path, n_labels, seed, draws, level = args
+    case_path, n_labels, seed, draws, level, score_model = args
     import spe
     from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
     from spe.metrics import RECALL_GRID
@@ -57,7 +57,7 @@ def run_trial(args):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed)
+        ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed, score_model=score_model)
     secs = time.perf_counter() - t0
     pr = ev.pr_curve()
     naive = labeled_only_pr_curve(s, idx, y[idx])
@@ -74,6 +74,7 @@ def run_trial(args):
         "seed": seed,
         "n_labeled_pos": int(y[idx].sum()),
         "families": f"{ev.families['negative']},{ev.families['positive']}",
+        "chosen": ev.diagnostics.get("chosen", score_model),
         "err_spe": area_between(med, truth, RECALL_GRID),
         "err_naive": area_between(naive, truth, RECALL_GRID),
         "naive_missing": naive_missing,
@@ -109,6 +110,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--level", type=float, default=0.9)
+    ap.add_argument("--score-model", default="average",
+                    help="score model passed to spe.evaluate (average, mixture, hybrid, calibrated, platt)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
     args = ap.parse_args(argv)
@@ -118,7 +121,7 @@ def main(argv=None):
         paths = [p for p in paths if p.stem in set(args.cases)]
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
-    tasks = [(str(p), n, seed, args.draws, args.level) for p in paths for n in args.labels for seed in range(args.seeds)]
+    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model) for p in paths for n in args.labels for seed in range(args.seeds)]
     print(f"{len(paths)} cases × {len(args.labels)} label counts × {args.seeds} seeds = {len(tasks)} estimates",
           file=sys.stderr)
     rows = []

@@ -6,11 +6,17 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
+from scipy import special
 
 from .evaluation import Evaluation, _check_level
 from .exceptions import SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
+from .models.average import average_models
+from .models.recalibration import fit_recalibration
+
+#: The score models ``score_model="average"`` averages by evidence.
+SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
 
 __all__ = ["evaluate", "normalize_labels"]
 
@@ -126,8 +132,42 @@ def _input_warnings(scores, index, value):
     return out
 
 
+def _log_odds_feature(scores):
+    """The score read as log-odds: the logit of probability scores (all in [0, 1]), else the score itself."""
+    s = np.asarray(scores, dtype=float)
+    if s.min() >= 0 and s.max() <= 1:
+        inner = s[(s > 0) & (s < 1)]
+        eps = 0.5 * float(min(inner.min(), 1 - inner.max())) if inner.size else 1e-6
+        eps = min(max(eps, 1e-12), 1e-3)
+        return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
+    return lambda v: np.asarray(v, dtype=float)
+
+
+def _standardized_feature(scores):
+    """The log-odds feature centred at its median and scaled by its standard deviation over all N items."""
+    base = _log_odds_feature(scores)
+    z = base(scores)
+    centre, spread = float(np.median(z)), float(np.std(z))
+    spread = spread if spread > 0 else 1.0
+    return lambda v: (base(v) - centre) / spread
+
+
+def _mixture_log_odds_feature(mixture_model):
+    """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50."""
+    mix, space, u = mixture_model.mixture, mixture_model.space, mixture_model.u_map[None, :]
+    pi, th0, th1, _ = mix.unpack(u)
+
+    def feature(v):
+        x = space.to_model(v)
+        with np.errstate(invalid="ignore"):
+            lo = (np.log(pi)[:, None] + mix.positive.logpdf(th1, x)) - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x))
+        return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
+
+    return feature
+
+
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
-             rng=None, proposal="full", score_space="linear"):
+             rng=None, proposal="full", score_space="linear", score_model="average"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -168,6 +208,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         not help on average (it helps some probability scores and hurts
         others), hence the default.
 
+    score_model : {"average", "mixture", "hybrid", "calibrated", "platt"}
+        Which model of p(y = 1 | s) turns the scores into label draws.
+        ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
+        and ``"platt"`` are the logistic recalibrations of
+        :mod:`spe.models.recalibration`; ``"average"`` (default) averages
+        all four by their evidence on the labeled items
+        (:mod:`spe.models.average`).
+
     Returns
     -------
     Evaluation
@@ -200,6 +248,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = _check_level(level)
+    if score_model != "average" and score_model not in SCORE_MODELS:
+        raise ValueError(f"score_model must be 'average' or one of {SCORE_MODELS}, got {score_model!r}")
     if inference != "importance":
         raise ValueError(f"inference must be 'importance' (NUTS is not available yet), got {inference!r}")
     if int(draws) != draws or draws < 100:
@@ -207,17 +257,37 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     s = _as_scores(scores)
     index, value = normalize_labels(labels, s.size)
     rng = np.random.default_rng(rng)
-    fit_rng, label_rng = rng.spawn(2)
+    fit_rng, label_rng, recal_rng, avg_rng = rng.spawn(4)
     messages = _input_warnings(s, index, value)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
-                                     proposal=proposal, score_space=score_space)
+        mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
+                                       proposal=proposal, score_space=score_space)
     for w in caught:
         if issubclass(w.category, SpeWarning):
             messages.append(str(w.message))
+    features = {
+        "hybrid": lambda: _mixture_log_odds_feature(mixture),
+        "calibrated": lambda: _log_odds_feature(s),
+        "platt": lambda: _standardized_feature(s),
+    }
+    names = SCORE_MODELS if score_model == "average" else (score_model,)
+    fitted = []
+    for name, stream in zip(names, recal_rng.spawn(len(names))):
+        if name == "mixture":
+            fitted.append(mixture)
+        else:
+            fitted.append(fit_recalibration(name, features[name](), s, index, value, draws=int(draws), rng=stream))
+    model = fitted[0] if len(fitted) == 1 else average_models(fitted, draws=int(draws), rng=avg_rng)
     perf = sample_performance(model, s, index, value, rng=label_rng)
-    mix = model.mixture
+    mix = mixture.mixture
+    diagnostics = dict(mixture.diagnostics)
+    diagnostics["score_model"] = score_model
+    diagnostics["score_models"] = [
+        {"model": m.name, "log_evidence": m.log_evidence} for m in fitted
+    ] if len(fitted) == 1 else model.diagnostics["models"]
+    if score_model == "average":
+        diagnostics["chosen"] = model.diagnostics["chosen"]
     ev = Evaluation(
         scores=s,
         labeled_index=index,
@@ -226,7 +296,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model=model,
         performance=perf,
         families={"negative": mix.negative.name, "positive": mix.positive.name},
-        diagnostics=dict(model.diagnostics),
+        diagnostics=diagnostics,
         warnings=messages,
     )
     for msg in messages:

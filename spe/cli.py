@@ -72,6 +72,12 @@ def build_parser():
     est.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
     est.add_argument("--inference", default="importance", choices=["importance"],
                      help="posterior sampler (default: importance sampling around the MAP)")
+    est.add_argument("--score-model", default="average",
+                     choices=["average", "mixture", "hybrid", "calibrated", "platt"],
+                     help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
+                          "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
+                          "'platt' is Bayesian Platt scaling; 'average' (default) weighs all four by how well they "
+                          "predicted the labels")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
@@ -115,7 +121,7 @@ def _estimate(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
-                      inference=args.inference, rng=args.seed, score_space=args.score_space)
+                      inference=args.inference, rng=args.seed, score_space=args.score_space, score_model=args.score_model)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()

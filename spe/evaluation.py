@@ -246,8 +246,17 @@ class Evaluation:
         pct = f"{100 * level:g}%"
         lines = [
             f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, {self.n_labeled - n_pos} negative)",
-            f"model: mixture of {self.families['negative']} (negative) and {self.families['positive']} (positive)"
+            f"SPE mixture: {self.families['negative']} (negative) and {self.families['positive']} (positive)"
             + (f", chosen from {d['family_pairs_tried']} family pairs by BIC" if d.get("family_pairs_tried", 1) > 1 else ""),
+        ]
+        models = d.get("score_models") or []
+        if len(models) > 1:
+            lines.append("score models, weighted by their evidence p(labels | scores):")
+            for m in sorted(models, key=lambda m: -m["weight"]):
+                lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence {m['log_evidence']:8.2f}")
+        elif models:
+            lines.append(f"score model: {models[0]['model']}")
+        lines += [
             f"estimates (posterior mean [{pct} credible interval]):",
             f"  prevalence         {self.prevalence(level)}",
             f"  average precision  {self.average_precision(level)}",

@@ -8,9 +8,12 @@ draw and weight (eq. 8). Returns the fitted model behind the one seam
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from .inference import importance_sample
+import numpy as np
+from scipy import special
+
+from .inference import find_map, importance_sample
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace
 from .select import parse_families, rank_family_pairs
@@ -75,6 +78,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     def probability(u, s):
         return mix.positive_probability(u, space.to_model(s))
 
+    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, best.u_map, draws=min(draws, 1000),
+                                         rng=rng, resolution=resolution, proposal=proposal)
+
     diagnostics = {
         "inference": "importance",
         "draws": int(draws),
@@ -97,8 +103,34 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         diagnostics=diagnostics,
         param_names=mix.param_names,
         constrained_draws=mix.constrained(post.u),
+        log_evidence=log_evidence,
     )
     model.mixture = mix
     model.space = space
     model.u_map = best.u_map
     return model, ranking
+
+
+def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal):
+    """log p(Y_L | S) of the mixture: E over p(θ | S) of Π_i p(y_i | s_i, θ).
+
+    p(θ | S) is the posterior with every item unlabeled; it is sampled by
+    its own MAP (started at the labeled MAP) and importance sampling, and
+    the labels' probability is averaged over those draws. (Reusing the
+    labeled draws would be a harmonic-mean estimate, biased low when the
+    labels' likelihood varies across the posterior.)
+    """
+    y = np.asarray(labeled_value)
+    if y.size == 0:
+        return 0.0
+    data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution)
+    res = find_map(lambda u: mix.log_posterior(u, data, identify=False), u_start[None, :], scale=data.n_items,
+                   accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        post = importance_sample(lambda u: mix.log_posterior(u, data), res.u, draws=draws, rng=rng,
+                                 proposal=proposal)
+    p = np.clip(mix.positive_probability(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
+    log_l = np.where(y[None, :] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
+    ok = post.weights > 0
+    return float(special.logsumexp(log_l[ok], b=post.weights[ok]))

@@ -102,8 +102,15 @@ def test_no_labels_warns_and_answers():
     with pytest.warns(SpeWarning, match="no labeled items"):
         ev = spe.evaluate(s, None, families="truncnorm,truncnorm", draws=300, rng=0)
     assert ev.n_labeled == 0
-    assert abs(ev.prevalence().mean - y.mean()) < 0.1
     assert any("no labeled items" in w for w in ev.warnings)
+    # without labels no model can be preferred: equal weights, and a wide interval that holds the truth
+    assert [round(m["weight"], 6) for m in ev.diagnostics["score_models"]] == [0.25] * 4
+    prev = ev.prevalence()
+    assert prev.lo <= y.mean() <= prev.hi and prev.hi - prev.lo > 0.3
+    # the paper's mixture alone, on scores it fits, finds the prevalence from the scores
+    with pytest.warns(SpeWarning):
+        mix = spe.evaluate(s, None, families="truncnorm,truncnorm", draws=300, rng=0, score_model="mixture")
+    assert abs(mix.prevalence().mean - y.mean()) < 0.05
 
 
 def test_one_class_only_warns_and_answers():

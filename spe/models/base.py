@@ -39,6 +39,9 @@ class FittedScoreModel:
         Names of the P parameter columns (constrained meaning).
     constrained_draws : array, shape (M, P)
         The draws in the parameters' natural units (π, locations, scales).
+    log_evidence : float or None
+        log p(Y_L | S): how probable the model found the observed labels
+        given the scores (the quantity models are averaged by).
     """
 
     name: str
@@ -48,6 +51,7 @@ class FittedScoreModel:
     diagnostics: dict = field(default_factory=dict)
     param_names: list = field(default_factory=list)
     constrained_draws: np.ndarray | None = None
+    log_evidence: float | None = None
 
     @property
     def n_draws(self) -> int:

@@ -1,0 +1,98 @@
+"""Logistic recalibration models (grid posterior, exact evidence) and averaging by evidence."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import integrate, special
+
+from spe.fit import fit_mixture
+from spe.models.average import average_models, systematic_resample
+from spe.models.base import FittedScoreModel
+from spe.models.recalibration import PRIORS, RecalibrationPrior, _log_post, fit_recalibration
+
+from .conftest import simulate
+
+
+@pytest.mark.parametrize("name", ["calibrated", "platt", "hybrid"])
+def test_evidence_matches_numerical_integration(name):
+    z = np.array([-1.0, 0.5, 2.0, -0.3, 1.1])
+    y = np.array([0, 1, 1, 0, 0])
+    m = fit_recalibration(name, lambda s: s, z, np.arange(5), y, draws=50, rng=0)
+    prior = PRIORS[name]
+    f = lambda lb, a: np.exp(_log_post(np.array([[a]]), np.array([[lb]]), z, y, prior))[0, 0]  # noqa: E731
+    val, _ = integrate.dblquad(f, prior.a_mean - 12 * prior.a_sd, prior.a_mean + 12 * prior.a_sd,
+                               prior.logb_mean - 6 * prior.logb_sd, prior.logb_mean + 6 * prior.logb_sd)
+    assert m.log_evidence == pytest.approx(np.log(val), abs=1e-3)
+
+
+def test_no_labels_gives_the_prior_and_zero_log_evidence():
+    m = fit_recalibration("calibrated", lambda s: s, np.zeros(3), np.array([], dtype=int), np.array([], dtype=int),
+                          draws=4000, rng=1)
+    assert m.log_evidence == pytest.approx(0.0, abs=1e-3)
+    assert np.mean(m.draws[:, 0]) == pytest.approx(0.0, abs=0.1)
+    assert np.std(m.draws[:, 1]) == pytest.approx(0.5, abs=0.05)
+
+
+def test_posterior_intervals_cover_the_true_parameters_at_about_the_nominal_rate():
+    """Labels simulated from σ(a + b z) with (a, b) drawn from the prior: 90% intervals cover."""
+    prior = RecalibrationPrior(0.0, 1.5, 0.0, 0.5)
+    covered = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        a, logb = rng.normal(0, 1.5), rng.normal(0, 0.5)
+        z = rng.normal(0, 2, 60)
+        y = (rng.random(60) < special.expit(a + np.exp(logb) * z)).astype(int)
+        m = fit_recalibration("calibrated", lambda s: s, z, np.arange(60), y, prior=prior, draws=2000, rng=seed)
+        for j, truth in enumerate((a, logb)):
+            lo, hi = np.quantile(m.draws[:, j], [0.05, 0.95])
+            covered.append(lo <= truth <= hi)
+    # 80 intervals at 90%: expect 72; binomial 1% tail is about 65
+    assert 65 <= sum(covered) <= 79, sum(covered)
+
+
+def test_probability_is_monotone_in_the_score():
+    z = np.linspace(-3, 3, 40)
+    y = (z > 0.3).astype(int)
+    m = fit_recalibration("platt", lambda s: s, z, np.arange(40), y, draws=200, rng=0)
+    p = m.positive_probability(np.linspace(-4, 4, 50))
+    assert p.shape == (200, 50)
+    assert np.all(np.diff(p, axis=1) >= 0)
+
+
+def _const_model(name, p, log_ev, m=100):
+    return FittedScoreModel(name, np.zeros((m, 1)), np.full(m, 1 / m),
+                            lambda d, s: np.full((d.shape[0], np.size(s)), p), log_evidence=log_ev)
+
+
+def test_averaging_weights_follow_the_evidence():
+    models = [_const_model("a", 0.1, -10.0), _const_model("b", 0.9, -10.0 + np.log(3)), _const_model("c", 0.5, -50.0)]
+    avg = average_models(models, draws=1000, rng=0)
+    np.testing.assert_allclose(avg.model_weights, [0.25, 0.75, 0.0], atol=1e-12)
+    counts = [d["draws"] for d in avg.diagnostics["models"]]
+    assert counts == [250, 750, 0] and avg.n_draws == 1000
+    p = avg.positive_probability(np.array([0.0]))[:, 0]
+    assert np.mean(p) == pytest.approx(0.25 * 0.1 + 0.75 * 0.9)
+    assert avg.diagnostics["chosen"] == "b"
+
+
+def test_systematic_resampling_follows_the_weights():
+    rng = np.random.default_rng(0)
+    w = np.array([0.5, 0.25, 0.125, 0.125])
+    idx = systematic_resample(w, 800, rng)
+    np.testing.assert_array_equal(np.bincount(idx, minlength=4), [400, 200, 100, 100])
+
+
+def test_mixture_evidence_agrees_with_a_separate_estimate():
+    """log p(Y_L | S) from the labeled draws equals E over the unlabeled-only posterior of p(Y_L | S, θ)."""
+    s, y = simulate(500, 0.3, 0)
+    idx = np.arange(0, 500, 25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=4000, rng=1, resolution=None)
+        unl, _ = fit_mixture(s, np.array([], dtype=int), np.array([], dtype=int), families="truncnorm,truncnorm",
+                             draws=4000, rng=2, resolution=None)
+    p = unl.positive_probability(s[idx])
+    log_l = np.where(y[idx] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
+    separate = special.logsumexp(log_l, b=unl.weights)
+    assert m.log_evidence == pytest.approx(separate, abs=0.3)
