@@ -42,6 +42,17 @@ def area_between(a, b, grid):
 
 
 def run_trial(args):
+    try:
+        return _run_trial(args)
+    except Exception as e:  # a crash is a result to report, not a reason to lose the run
+        import traceback
+
+        case_path, n_labels, seed = args[:3]
+        return {"case": Path(case_path).stem, "n_labels": n_labels, "seed": seed,
+                "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+
+
+def _run_trial(args):
     case_path, n_labels, seed, draws, level, score_model = args
     import spe
     from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
@@ -134,6 +145,12 @@ def main(argv=None):
     df = pd.DataFrame(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
+    if "error" in df.columns:
+        failed = df[df["error"].notna()]
+        print(f"\n{len(failed)} of {len(df)} estimates FAILED:")
+        for _, r in failed.iterrows():
+            print(f"  {r.case} n={r.n_labels} seed={r.seed}: {r.error}")
+        df = df[df["error"].isna()]
 
     pd.set_option("display.width", 200)
     for n in args.labels:

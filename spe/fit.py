@@ -73,7 +73,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     best = ranking[0]
     mix = best.mixture
-    post = importance_sample(lambda u: mix.log_posterior(u, data), best.u_map, draws=draws, rng=rng, proposal=proposal)
+    post = importance_sample(lambda u: mix.log_posterior(u, data), best.u_map, draws=draws, rng=rng, proposal=proposal,
+                             curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
 
     def probability(u, s):
         return mix.positive_probability(u, space.to_model(s))
@@ -129,7 +130,8 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         post = importance_sample(lambda u: mix.log_posterior(u, data), res.u, draws=draws, rng=rng,
-                                 proposal=proposal)
+                                 proposal=proposal,
+                                 curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
     p = np.clip(mix.positive_probability(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
     log_l = np.where(y[None, :] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
     ok = post.weights > 0

@@ -97,7 +97,18 @@ def psis(log_weights):
 
 
 def _positive_definite_cov(h):
-    """Covariance −H⁻¹ with eigenvalues clipped to stay positive definite."""
+    """Covariance −H⁻¹ with eigenvalues clipped to stay positive definite.
+
+    Non-finite curvature (a finite difference that left the support) is
+    replaced by unit variance on that axis and no correlation.
+    """
+    h = np.array(h, dtype=float)
+    bad = ~np.isfinite(h)
+    if bad.any():
+        rows = bad.any(axis=1)
+        h[rows, :] = 0.0
+        h[:, rows] = 0.0
+        h[rows, rows] = -1.0
     cov = -np.linalg.pinv(h)
     cov = 0.5 * (cov + cov.T)
     vals, vecs = np.linalg.eigh(cov)
@@ -119,7 +130,7 @@ def _weighted_moments(u, w):
 
 
 def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="full", max_rounds=4,
-                      min_ess=None):
+                      min_ess=None, curvature_log_posterior=None):
     """Importance sampling of the posterior around its MAP.
 
     Parameters
@@ -139,6 +150,10 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     min_ess : float, optional
         Below this ESS (default ``max(20, draws / 50)``), with k̂ > 0.7, fall
         back to the equally weighted Laplace approximation.
+    curvature_log_posterior : callable, optional
+        A smooth version of ``log_posterior`` for the Hessian (e.g. without a
+        hard identification constraint, so finite differences at a MAP near
+        the constraint's boundary stay finite). Default: ``log_posterior``.
 
     Returns
     -------
@@ -153,7 +168,7 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
         raise ValueError(f"proposal must be 'full' or 'diagonal', got {proposal!r}")
     rng = np.random.default_rng(rng)
     u_map = np.asarray(u_map, dtype=float)
-    h = hessian(log_posterior, u_map, diagonal_only=proposal == "diagonal")
+    h = hessian(curvature_log_posterior or log_posterior, u_map, diagonal_only=proposal == "diagonal")
     cov = _positive_definite_cov(h)
     mean = u_map
     rounds, best, laplace = [], None, None
