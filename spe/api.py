@@ -13,6 +13,7 @@ from .exceptions import SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
+from .models.mixture import logit_clip
 from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
@@ -136,9 +137,7 @@ def _log_odds_feature(scores):
     """The score read as log-odds: the logit of probability scores (all in [0, 1]), else the score itself."""
     s = np.asarray(scores, dtype=float)
     if s.min() >= 0 and s.max() <= 1:
-        inner = s[(s > 0) & (s < 1)]
-        eps = 0.5 * float(min(inner.min(), 1 - inner.max())) if inner.size else 1e-6
-        eps = min(max(eps, 1e-12), 1e-3)
+        eps = logit_clip(s)
         return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
     return lambda v: np.asarray(v, dtype=float)
 

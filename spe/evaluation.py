@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .metrics import SamplePerformance, weighted_quantile
+from .metrics import _BLOCK, SamplePerformance, weighted_quantile
 from .models.base import FittedScoreModel
 
 __all__ = ["Evaluation", "Interval", "CurveBand"]
@@ -197,7 +197,7 @@ class Evaluation:
         uniq, inv = np.unique(self.scores, return_inverse=True)
         w = self.weights
         acc = np.zeros(uniq.size)
-        step = max(1, (1 << 21) // max(uniq.size, 1))
+        step = max(1, _BLOCK // max(uniq.size, 1))
         for start in range(0, w.size, step):
             rows = slice(start, min(start + step, w.size))
             acc += w[rows] @ self.model.positive_probability(uniq, rows)

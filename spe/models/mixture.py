@@ -30,10 +30,23 @@ from scipy import special
 from ..exceptions import SpeInputError
 from ..families import Family, get_family
 
-__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS"]
+__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "logit_clip"]
 
 #: Largest (draws × distinct scores) block evaluated at once (≈ 32 MB of float64).
 BLOCK_ELEMENTS = 1 << 22
+
+
+def logit_clip(scores):
+    """Clipping ε for taking the logit of probability scores (N,) in [0, 1].
+
+    Half the smallest distance of an interior score to 0 or 1 (so exact 0s
+    and 1s map just beyond the most extreme interior scores), kept within
+    [1e-12, 1e-3].
+    """
+    s = np.asarray(scores, dtype=float)
+    inner = s[(s > 0) & (s < 1)]
+    eps = 0.5 * float(min(inner.min(), 1 - inner.max())) if inner.size else 1e-6
+    return min(max(eps, 1e-12), 1e-3)
 
 
 @dataclass(frozen=True)
@@ -92,10 +105,7 @@ class ScoreSpace:
         if kind == "logit":
             if smin < 0 or smax > 1:
                 raise ValueError("logit score space needs scores in [0, 1]")
-            inner = s[(s > 0) & (s < 1)]
-            # half the smallest distance of an interior score to 0 or 1, so exact 0/1 sit just beyond
-            eps = 0.5 * float(min(inner.min(), 1 - inner.max())) if inner.size else 1e-6
-            eps = min(max(eps, 1e-12), 1e-3)
+            eps = logit_clip(s)
         z = cls._z(s, kind, eps)
         zmin, zmax = float(np.min(z)), float(np.max(z))
         width = zmax - zmin
