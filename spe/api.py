@@ -9,7 +9,7 @@ import numpy as np
 from scipy import special
 
 from .evaluation import Evaluation, _check_level
-from .exceptions import SpeInputError, SpeWarning
+from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
@@ -262,9 +262,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
                                        proposal=proposal, score_space=score_space)
-    for w in caught:
-        if issubclass(w.category, SpeWarning):
-            messages.append(str(w.message))
+    mixture_warnings = [(w.category, str(w.message)) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture),
         "calibrated": lambda: _log_odds_feature(s),
@@ -287,6 +285,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     ] if len(fitted) == 1 else model.diagnostics["models"]
     if score_model == "average":
         diagnostics["chosen"] = model.diagnostics["chosen"]
+    mixture_weight = next(m.get("weight", 1.0) for m in diagnostics["score_models"] if m["model"] == mixture.name) \
+        if mixture in fitted else 0.0
+    for category, msg in mixture_warnings:
+        if mixture_weight >= 0.01:
+            messages.append(f"SPE mixture: {msg}")
+        else:  # a model the labels switched off cannot mislead the estimates; keep the note, not the alarm
+            diagnostics.setdefault("notes", []).append(
+                f"SPE mixture (weight {mixture_weight:.3f}, so it does not affect the estimates): {msg}")
     ev = Evaluation(
         scores=s,
         labeled_index=index,
@@ -299,8 +305,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings=messages,
     )
     for msg in messages:
-        category = SpeWarning
-        if "importance sampling" in msg:
-            from .exceptions import ImportanceSamplingWarning as category
+        category = ImportanceSamplingWarning if "importance sampling" in msg else SpeWarning
         warnings.warn(msg, category, stacklevel=2)
     return ev

@@ -272,6 +272,8 @@ class Evaluation:
         )
         for w in self.warnings:
             lines.append(f"warning: {w}")
+        for note in d.get("notes", []):
+            lines.append(f"note: {note}")
         return "\n".join(lines)
 
 
