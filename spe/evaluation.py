@@ -267,7 +267,7 @@ class Evaluation:
             g = int(np.argmin(np.abs(pr.x - r)))
             lines.append(f"  recall {pr.x[g]:.2f}: {pr.median[g]:.3f} [{pr.lo[g]:.3f}, {pr.hi[g]:.3f}]")
         lines.append(
-            f"diagnostics: {d.get('inference')}, {d.get('draws')} draws, ESS {d.get('ess', float('nan')):.0f}, "
+            f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS {d.get('ess', float('nan')):.0f}, "
             f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}, MAP starts agreeing {d.get('map_starts_agreeing')}"
         )
         for w in self.warnings:
