@@ -153,7 +153,8 @@ def _standardized_feature(scores):
 
 def _mixture_log_odds_feature(mixture_model):
     """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50."""
-    mix, space, u = mixture_model.mixture, mixture_model.space, mixture_model.u_map[None, :]
+    d = mixture_model.details
+    mix, space, u = d["mixture"], d["space"], d["u_map"][None, :]
     pi, th0, th1, _ = mix.unpack(u)
 
     def feature(v):
@@ -277,7 +278,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
             fitted.append(fit_recalibration(name, features[name](), s, index, value, draws=int(draws), rng=stream))
     model = fitted[0] if len(fitted) == 1 else average_models(fitted, draws=int(draws), rng=avg_rng)
     perf = sample_performance(model, s, index, value, rng=label_rng)
-    mix = mixture.mixture
+    mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model
     diagnostics["score_models"] = [

@@ -106,9 +106,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         constrained_draws=mix.constrained(post.u),
         log_evidence=log_evidence,
     )
-    model.mixture = mix
-    model.space = space
-    model.u_map = best.u_map
+    model.details.update(mixture=mix, space=space, u_map=best.u_map)
     return model, ranking
 
 

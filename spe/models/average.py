@@ -101,6 +101,5 @@ def average_models(models, *, draws=1000, rng=None):
         param_names=["model", "draw"],
         log_evidence=float(special.logsumexp(log_ev) - np.log(len(models))),
     )
-    averaged.models = list(models)
-    averaged.model_weights = probs
+    averaged.details.update(models=list(models), weights=probs)
     return averaged

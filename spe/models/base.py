@@ -42,6 +42,12 @@ class FittedScoreModel:
     log_evidence : float or None
         log p(Y_L | S): how probable the model found the observed labels
         given the scores (the quantity models are averaged by).
+    details : dict
+        Model-specific objects for callers that need them: the SPE mixture
+        keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
+        (:class:`~spe.models.ScoreSpace`) and ``u_map`` (P,); an averaged
+        model keeps ``models`` (its components) and ``weights`` (their
+        posterior probabilities).
     """
 
     name: str
@@ -52,6 +58,7 @@ class FittedScoreModel:
     param_names: list = field(default_factory=list)
     constrained_draws: np.ndarray | None = None
     log_evidence: float | None = None
+    details: dict = field(default_factory=dict)
 
     @property
     def n_draws(self) -> int:

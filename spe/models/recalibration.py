@@ -47,17 +47,12 @@ __all__ = ["RecalibrationPrior", "fit_recalibration", "PRIORS"]
 
 @dataclass(frozen=True)
 class RecalibrationPrior:
-    """Independent Normal priors on the first coordinate and on log b.
-
-    The first coordinate is the intercept a (``threshold=False``) or the
-    point t where P = 1/2, with a = −b t (``threshold=True``).
-    """
+    """Independent Normal priors on the intercept a and on log b."""
 
     a_mean: float
     a_sd: float
     logb_mean: float
     logb_sd: float
-    threshold: bool = False
 
 
 #: The default priors of the three recalibration models (see the module docstring).
@@ -76,8 +71,7 @@ def _log_post(a, logb, z, y, prior):
         - np.log(2 * np.pi)
     )
     if z.size:
-        b = np.exp(logb)[..., None]
-        eta = (b * (z - a[..., None])) if prior.threshold else (a[..., None] + b * z)  # (Ga, Gb, n)
+        eta = a[..., None] + np.exp(logb)[..., None] * z  # (Ga, Gb, n)
         sign = np.where(y == 1, 1.0, -1.0)
         lp = lp + special.log_expit(sign * eta).sum(axis=-1)
     return lp
@@ -134,8 +128,6 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     cells = rng.choice(p.size, size=draws, p=p)
     ia, ib = np.unravel_index(cells, lp.shape)
     u = np.column_stack([ga[ia] + da * (rng.random(draws) - 0.5), gb[ib] + db * (rng.random(draws) - 0.5)])
-    if prior.threshold:  # store draws as (a, log b) whatever the grid's coordinates
-        u[:, 0] = -np.exp(u[:, 1]) * u[:, 0]
 
     def probability(d, s):
         f = np.asarray(feature(s), dtype=float)
@@ -149,8 +141,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
         probability=probability,
         diagnostics={
             "model": name,
-            "prior": {("t" if prior.threshold else "a"): [prior.a_mean, prior.a_sd],
-                      "log_b": [prior.logb_mean, prior.logb_sd]},
+            "prior": {"a": [prior.a_mean, prior.a_sd], "log_b": [prior.logb_mean, prior.logb_sd]},
             "posterior_mean": {"a": float(post_mean[0]), "b": float(np.exp(post_mean[1]))},
             "grid": [grid, grid],
         },
