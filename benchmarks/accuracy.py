@@ -18,6 +18,8 @@ and every seed: draw n items at random as the labeled ones, run
 
 Run:  python benchmarks/accuracy.py --labels 10 20 50 --seeds 5 --jobs 2
 Prints a per-case table and a summary; writes every trial to --out (CSV).
+``--seed-start`` runs further seeds of an earlier run; ``--from-csv A.csv B.csv``
+prints the tables for trials saved earlier (e.g. both parts together).
 """
 
 from __future__ import annotations
@@ -118,7 +120,9 @@ def main(argv=None):
     ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--cases", nargs="*", help="case names (default: all)")
     ap.add_argument("--labels", type=int, nargs="+", default=[10, 20, 50])
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=5, help="number of seeds")
+    ap.add_argument("--seed-start", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--from-csv", type=Path, nargs="+", help="only summarise trials saved by earlier runs")
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument("--score-model", default="average",
@@ -127,12 +131,16 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
     args = ap.parse_args(argv)
 
+    if args.from_csv:
+        report(pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True))
+        return
     paths = sorted(args.cases_dir.glob("*.csv"))
     if args.cases:
         paths = [p for p in paths if p.stem in set(args.cases)]
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
-    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model) for p in paths for n in args.labels for seed in range(args.seeds)]
+    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model) for p in paths for n in args.labels
+             for seed in range(args.seed_start, args.seed_start + args.seeds)]
     print(f"{len(paths)} cases × {len(args.labels)} label counts × {args.seeds} seeds = {len(tasks)} estimates",
           file=sys.stderr)
     rows = []
@@ -145,17 +153,23 @@ def main(argv=None):
     df = pd.DataFrame(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
+    report(df)
+    print(f"\ntrials written to {args.out}; wall time {time.time() - t0:.0f}s", file=sys.stderr)
+
+
+def report(df):
+    """Print the per-case tables and the summary of a table of trials."""
     if "error" in df.columns:
         failed = df[df["error"].notna()]
-        print(f"\n{len(failed)} of {len(df)} estimates FAILED:")
-        for _, r in failed.iterrows():
-            print(f"  {r.case} n={r.n_labels} seed={r.seed}: {r.error}")
+        if len(failed):
+            print(f"\n{len(failed)} of {len(df)} estimates FAILED:")
+            for _, r in failed.iterrows():
+                print(f"  {r.case} n={r.n_labels} seed={r.seed}: {r.error}")
         df = df[df["error"].isna()]
-
     pd.set_option("display.width", 200)
-    for n in args.labels:
+    for n in sorted(df.n_labels.unique()):
         sub = df[df.n_labels == n]
-        print(f"\n=== {n} labels: per case (means over {args.seeds} seeds) ===")
+        print(f"\n=== {n} labels: per case (means over {sub.seed.nunique()} seeds) ===")
         print(summarise(sub).round(3).to_string())
     print("\n=== summary ===")
     summ = df.groupby("n_labels").apply(lambda d: pd.Series({
@@ -176,7 +190,6 @@ def main(argv=None):
         "sec_per_estimate": d.seconds.mean(),
     }), include_groups=False)
     print(summ.round(3).to_string())
-    print(f"\ntrials written to {args.out}; wall time {time.time() - t0:.0f}s", file=sys.stderr)
 
 
 if __name__ == "__main__":
