@@ -207,7 +207,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         score units either way. On the real benchmark cases the logit did
         not help on average (it helps some probability scores and hurts
         others), hence the default.
-
     score_model : {"average", "mixture", "hybrid", "calibrated", "platt"}
         Which model of p(y = 1 | s) turns the scores into label draws.
         ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
@@ -226,7 +225,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         Non-finite scores, fewer than 4 scores, labels other than 0/1,
         positions outside the scores, duplicate positions.
     ValueError
-        Bad ``families``, ``draws``, ``level`` or ``inference``.
+        Bad ``families``, ``draws``, ``level``, ``inference`` or ``score_model``.
 
     Warns
     -----
@@ -263,7 +262,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
                                        proposal=proposal, score_space=score_space)
-    mixture_warnings = [(w.category, str(w.message)) for w in caught if issubclass(w.category, SpeWarning)]
+    mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture),
         "calibrated": lambda: _log_odds_feature(s),
@@ -281,14 +280,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model
-    diagnostics["score_models"] = [
-        {"model": m.name, "log_evidence": m.log_evidence} for m in fitted
-    ] if len(fitted) == 1 else model.diagnostics["models"]
-    if score_model == "average":
+    if len(fitted) == 1:
+        diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence, "weight": 1.0}]
+    else:
+        diagnostics["score_models"] = model.diagnostics["models"]
         diagnostics["chosen"] = model.diagnostics["chosen"]
-    mixture_weight = next(m.get("weight", 1.0) for m in diagnostics["score_models"] if m["model"] == mixture.name) \
-        if mixture in fitted else 0.0
-    for category, msg in mixture_warnings:
+    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
+    mixture_weight = weights.get(mixture.name, 0.0)
+    for msg in mixture_warnings:
         if mixture_weight >= 0.01:
             messages.append(f"SPE mixture: {msg}")
         else:  # a model the labels switched off cannot mislead the estimates; keep the note, not the alarm

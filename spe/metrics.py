@@ -141,14 +141,21 @@ def pr_at_recall(tp, fp, grid=RECALL_GRID):
     return out
 
 
-def roc_at_fpr(tp, fp, grid=FPR_GRID):
-    """TPR at each false positive rate of ``grid`` (linear interpolation): (M, K) → (M, G)."""
+def _roc_polyline(tp, fp):
+    """(FPR, TPR) vertices per row, starting at (0, 0): (M, K) → two (M, K + 1) arrays (NaN → 0)."""
     m = tp.shape[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         tpr = np.hstack([np.zeros((m, 1)), tp / tp[:, -1:]])
         fpr = np.hstack([np.zeros((m, 1)), fp / fp[:, -1:]])
-    tpr = np.nan_to_num(tpr, nan=0.0)
-    fpr = np.nan_to_num(fpr, nan=0.0)
+    return np.nan_to_num(fpr, nan=0.0), np.nan_to_num(tpr, nan=0.0)
+
+
+def roc_at_fpr(tp, fp, grid=FPR_GRID):
+    """TPR at each false positive rate of ``grid`` (linear interpolation): (M, K) → (M, G).
+
+    Rows without positives or without negatives give NaN.
+    """
+    fpr, tpr = _roc_polyline(tp, fp)
     g = np.asarray(grid, dtype=float)
     j = np.clip(_rowwise_searchsorted(fpr, g, side="right") - 1, 0, fpr.shape[1] - 2)
     f0 = np.take_along_axis(fpr, j, axis=1)
@@ -174,11 +181,9 @@ def average_precision(tp, fp):
 
 def roc_auc(tp, fp):
     """Trapezoid area under the ROC polyline per row, as ``roc_auc_score``: (M, K) → (M,)."""
-    m = tp.shape[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tpr = np.hstack([np.zeros((m, 1)), tp / tp[:, -1:]])
-        fpr = np.hstack([np.zeros((m, 1)), fp / fp[:, -1:]])
-    return np.sum(np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]) / 2, axis=1)
+    fpr, tpr = _roc_polyline(tp, fp)
+    auc = np.sum(np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]) / 2, axis=1)
+    return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), auc, np.nan)
 
 
 def weighted_quantile(values, weights, q):
