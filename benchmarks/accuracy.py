@@ -43,6 +43,11 @@ def area_between(a, b, grid):
     return float(np.trapezoid(np.abs(np.asarray(a) - np.asarray(b)), grid))
 
 
+COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type", "families", "chosen", "err_spe",
+           "err_naive", "naive_missing", "coverage", "prev_err", "prev_covered", "ess", "pareto_k", "seconds",
+           "error", "traceback"]
+
+
 def run_trial(args):
     try:
         return _run_trial(args)
@@ -86,6 +91,7 @@ def _run_trial(args):
         "n_labels": n_labels,
         "seed": seed,
         "n_labeled_pos": int(y[idx].sum()),
+        "score_type": ev.diagnostics.get("score_type"),
         "families": f"{ev.families['negative']},{ev.families['positive']}",
         "chosen": ev.diagnostics.get("chosen", score_model),
         "err_spe": area_between(med, truth, RECALL_GRID),
@@ -145,14 +151,19 @@ def main(argv=None):
           file=sys.stderr)
     rows = []
     t0 = time.time()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    partial = args.out.with_name(args.out.name + ".partial")
+    partial.unlink(missing_ok=True)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for k, row in enumerate(pool.map(run_trial, tasks, chunksize=1)):
             rows.append(row)
+            # every finished trial is kept on disk at once, so a run cut short still reports
+            pd.DataFrame([row]).reindex(columns=COLUMNS).to_csv(partial, mode="a", header=k == 0, index=False)
             if (k + 1) % 25 == 0:
                 print(f"  {k + 1}/{len(tasks)} done, {time.time() - t0:.0f}s", file=sys.stderr)
-    df = pd.DataFrame(rows)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    df = pd.DataFrame(rows).reindex(columns=COLUMNS)
     df.to_csv(args.out, index=False)
+    partial.unlink(missing_ok=True)
     report(df)
     print(f"\ntrials written to {args.out}; wall time {time.time() - t0:.0f}s", file=sys.stderr)
 
@@ -166,6 +177,7 @@ def report(df):
             for _, r in failed.iterrows():
                 print(f"  {r.case} n={r.n_labels} seed={r.seed}: {r.error}")
         df = df[df["error"].isna()]
+    df = df.assign(naive_missing=df.naive_missing.astype(bool), prev_covered=df.prev_covered.astype(bool))
     pd.set_option("display.width", 200)
     for n in sorted(df.n_labels.unique()):
         sub = df[df.n_labels == n]

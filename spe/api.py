@@ -18,6 +18,7 @@ from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
+SCORE_TYPES = ("auto", "probability", "log-odds", "decision")
 
 __all__ = ["evaluate", "normalize_labels"]
 
@@ -107,8 +108,9 @@ def _input_warnings(scores, index, value):
     n_neg = int(np.sum(value == 0))
     if index.size == 0:
         out.append(
-            "no labeled items: the estimate rests on the mixture model alone (which component is positive "
-            "is decided only by the larger mean score); label a few items to check it"
+            "no labeled items: nothing checks the score models, so the estimate rests on their assumptions "
+            "alone (the mixture's families, which component is positive decided by the larger mean score; the "
+            "recalibrations' priors) and all get equal weight; label a few items at random to check them"
         )
     elif n_pos == 0 or n_neg == 0:
         which = "positive" if n_pos == 0 else "negative"
@@ -133,18 +135,47 @@ def _input_warnings(scores, index, value):
     return out
 
 
-def _log_odds_feature(scores):
-    """The score read as log-odds: the logit of probability scores (all in [0, 1]), else the score itself."""
+def resolve_score_type(scores, score_type="auto"):
+    """What the scores are: "probability", "log-odds" or "decision" (a score of unknown scale).
+
+    ``"auto"`` reads scores that all lie in [0, 1] as probabilities and any
+    other scores as possibly log-odds (a logistic regression's decision
+    function is one): the "calibrated up to a prior shift" model then reads
+    the score as log-odds, and its evidence on the labels decides how much
+    that reading counts. ``"decision"`` says the scores are not log-odds
+    (an SVM margin, a ranking score) and leaves that model out. On the
+    benchmark cases leaving it out for every unbounded score hurt: it is
+    right for logistic regressions and the evidence switches it off for
+    most SVMs.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``score_type``, or "probability" for scores outside [0, 1].
+    """
+    if score_type not in SCORE_TYPES:
+        raise ValueError(f"score_type must be one of {SCORE_TYPES}, got {score_type!r}")
     s = np.asarray(scores, dtype=float)
-    if s.min() >= 0 and s.max() <= 1:
+    in_unit = bool(s.min() >= 0 and s.max() <= 1)
+    if score_type == "auto":
+        return "probability" if in_unit else "log-odds"
+    if score_type == "probability" and not in_unit:
+        raise ValueError(f"score_type='probability' needs scores in [0, 1]; they span [{s.min():g}, {s.max():g}]")
+    return score_type
+
+
+def _log_odds_feature(scores, score_type="auto"):
+    """The score read as log-odds: the logit of probability scores, else the score itself."""
+    s = np.asarray(scores, dtype=float)
+    if resolve_score_type(s, score_type) == "probability":
         eps = logit_clip(s)
         return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
     return lambda v: np.asarray(v, dtype=float)
 
 
-def _standardized_feature(scores):
+def _standardized_feature(scores, score_type="auto"):
     """The log-odds feature centred at its median and scaled by its standard deviation over all N items."""
-    base = _log_odds_feature(scores)
+    base = _log_odds_feature(scores, score_type)
     z = base(scores)
     centre, spread = float(np.median(z)), float(np.std(z))
     spread = spread if spread > 0 else 1.0
@@ -167,7 +198,7 @@ def _mixture_log_odds_feature(mixture_model):
 
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
-             rng=None, proposal="full", score_space="linear", score_model="average"):
+             rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -212,8 +243,18 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
         and ``"platt"`` are the logistic recalibrations of
         :mod:`spe.models.recalibration`; ``"average"`` (default) averages
-        all four by their evidence on the labeled items
-        (:mod:`spe.models.average`).
+        them by their evidence on the labeled items
+        (:mod:`spe.models.average`): all four, or all but ``"calibrated"``
+        when ``score_type="decision"``.
+    score_type : {"auto", "probability", "log-odds", "decision"}
+        What the scores are. ``"calibrated"`` reads probabilities through
+        their logit and log-odds (e.g. a logistic regression's
+        ``decision_function``) as they are, with the prior "calibrated up to
+        a prior shift" (Saerens et al.); for ``"decision"`` scores (an SVM
+        margin, any score of unknown scale) that prior has no basis and the
+        model is left out. ``"auto"`` (default): probability when every
+        score is in [0, 1], else log-odds (a reading the evidence on the
+        labels weighs); see :func:`resolve_score_type`.
 
     Returns
     -------
@@ -225,7 +266,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         Non-finite scores, fewer than 4 scores, labels other than 0/1,
         positions outside the scores, duplicate positions.
     ValueError
-        Bad ``families``, ``draws``, ``level``, ``inference`` or ``score_model``.
+        Bad ``families``, ``draws``, ``level``, ``inference``, ``score_model``
+        or ``score_type`` (also: ``score_model="calibrated"`` for decision
+        scores, ``score_type="probability"`` for scores outside [0, 1]).
 
     Warns
     -----
@@ -254,6 +297,10 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     if int(draws) != draws or draws < 100:
         raise ValueError(f"draws must be an integer ≥ 100, got {draws!r}")
     s = _as_scores(scores)
+    score_type = resolve_score_type(s, score_type)
+    if score_model == "calibrated" and score_type == "decision":
+        raise ValueError("score_model='calibrated' reads the scores as probabilities or log-odds; these are decision "
+                         "values of unknown scale (pass score_type='log-odds' if they are log-odds)")
     index, value = normalize_labels(labels, s.size)
     rng = np.random.default_rng(rng)
     fit_rng, label_rng, recal_rng, avg_rng = rng.spawn(4)
@@ -265,10 +312,13 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture),
-        "calibrated": lambda: _log_odds_feature(s),
-        "platt": lambda: _standardized_feature(s),
+        "calibrated": lambda: _log_odds_feature(s, score_type),
+        "platt": lambda: _standardized_feature(s, score_type),
     }
-    names = SCORE_MODELS if score_model == "average" else (score_model,)
+    if score_model != "average":
+        names = (score_model,)
+    else:
+        names = tuple(m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision"))
     fitted = []
     for name, stream in zip(names, recal_rng.spawn(len(names))):
         if name == "mixture":
@@ -280,6 +330,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model
+    diagnostics["score_type"] = score_type
     if len(fitted) == 1:
         diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence, "weight": 1.0}]
     else:

@@ -78,6 +78,11 @@ def build_parser():
                           "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
                           "'platt' is Bayesian Platt scaling; 'average' (default) weighs all four by how well they "
                           "predicted the labels")
+    est.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
+                     help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
+                          "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
+                          "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
+                          "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
@@ -121,7 +126,8 @@ def _estimate(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
-                      inference=args.inference, rng=args.seed, score_space=args.score_space, score_model=args.score_model)
+                      inference=args.inference, rng=args.seed, score_space=args.score_space, score_model=args.score_model,
+                      score_type=args.score_type)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()

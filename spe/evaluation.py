@@ -249,6 +249,17 @@ class Evaluation:
             f"SPE mixture: {self.families['negative']} (negative) and {self.families['positive']} (positive)"
             + (f", chosen from {d['family_pairs_tried']} family pairs by BIC" if d.get("family_pairs_tried", 1) > 1 else ""),
         ]
+        hc = d.get("histogram_check")
+        if hc:
+            if hc["passed"]:
+                lines.append(f"  histogram check: the mixture reproduces the score histogram "
+                             f"(posterior-predictive p = {hc['p_value']:.3f}, {hc['bins']} bins)")
+            else:
+                lines.append(
+                    f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
+                    f"{hc['discrepancy']:.3f} nats/item against {hc['expected_discrepancy']:.3f} expected)"
+                    + (f"; the scores' shape counts as {hc['effective_unlabeled_items']:,.0f} items "
+                       f"(coarsened posterior)" if hc.get("effective_unlabeled_items") else ""))
         models = d.get("score_models") or []
         if len(models) > 1:
             lines.append("score models, weighted by their evidence p(labels | scores):")

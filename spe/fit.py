@@ -8,12 +8,15 @@ draw and weight (eq. 8). Returns the fitted model behind the one seam
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
 from scipy import special
 
+from .check import histogram_check
 from .inference import find_map, importance_sample
+from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace
 from .select import parse_families, rank_family_pairs
@@ -29,8 +32,15 @@ SCREENING_RESOLUTION = 1.0 / 512
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
-                score_space="linear"):
+                score_space="linear", check=True):
     """Fit the SPE mixture and draw from its posterior.
+
+    After the fit, the histogram of all scores is checked against the
+    posterior predictive distribution (:mod:`spe.check`); when the check
+    fails, the unlabeled likelihood is tempered to the coarsened posterior
+    (Miller & Dunson 2019) and the posterior redrawn, so a mixture that does
+    not fit the scores gets wider bands instead of narrow wrong ones. The
+    check and the tempering are in ``diagnostics["histogram_check"]``.
 
     Parameters
     ----------
@@ -50,6 +60,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Model-space grid for the unlabeled likelihood (None: exact).
     score_space : {"linear", "logit", "auto"}
         How scores are mapped to model space (:class:`ScoreSpace`).
+    check : bool
+        Run the histogram check and temper on failure (default True);
+        False gives the paper's posterior unchanged.
 
     Returns
     -------
@@ -73,14 +86,52 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     best = ranking[0]
     mix = best.mixture
-    post = importance_sample(lambda u: mix.log_posterior(u, data), best.u_map, draws=draws, rng=rng, proposal=proposal,
-                             curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
+    check_rng, rng = rng.spawn(2)
+    with warnings.catch_warnings(record=True) as first_warnings:
+        warnings.simplefilter("always")
+        post = importance_sample(lambda u: mix.log_posterior(u, data), best.u_map, draws=draws, rng=rng,
+                                 proposal=proposal,
+                                 curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
+    u_map, tempering, hist = best.u_map, 1.0, None
+    if check:
+        hist = histogram_check(mix, post.u, post.weights, x, rng=check_rng)
+        tempering = hist.tempering
+    if tempering < 1.0:
+        tempered = dataclasses.replace(data, count_unlabeled=data.count_unlabeled * tempering)
+        try:
+            res = find_map(lambda u: mix.log_posterior(u, tempered, identify=False),
+                           np.vstack([best.u_map, mix.initial_points(x, tempered)]), scale=tempered.n_items,
+                           accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+        except RuntimeError:  # no identified optimum of the tempered posterior: keep the plain one, and say so
+            tempering = 1.0
+            hist = dataclasses.replace(hist, tempering_failed=True)
+    if tempering < 1.0:
+        data = tempered
+        u_map = res.u
+        # the untempered posterior is discarded, and its sampling warnings with it
+        post = importance_sample(lambda u: mix.log_posterior(u, data), u_map, draws=draws, rng=rng,
+                                 proposal=proposal,
+                                 curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
+        warnings.warn(
+            f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
+            f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
+            f"expected over {hist.bins} bins); the scores' shape was given the weight of "
+            f"{hist.effective_items:,.0f} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
+            f"are wider", SpeWarning, stacklevel=2)
+    else:
+        for w in first_warnings:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if hist is not None and not hist.passed:
+            warnings.warn(
+                f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
+                f"p = {hist.p_value:.3f}) and the tempered posterior had no identified mode: its bands may be too "
+                f"narrow", SpeWarning, stacklevel=2)
 
     def probability(u, s):
         return mix.positive_probability(u, space.to_model(s))
 
-    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, best.u_map, draws=min(draws, 1000),
-                                         rng=rng, resolution=resolution, proposal=proposal)
+    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
+                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering)
 
     diagnostics = {
         "inference": "importance",
@@ -95,6 +146,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "family_ranking": [f.to_dict() for f in ranking[:5]],
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
+        "histogram_check": hist.to_dict() if hist is not None else None,
     }
     model = FittedScoreModel(
         name=f"mixture({mix.name})",
@@ -106,25 +158,36 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         constrained_draws=mix.constrained(post.u),
         log_evidence=log_evidence,
     )
-    model.details.update(mixture=mix, space=space, u_map=best.u_map)
+    model.details.update(mixture=mix, space=space, u_map=u_map, histogram_check=hist)
     return model, ranking
 
 
-def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal):
+def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
+                          tempering=1.0):
     """log p(Y_L | S) of the mixture: E over p(θ | S) of Π_i p(y_i | s_i, θ).
 
     p(θ | S) is the posterior with every item unlabeled; it is sampled by
     its own MAP (started at the labeled MAP) and importance sampling, and
     the labels' probability is averaged over those draws. (Reusing the
     labeled draws would be a harmonic-mean estimate, biased low when the
-    labels' likelihood varies across the posterior.)
+    labels' likelihood varies across the posterior.) With ``tempering``
+    ζ < 1, p(θ | S) is the coarsened posterior (the unlabeled likelihood
+    raised to ζ), as in the fit.
     """
     y = np.asarray(labeled_value)
     if y.size == 0:
         return 0.0
     data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution)
-    res = find_map(lambda u: mix.log_posterior(u, data, identify=False), u_start[None, :], scale=data.n_items,
-                   accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+    data = dataclasses.replace(data, count_unlabeled=data.count_unlabeled * tempering)
+
+    def search(starts):
+        return find_map(lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items,
+                        accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+
+    try:
+        res = search(u_start[None, :])
+    except RuntimeError:  # the labeled MAP leads to a switched optimum: start from the data instead
+        res = search(mix.initial_points(x, data))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         post = importance_sample(lambda u: mix.log_posterior(u, data), res.u, draws=draws, rng=rng,

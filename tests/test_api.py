@@ -172,3 +172,44 @@ def test_to_dict_follows_the_contract(digits):
     # a different level gives a narrower band
     narrow = ev.pr_curve(level=0.5)
     assert np.all(narrow.hi - narrow.lo <= hi - lo + 1e-12)
+
+
+def test_score_type_resolution():
+    from spe.api import resolve_score_type
+
+    assert resolve_score_type(np.array([0.0, 0.3, 1.0])) == "probability"
+    assert resolve_score_type(np.array([-2.0, 0.3, 4.0])) == "log-odds"
+    assert resolve_score_type(np.array([0.1, 0.3]), "decision") == "decision"
+    with pytest.raises(ValueError, match=r"needs scores in \[0, 1\]"):
+        resolve_score_type(np.array([-1.0, 0.5]), "probability")
+    with pytest.raises(ValueError, match="score_type must be"):
+        resolve_score_type(np.array([0.5]), "margin")
+
+
+def test_decision_scores_leave_the_calibrated_model_out():
+    s, y = simulate(600, 0.3, 4)
+    lab = _labels(y, 20, 1)
+    ev = _quiet(s, lab, families="truncnorm,truncnorm", draws=200, rng=0, score_type="decision")
+    models = [m["model"] for m in ev.diagnostics["score_models"]]
+    assert "calibrated" not in models and "platt" in models and "hybrid" in models
+    assert ev.diagnostics["score_type"] == "decision"
+    assert abs(sum(m["weight"] for m in ev.diagnostics["score_models"]) - 1) < 1e-9
+    auto = _quiet(s, lab, families="truncnorm,truncnorm", draws=200, rng=0)
+    assert "calibrated" in [m["model"] for m in auto.diagnostics["score_models"]]
+    assert auto.diagnostics["score_type"] == "log-odds"
+    with pytest.raises(ValueError, match="decision values"):
+        spe.evaluate(s, lab, score_model="calibrated", score_type="decision")
+
+
+def test_log_odds_scores_read_as_probabilities_agree():
+    """The calibrated model sees the same feature whether given p or logit(p)."""
+    from scipy import special
+
+    rng = np.random.default_rng(2)
+    y = (rng.random(800) < 0.3).astype(int)
+    p = special.expit(np.where(y == 1, rng.normal(1.5, 1, 800), rng.normal(-1.5, 1, 800)))
+    lab = _labels(y, 25, 3)
+    a = _quiet(p, lab, families="truncnorm,truncnorm", draws=300, rng=0, score_model="calibrated")
+    b = _quiet(special.logit(p), lab, families="truncnorm,truncnorm", draws=300, rng=0, score_model="calibrated",
+               score_type="log-odds")
+    np.testing.assert_allclose(a.item_probabilities(), b.item_probabilities(), atol=1e-6)

@@ -108,3 +108,15 @@ def test_runs_on_real_cases_without_ids(tmp_path):
         assert main(["estimate", str(s), "--labels", str(lab), "--json", str(out), "--draws", "200", "--seed", "1"]) == 0
         d = json.loads(out.read_text())
         assert d["n_items"] == len(df) and d["n_labeled"] == 20
+
+
+def test_score_type_option(tmp_path, capsys):
+    out = tmp_path / "o.json"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "truncnorm,truncnorm",
+               "--draws", "200", "--seed", "0", "--score-type", "decision"])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["diagnostics"]["score_type"] == "decision"
+    assert "calibrated" not in [m["model"] for m in d["diagnostics"]["score_models"]]
+    assert main(["estimate", SCORES, "--score-model", "calibrated", "--score-type", "decision"]) == 2
+    assert "decision values" in capsys.readouterr().err

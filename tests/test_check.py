@@ -1,0 +1,110 @@
+"""The posterior-predictive histogram check and the coarsened (tempered) mixture."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from spe.check import HistogramCheck, histogram_check, histogram_edges
+from spe.exceptions import SpeWarning
+from spe.fit import fit_mixture
+from spe.models.mixture import Mixture
+
+from .conftest import simulate
+
+
+def test_edges_never_split_ties_and_bins_hold_everything():
+    x = np.r_[np.zeros(400), np.linspace(0.1, 0.9, 200), np.ones(400)]
+    edges = histogram_edges(x, bins=20)
+    assert np.all(np.diff(edges) > 0) and edges.max() < 1
+    counts = np.bincount(np.searchsorted(edges, x, side="left"), minlength=edges.size + 1)
+    assert counts.sum() == x.size
+    # the point masses at 0 and 1 each sit whole in one bin
+    assert counts[0] >= 400 and counts[-1] >= 400
+
+
+def _draws_at(mix, pi, th0, th1, m=200):
+    u = mix.pack(np.full(m, pi), np.tile(th0, (m, 1)), np.tile(th1, (m, 1)))
+    return u, np.full(m, 1.0 / m)
+
+
+def test_check_passes_data_from_the_model_and_matches_theory():
+    """Data drawn from the mixture itself: p-value not small, expected KL ≈ (K − 1) / 2N."""
+    mix = Mixture("truncnorm", "truncnorm")
+    th0, th1, pi = np.array([0.35, 0.1]), np.array([0.65, 0.1]), 0.3
+    u, w = _draws_at(mix, pi, th0, th1)
+    p_values = []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        y = rng.random(4000) < pi
+        x = np.where(y, rng.normal(0.65, 0.1, 4000), rng.normal(0.35, 0.1, 4000))
+        x = x[(x > 0) & (x < 1)]
+        res = histogram_check(mix, u, w, x, rng=rng, bins=40)
+        assert res.expected_discrepancy == pytest.approx((res.bins - 1) / (2 * x.size), rel=0.25)
+        p_values.append(res.p_value)
+    # under the model the p-value is uniform: about 1 in 100 below 0.01
+    assert np.mean(np.array(p_values) < 0.01) <= 0.1
+    assert np.mean(p_values) == pytest.approx(0.5, abs=0.2)
+
+
+def test_check_fails_a_misfit_and_tempers():
+    """A negative class that is itself bimodal cannot be one truncated normal."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    y = rng.random(n) < 0.25
+    neg = np.where(rng.random(n) < 0.5, rng.normal(0.15, 0.04, n), rng.normal(0.45, 0.04, n))
+    x = np.clip(np.where(y, rng.normal(0.75, 0.08, n), neg), 0.001, 0.999)
+    mix = Mixture("truncnorm", "truncnorm")
+    u, w = _draws_at(mix, 0.25, np.array([0.3, 0.16]), np.array([0.75, 0.08]))
+    res = histogram_check(mix, u, w, x, rng=rng)
+    assert not res.passed and res.p_value < 0.01
+    assert res.excess > 0.05
+    assert 0 < res.tempering < 0.1
+    assert res.effective_items == pytest.approx(1 / res.excess)
+    assert res.tempering == pytest.approx(res.effective_items / (res.effective_items + n))
+
+
+def test_tempering_formula_and_dict():
+    good = HistogramCheck(p_value=0.3, discrepancy=0.01, expected_discrepancy=0.01, excess=0.0, bins=20, n_items=1000)
+    assert good.passed and good.tempering == 1.0 and good.to_dict()["effective_unlabeled_items"] is None
+    bad = HistogramCheck(p_value=0.0, discrepancy=0.06, expected_discrepancy=0.01, excess=0.05, bins=20, n_items=980)
+    assert bad.tempering == pytest.approx(20 / 1000)
+    assert bad.to_dict()["effective_unlabeled_items"] == pytest.approx(20)
+
+
+def test_misfit_mixture_is_tempered_and_its_bands_widen():
+    """Bimodal negatives under truncnorm,truncnorm: the fit warns, tempers, and the prevalence interval widens."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    y = (rng.random(n) < 0.2).astype(int)
+    neg = np.where(rng.random(n) < 0.5, rng.normal(-2.0, 0.4, n), rng.normal(0.5, 0.4, n))
+    s = np.where(y == 1, rng.normal(2.5, 0.6, n), neg)
+    idx = np.sort(rng.choice(n, 30, replace=False))
+
+    def prevalence_width(check):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=1000, rng=1, check=check)
+        pi = model.constrained_draws[:, 0]
+        order = np.argsort(pi)
+        cdf = np.cumsum(model.weights[order])
+        lo, hi = pi[order][np.searchsorted(cdf, 0.05)], pi[order][np.searchsorted(cdf, 0.95)]
+        return hi - lo, model, [str(c.message) for c in caught if issubclass(c.category, SpeWarning)]
+
+    plain, _, _ = prevalence_width(False)
+    tempered, model, messages = prevalence_width(True)
+    hc = model.diagnostics["histogram_check"]
+    assert hc["passed"] is False and hc["tempering"] < 0.2
+    assert any("do not reproduce the histogram" in m for m in messages)
+    assert tempered > 1.5 * plain
+
+
+def test_check_keeps_a_fitting_mixture_untouched():
+    s, y = simulate(1500, 0.3, seed=11)
+    idx = np.arange(0, 1500, 75)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=500, rng=2)
+    hc = model.diagnostics["histogram_check"]
+    assert hc["passed"] and hc["tempering"] == 1.0
+
