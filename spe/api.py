@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import special
 
+from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation, _check_level
 from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
 from .fit import fit_mixture
@@ -303,7 +304,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                          "values of unknown scale (pass score_type='log-odds' if they are log-odds)")
     index, value = normalize_labels(labels, s.size)
     rng = np.random.default_rng(rng)
-    fit_rng, label_rng, recal_rng, avg_rng = rng.spawn(4)
+    fit_rng, label_rng, recal_rng, avg_rng, check_rng = rng.spawn(5)
     messages = _input_warnings(s, index, value)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -325,7 +326,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
             fitted.append(mixture)
         else:
             fitted.append(fit_recalibration(name, features[name](), s, index, value, draws=int(draws), rng=stream))
-    model = fitted[0] if len(fitted) == 1 else average_models(fitted, draws=int(draws), rng=avg_rng)
+    # criticism before averaging: a model whose own posterior predicts the labeled items worse than it
+    # expects to (label_check p < 0.01) is left out of the average (Box's loop: check, then revise)
+    label_p = [label_check(fm, s[index], value, rng=check_rng) if index.size else float("nan") for fm in fitted]
+    if len(fitted) == 1:
+        model = fitted[0]
+    else:
+        model = average_models(fitted, draws=int(draws), rng=avg_rng,
+                               exclude=[bool(p < P_VALUE_THRESHOLD) for p in label_p])
     perf = sample_performance(model, s, index, value, rng=label_rng)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
@@ -336,6 +344,17 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     else:
         diagnostics["score_models"] = model.diagnostics["models"]
         diagnostics["chosen"] = model.diagnostics["chosen"]
+    if index.size:
+        for entry, p in zip(diagnostics["score_models"], label_p):
+            entry["label_check_p"] = p
+        p_all = label_check(model, s[index], value, rng=check_rng)
+        diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
+        if p_all < P_VALUE_THRESHOLD:
+            messages.append(
+                f"no score model predicts the labeled items well: the labels are less probable under the "
+                f"{'averaged ' if len(fitted) > 1 else ''}model than labels it would generate itself "
+                f"(posterior-predictive p = {p_all:.3f}); the bands may be too narrow — check the scores and "
+                f"labels belong together, and label more items at random")
     weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
     mixture_weight = weights.get(mixture.name, 0.0)
     for msg in mixture_warnings:

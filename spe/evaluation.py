@@ -258,15 +258,23 @@ class Evaluation:
                 lines.append(
                     f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
                     f"{hc['discrepancy']:.3f} nats/item against {hc['expected_discrepancy']:.3f} expected)"
-                    + (f"; the scores' shape counts as {hc['effective_unlabeled_items']:,.0f} items "
+                    + (f"; the scores' shape counts as {hc['effective_unlabeled_items']:,.3g} items "
                        f"(coarsened posterior)" if hc.get("effective_unlabeled_items") else ""))
         models = d.get("score_models") or []
         if len(models) > 1:
             lines.append("score models, weighted by their evidence p(labels | scores):")
             for m in sorted(models, key=lambda m: -m["weight"]):
-                lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence {m['log_evidence']:8.2f}")
+                check = f"  label check p {m['label_check_p']:.2f}" if m.get("label_check_p") is not None else ""
+                if m.get("excluded"):
+                    check += " (failed: left out)"
+                lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence "
+                             f"{m['log_evidence']:8.2f}{check}")
         elif models:
             lines.append(f"score model: {models[0]['model']}")
+        lc = d.get("label_check")
+        if lc:
+            lines.append(f"label check: the labeled items are {'as probable as' if lc['passed'] else 'LESS probable than'}"
+                         f" labels the model generates itself (posterior-predictive p = {lc['p_value']:.3f})")
         lines += [
             f"estimates (posterior mean [{pct} credible interval]):",
             f"  prevalence         {self.prevalence(level)}",

@@ -116,7 +116,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
             f"expected over {hist.bins} bins); the scores' shape was given the weight of "
-            f"{hist.effective_items:,.0f} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
+            f"{hist.effective_items:,.3g} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
             f"are wider", SpeWarning, stacklevel=2)
     else:
         for w in first_warnings:
@@ -185,12 +185,17 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
                         accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
 
     try:
-        res = search(u_start[None, :])
+        centre = search(u_start[None, :]).u
     except RuntimeError:  # the labeled MAP leads to a switched optimum: start from the data instead
-        res = search(mix.initial_points(x, data))
+        try:
+            centre = search(mix.initial_points(x, data)).u
+        except RuntimeError:
+            # no identified mode without the labels (e.g. a heavily tempered, prior-dominated posterior):
+            # centre the proposal at the labeled MAP; the importance weights correct for the choice
+            centre = np.asarray(u_start, dtype=float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        post = importance_sample(lambda u: mix.log_posterior(u, data), res.u, draws=draws, rng=rng,
+        post = importance_sample(lambda u: mix.log_posterior(u, data), centre, draws=draws, rng=rng,
                                  proposal=proposal,
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
     p = np.clip(mix.positive_probability(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)

@@ -213,3 +213,16 @@ def test_log_odds_scores_read_as_probabilities_agree():
     b = _quiet(special.logit(p), lab, families="truncnorm,truncnorm", draws=300, rng=0, score_model="calibrated",
                score_type="log-odds")
     np.testing.assert_allclose(a.item_probabilities(), b.item_probabilities(), atol=1e-6)
+
+
+def test_labels_contradicting_the_scores_fail_the_label_check():
+    """Every model says higher score = more positive; labels saying the opposite are flagged."""
+    s, y = simulate(800, 0.3, 6, pos=(3.0, 1.0))
+    idx, val = _labels(y, 30, 2)
+    with pytest.warns(SpeWarning, match="no score model predicts the labeled items well"):
+        ev = spe.evaluate(s, (idx, 1 - val), families="truncnorm,truncnorm", draws=300, rng=0)
+    assert ev.diagnostics["label_check"]["passed"] is False
+    good = _quiet(s, (idx, val), families="truncnorm,truncnorm", draws=300, rng=0)
+    assert good.diagnostics["label_check"]["passed"] is True
+    assert all(0 <= m["label_check_p"] <= 1 for m in good.diagnostics["score_models"])
+    assert "label check" in good.summary()

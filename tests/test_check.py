@@ -108,3 +108,34 @@ def test_check_keeps_a_fitting_mixture_untouched():
     hc = model.diagnostics["histogram_check"]
     assert hc["passed"] and hc["tempering"] == 1.0
 
+
+
+def _logistic_model(a, b, m=400, spread=0.05, seed=0):
+    from scipy import special
+
+    from spe.models.base import FittedScoreModel
+
+    rng = np.random.default_rng(seed)
+    draws = np.column_stack([rng.normal(a, spread, m), rng.normal(b, spread, m)])
+    return FittedScoreModel(name="logistic", draws=draws, weights=np.full(m, 1.0 / m),
+                            probability=lambda d, s: special.expit(d[:, :1] + d[:, 1:2] * np.asarray(s)[None, :]),
+                            diagnostics={}, param_names=["a", "b"])
+
+
+def test_label_check_is_uniform_under_the_model_and_small_under_a_misfit():
+    from scipy import special
+
+    from spe.check import label_check
+
+    model = _logistic_model(-1.0, 2.0)
+    p_true, p_flipped = [], []
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        s = rng.normal(0, 1.5, 40)
+        y = (rng.random(40) < special.expit(-1 + 2 * s)).astype(int)
+        p_true.append(label_check(model, s, y, rng=rng))
+        p_flipped.append(label_check(model, s, 1 - y, rng=rng))
+    p_true, p_flipped = np.array(p_true), np.array(p_flipped)
+    assert abs(np.mean(p_true < 0.1) - 0.1) < 0.06  # about uniform: 10% below 0.1
+    assert np.mean(p_flipped < 0.01) > 0.95
+    assert np.isnan(label_check(model, np.zeros(0), np.zeros(0), rng=np.random.default_rng(0)))

@@ -84,9 +84,13 @@ def test_systematic_resampling_follows_the_weights():
 
 
 def test_mixture_evidence_agrees_with_a_separate_estimate():
-    """log p(Y_L | S) from the labeled draws equals E over the unlabeled-only posterior of p(Y_L | S, θ)."""
-    s, y = simulate(500, 0.3, 0)
-    idx = np.arange(0, 500, 25)
+    """log p(Y_L | S) from the labeled draws equals E over the unlabeled-only posterior of p(Y_L | S, θ).
+
+    Well-separated classes, so the unlabeled-only posterior is near-Normal and importance sampling is
+    reliable for both estimates (with heavy overlap it is bimodal and either estimate varies by ~1 nat).
+    """
+    s, y = simulate(1000, 0.3, 0, pos=(3.0, 1.0))
+    idx = np.arange(0, 1000, 50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=4000, rng=1, resolution=None)
@@ -95,4 +99,4 @@ def test_mixture_evidence_agrees_with_a_separate_estimate():
     p = unl.positive_probability(s[idx])
     log_l = np.where(y[idx] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
     separate = special.logsumexp(log_l, b=unl.weights)
-    assert m.log_evidence == pytest.approx(separate, abs=0.3)
+    assert m.log_evidence == pytest.approx(separate, abs=0.2)

@@ -54,7 +54,26 @@ class TruncNorm(Family):
         return stats.truncnorm((0 - loc) / scale, (1 - loc) / scale, loc=loc, scale=scale)
 
     def mean(self, loc, scale):
-        return self.scipy_dist(loc, scale).mean()
+        # μ + σ (φ(α) − φ(β)) / (Φ(β) − Φ(α)), stable for any (μ, σ) importance draws can reach (scipy's
+        # truncnorm.mean raises OverflowError for extreme ones). Reflect so that μ ≤ 1/2, then β > 0; when
+        # α > 0 too (all mass in the upper tail), divide through by the upper-tail probability Q(α), whose
+        # Mills ratio φ(α)/Q(α) = √(2/π)/erfcx(α/√2) is exact in the far tail.
+        loc, scale = np.broadcast_arrays(np.asarray(loc, dtype=float), np.asarray(scale, dtype=float))
+        flip = loc > 0.5
+        m = np.where(flip, 1 - loc, loc)
+        a, b = -m / scale, (1 - m) / scale
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            direct = (np.exp(-0.5 * a * a - _LOG_SQRT_2PI - _log_ndtr_diff(b, a))
+                      - np.exp(-0.5 * b * b - _LOG_SQRT_2PI - _log_ndtr_diff(b, a)))
+            aa = np.maximum(a, 0.0)
+            mills_a = np.sqrt(2 / np.pi) / special.erfcx(aa / np.sqrt(2))
+            mills_b = np.sqrt(2 / np.pi) / special.erfcx(b / np.sqrt(2))
+            q_ratio = np.exp(special.log_ndtr(-b) - special.log_ndtr(-aa))  # Q(β)/Q(α) < 1
+            tail = (mills_a - mills_b * q_ratio) / (1 - q_ratio)
+            ratio = np.where(a > 0, tail, direct)
+            out = m + scale * ratio
+        out = np.clip(np.where(np.isfinite(out), out, np.clip(m, 0, 1)), 0.0, 1.0)
+        return np.where(flip, 1 - out, out)
 
     def initialize(self, x):
         x = np.asarray(x, dtype=float)

@@ -42,7 +42,7 @@ def _allocate(probs, total):
     return counts
 
 
-def average_models(models, *, draws=1000, rng=None):
+def average_models(models, *, draws=1000, rng=None, exclude=None):
     """Average fitted score models by their evidence on the labeled items.
 
     Parameters
@@ -52,6 +52,10 @@ def average_models(models, *, draws=1000, rng=None):
     draws : int
         M, draws of the averaged model.
     rng : numpy.random.Generator, int or None
+    exclude : list of bool, optional
+        Models rejected by a check (e.g. the labels' posterior-predictive
+        check, :func:`spe.check.label_check`): they get weight 0 but stay
+        in the table. Ignored when it would exclude every model.
 
     Returns
     -------
@@ -71,7 +75,11 @@ def average_models(models, *, draws=1000, rng=None):
     if not np.isfinite(log_ev).any():
         raise ValueError("no score model has a finite evidence on the labeled items")
     log_ev = np.where(np.isfinite(log_ev), log_ev, -np.inf)
-    probs = np.exp(log_ev - special.logsumexp(log_ev))
+    excluded = np.zeros(len(models), dtype=bool) if exclude is None else np.asarray(exclude, dtype=bool)
+    if np.all(excluded | ~np.isfinite(log_ev)):
+        excluded = np.zeros(len(models), dtype=bool)
+    active = np.where(excluded, -np.inf, log_ev)
+    probs = np.exp(active - special.logsumexp(active))
     counts = _allocate(probs, draws)
     rows = []
     for k, (m, c) in enumerate(zip(models, counts)):
@@ -88,8 +96,8 @@ def average_models(models, *, draws=1000, rng=None):
         return out
 
     summary = [
-        {"model": m.name, "log_evidence": float(le), "weight": float(p), "draws": int(c)}
-        for m, le, p, c in zip(models, log_ev, probs, counts)
+        {"model": m.name, "log_evidence": float(le), "weight": float(p), "draws": int(c), "excluded": bool(x)}
+        for m, le, p, c, x in zip(models, log_ev, probs, counts, excluded)
     ]
     best = int(np.argmax(probs))
     averaged = FittedScoreModel(
