@@ -16,8 +16,11 @@ and every seed: draw n items at random as the labeled ones, run
   interval covers the truth;
 * seconds per estimate.
 
-Run:  python benchmarks/accuracy.py --labels 10 20 50 --seeds 5 --jobs 2
-Prints a per-case table and a summary; writes every trial to --out (CSV).
+Run:  python benchmarks/accuracy.py --labels 10 20 50 100 --seeds 10 --jobs 2
+Prints a per-case table, a summary, the worst five cases and how often the
+model checks failed; writes every trial to --out (CSV; trials are appended
+to OUT.partial as they finish, so a run cut short can still be summarised
+with --from-csv).
 ``--seed-start`` runs further seeds of an earlier run; ``--from-csv A.csv B.csv``
 prints the tables for trials saved earlier (e.g. both parts together).
 """
@@ -44,8 +47,8 @@ def area_between(a, b, grid):
 
 
 COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type", "families", "chosen", "err_spe",
-           "err_naive", "naive_missing", "coverage", "prev_err", "prev_covered", "ess", "pareto_k", "seconds",
-           "error", "traceback"]
+           "err_naive", "naive_missing", "coverage", "prev_err", "prev_covered", "ess", "pareto_k",
+           "histogram_passed", "tempering", "label_check_p", "seconds", "error", "traceback"]
 
 
 def run_trial(args):
@@ -100,6 +103,9 @@ def _run_trial(args):
         "coverage": float(np.mean(covered)),
         "prev_err": abs(prev.mean - true_prev),
         "prev_covered": bool(prev.lo <= true_prev <= prev.hi),
+        "histogram_passed": (ev.diagnostics.get("histogram_check") or {}).get("passed"),
+        "tempering": (ev.diagnostics.get("histogram_check") or {}).get("tempering"),
+        "label_check_p": (ev.diagnostics.get("label_check") or {}).get("p_value"),
         "ess": ev.diagnostics.get("ess"),
         "pareto_k": ev.diagnostics.get("pareto_k"),
         "seconds": secs,
@@ -202,6 +208,31 @@ def report(df):
         "sec_per_estimate": d.seconds.mean(),
     }), include_groups=False)
     print(summ.round(3).to_string())
+    print("\n=== worst five cases per label count (largest mean err_spe − err_naive) ===")
+    for n in sorted(df.n_labels.unique()):
+        sub = df[df.n_labels == n]
+        g = sub.groupby("case")
+        table = pd.DataFrame({
+            "err_spe": g.err_spe.mean(), "err_naive": g.err_naive.mean(),
+            "excess": g.err_spe.mean() - g.err_naive.mean(),
+            "worse_by_0.02": g.apply(lambda d: np.mean(d.err_spe > d.err_naive + 0.02), include_groups=False),
+            "coverage": g.coverage.mean(), "labeled_pos": g.n_labeled_pos.mean(),
+            "chosen": g.chosen.agg(lambda c: c.value_counts().index[0]),
+        }).sort_values("excess", ascending=False).head(5)
+        worst = sub[sub.case.isin(table.index)]
+        print(f"\n{n} labels: these five together: mean err SPE {worst.err_spe.mean():.3f} vs labeled-only "
+              f"{worst.err_naive.mean():.3f}, median {worst.err_spe.median():.3f} vs {worst.err_naive.median():.3f}, "
+              f"worse by >0.02 in {np.mean(worst.err_spe > worst.err_naive + 0.02):.0%} of trials, "
+              f"band coverage {worst.coverage.mean():.2f}")
+        print(table.round(3).to_string())
+    if "histogram_passed" in df.columns and df.histogram_passed.notna().any():
+        print("\n=== checks ===")
+        checks = df.groupby("n_labels").apply(lambda d: pd.Series({
+            "histogram_check_failed": np.mean(d.histogram_passed.astype(str) == "False"),
+            "median_tempering": d.tempering.median(),
+            "label_check_failed": np.mean(d.label_check_p < 0.01),
+        }), include_groups=False)
+        print(checks.round(3).to_string())
 
 
 if __name__ == "__main__":

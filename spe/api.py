@@ -184,9 +184,15 @@ def _standardized_feature(scores, score_type="auto"):
 
 
 def _mixture_log_odds_feature(mixture_model):
-    """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50."""
+    """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50.
+
+    The MAP of the plain (untempered) posterior: in Raina et al.'s hybrid the
+    generative part is fitted on all the data at full weight, and the
+    discriminative offset and slope correct it with the labels.
+    """
     d = mixture_model.details
-    mix, space, u = d["mixture"], d["space"], d["u_map"][None, :]
+    mix, space = d["mixture"], d["space"]
+    u = d.get("u_map_untempered", d["u_map"])[None, :]
     pi, th0, th1, _ = mix.unpack(u)
 
     def feature(v):

@@ -158,7 +158,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         constrained_draws=mix.constrained(post.u),
         log_evidence=log_evidence,
     )
-    model.details.update(mixture=mix, space=space, u_map=u_map, histogram_check=hist)
+    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist)
     return model, ranking
 
 

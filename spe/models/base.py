@@ -45,7 +45,8 @@ class FittedScoreModel:
     details : dict
         Model-specific objects for callers that need them: the SPE mixture
         keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
-        (:class:`~spe.models.ScoreSpace`), ``u_map`` (P,) and
+        (:class:`~spe.models.ScoreSpace`), ``u_map`` (P,; of the tempered
+        posterior when the histogram check failed), ``u_map_untempered`` and
         ``histogram_check`` (:class:`~spe.check.HistogramCheck` or None); an averaged
         model keeps ``models`` (its components) and ``weights`` (their
         posterior probabilities).
