@@ -225,7 +225,8 @@ def test_labels_contradicting_the_scores_fail_the_label_check():
     good = _quiet(s, (idx, val), families="truncnorm,truncnorm", draws=300, rng=0)
     assert good.diagnostics["label_check"]["passed"] is True
     assert all(0 <= m["label_check_p"] <= 1 for m in good.diagnostics["score_models"])
-    assert "label check" in good.summary()
+    assert "label check" in good.summary() and "histogram check" in good.summary()
+    assert good.diagnostics["histogram_check"]["bins"] >= 10
 
 
 def _simulate_for(model, seed, n=1000):
