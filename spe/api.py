@@ -205,7 +205,8 @@ def _mixture_log_odds_feature(mixture_model):
 
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
-             rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto"):
+             rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
+             temper=True):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -262,6 +263,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model is left out. ``"auto"`` (default): probability when every
         score is in [0, 1], else log-odds (a reading the evidence on the
         labels weighs); see :func:`resolve_score_type`.
+    temper : bool
+        When the SPE mixture fails the posterior-predictive check of the
+        score histogram, down-weight its unlabeled likelihood to the
+        coarsened posterior (default True; :mod:`spe.check`). False keeps
+        the paper's posterior as it is (e.g. to reproduce the paper); the
+        check is still reported.
 
     Returns
     -------
@@ -315,7 +322,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
-                                       proposal=proposal, score_space=score_space)
+                                       proposal=proposal, score_space=score_space, temper=bool(temper))
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture),

@@ -69,6 +69,8 @@ class HistogramCheck:
     n_items: int
     tempering_failed: bool = False
     """True when the tempered posterior had no identified mode and the plain one was kept."""
+    tempering_off: bool = False
+    """True when the caller asked for the paper's posterior unchanged (no tempering)."""
 
     @property
     def passed(self) -> bool:
@@ -83,7 +85,7 @@ class HistogramCheck:
     @property
     def tempering(self) -> float:
         """ζ = α / (α + N) (Miller & Dunson 2019) if the check failed, else 1."""
-        if self.passed or self.excess <= 0 or self.tempering_failed:
+        if self.passed or self.excess <= 0 or self.tempering_failed or self.tempering_off:
             return 1.0
         alpha = self.effective_items
         return float(alpha / (alpha + self.n_items))
@@ -98,6 +100,8 @@ class HistogramCheck:
             "passed": self.passed,
             "tempering": self.tempering,
             "effective_unlabeled_items": None if self.tempering == 1.0 else self.effective_items,
+            "tempering_off": self.tempering_off,
+            "tempering_failed": self.tempering_failed,
         }
 
 

@@ -83,6 +83,10 @@ def build_parser():
                           "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
                           "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
                           "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
+    est.add_argument("--no-tempering", action="store_true",
+                     help="keep the paper's mixture posterior even when its densities fail the check against the "
+                          "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
+                          "its bands widen)")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
@@ -127,7 +131,7 @@ def _estimate(args):
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space, score_model=args.score_model,
-                      score_type=args.score_type)
+                      score_type=args.score_type, temper=not args.no_tempering)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()

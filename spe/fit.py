@@ -32,7 +32,7 @@ SCREENING_RESOLUTION = 1.0 / 512
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
-                score_space="linear", check=True):
+                score_space="linear", check=True, temper=True):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -61,8 +61,11 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     score_space : {"linear", "logit", "auto"}
         How scores are mapped to model space (:class:`ScoreSpace`).
     check : bool
-        Run the histogram check and temper on failure (default True);
-        False gives the paper's posterior unchanged.
+        Run the histogram check (default True).
+    temper : bool
+        Temper the unlabeled likelihood when the check fails (default
+        True); False keeps the paper's posterior (the check is still run,
+        reported and warned about).
 
     Returns
     -------
@@ -95,7 +98,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
         hist = histogram_check(mix, post.u, post.weights, x, rng=check_rng)
-        tempering = hist.tempering
+        if temper:
+            tempering = hist.tempering
+        else:
+            hist = dataclasses.replace(hist, tempering_off=True)
     if tempering < 1.0:
         tempered = dataclasses.replace(data, count_unlabeled=data.count_unlabeled * tempering)
         try:
@@ -122,10 +128,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         for w in first_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if hist is not None and not hist.passed:
+            why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
             warnings.warn(
                 f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
-                f"p = {hist.p_value:.3f}) and the tempered posterior had no identified mode: its bands may be too "
-                f"narrow", SpeWarning, stacklevel=2)
+                f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=2)
 
     def probability(u, s):
         return mix.positive_probability(u, space.to_model(s))

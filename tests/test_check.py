@@ -139,3 +139,22 @@ def test_label_check_is_uniform_under_the_model_and_small_under_a_misfit():
     assert abs(np.mean(p_true < 0.1) - 0.1) < 0.06  # about uniform: 10% below 0.1
     assert np.mean(p_flipped < 0.01) > 0.95
     assert np.isnan(label_check(model, np.zeros(0), np.zeros(0), rng=np.random.default_rng(0)))
+
+
+def test_tempering_can_be_switched_off_and_then_changes_nothing():
+    rng = np.random.default_rng(5)
+    n = 2000
+    y = (rng.random(n) < 0.2).astype(int)
+    neg = np.where(rng.random(n) < 0.5, rng.normal(-2.0, 0.4, n), rng.normal(0.5, 0.4, n))
+    s = np.where(y == 1, rng.normal(2.5, 0.6, n), neg)
+    idx = np.sort(rng.choice(n, 30, replace=False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        off, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, temper=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, check=False)
+    np.testing.assert_array_equal(off.draws, plain.draws)
+    hc = off.diagnostics["histogram_check"]
+    assert hc["passed"] is False and hc["tempering"] == 1.0 and hc["tempering_off"] is True
+    assert any("tempering is off" in str(c.message) for c in caught)

@@ -120,3 +120,12 @@ def test_score_type_option(tmp_path, capsys):
     assert "calibrated" not in [m["model"] for m in d["diagnostics"]["score_models"]]
     assert main(["estimate", SCORES, "--score-model", "calibrated", "--score-type", "decision"]) == 2
     assert "decision values" in capsys.readouterr().err
+
+
+def test_no_tempering_option(tmp_path):
+    out = tmp_path / "o.json"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "truncnorm,truncnorm",
+               "--draws", "200", "--seed", "0", "--no-tempering"])
+    assert rc == 0
+    hc = json.loads(out.read_text())["diagnostics"]["histogram_check"]
+    assert hc["tempering_off"] is True and hc["tempering"] == 1.0
