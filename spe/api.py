@@ -214,7 +214,13 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     (eqs. 2–4), draw its parameters from the posterior by importance
     sampling around the MAP (§3.1, eqs. 8–10), draw the unknown labels
     under each draw (eq. 7) and compute the sample performance of this data
-    set under each (§3).
+    set under each (§3). By default (``score_model="average"``) the mixture
+    is one of four models of p(y = 1 | s): it is checked against the score
+    histogram and tempered when it does not fit (:mod:`spe.check`), three
+    Bayesian logistic recalibrations are fitted from the labels
+    (:mod:`spe.models.recalibration`), each model is checked against the
+    labeled items, and those that pass are averaged by their evidence
+    p(labels | scores) (:mod:`spe.models.average`).
 
     Parameters
     ----------
@@ -288,7 +294,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     -----
     SpeWarning
         No labels, labels of one class only, heavily tied scores, perfectly
-        separated labels.
+        separated labels; the mixture's densities failing the histogram
+        check (and how much it was tempered); the labels failing the
+        posterior-predictive check of the averaged model ("no score model
+        predicts the labeled items well"). Warnings about a model the
+        labels gave weight < 0.01 go to ``diagnostics["notes"]`` instead.
     ImportanceSamplingWarning
         Pareto k̂ > 0.7 after adapting the proposal.
 
