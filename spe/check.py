@@ -105,6 +105,11 @@ class HistogramCheck:
         }
 
 
+def format_items(count):
+    """An item count for messages: '91', '2,340', '0.19'."""
+    return f"{count:,.0f}" if count >= 100 else f"{count:.3g}"
+
+
 def histogram_edges(x, bins=None):
     """Inner edges of K equal-count bins of the model-space scores x (N,).
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .check import format_items
 from .metrics import _BLOCK, SamplePerformance, weighted_quantile
 from .models.base import FittedScoreModel
 
@@ -258,7 +259,7 @@ class Evaluation:
                 lines.append(
                     f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
                     f"{hc['discrepancy']:.3f} nats/item against {hc['expected_discrepancy']:.3f} expected)"
-                    + (f"; the scores' shape counts as {hc['effective_unlabeled_items']:,.3g} items "
+                    + (f"; the scores' shape counts as {format_items(hc['effective_unlabeled_items'])} items "
                        f"(coarsened posterior)" if hc.get("effective_unlabeled_items") else ""))
         models = d.get("score_models") or []
         if len(models) > 1:

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from scipy import special
 
-from .check import histogram_check
+from .check import format_items, histogram_check
 from .inference import find_map, importance_sample
 from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
@@ -122,7 +122,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
             f"expected over {hist.bins} bins); the scores' shape was given the weight of "
-            f"{hist.effective_items:,.3g} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
+            f"{format_items(hist.effective_items)} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
             f"are wider", SpeWarning, stacklevel=2)
     else:
         for w in first_warnings:
