@@ -149,6 +149,17 @@ def resolve_score_type(scores, score_type="auto"):
     right for logistic regressions and the evidence switches it off for
     most SVMs.
 
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        All scores, score units.
+    score_type : {"auto", "probability", "log-odds", "decision"}
+
+    Returns
+    -------
+    str
+        "probability", "log-odds" or "decision".
+
     Raises
     ------
     ValueError

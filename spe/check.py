@@ -91,6 +91,8 @@ class HistogramCheck:
         return float(alpha / (alpha + self.n_items))
 
     def to_dict(self) -> dict:
+        """JSON-ready form (``diagnostics["histogram_check"]``): the fields above plus ``passed``,
+        ``tempering`` (ζ) and ``effective_unlabeled_items`` (α, None when not tempered)."""
         return {
             "p_value": self.p_value,
             "discrepancy": self.discrepancy,
