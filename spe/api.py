@@ -218,7 +218,8 @@ def _mixture_log_odds_feature(mixture_model, pool_scores=None):
     def raw(v):
         x = space.to_model(v)
         with np.errstate(invalid="ignore"):
-            lo = (np.log(pi)[:, None] + mix.positive.logpdf(th1, x)) - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x))
+            lo = ((np.log(pi)[:, None] + mix.positive.logpdf(th1, x))
+                  - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
         return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
 
     if pool_scores is None:

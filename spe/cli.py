@@ -130,7 +130,8 @@ def _estimate(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
-                      inference=args.inference, rng=args.seed, score_space=args.score_space, score_model=args.score_model,
+                      inference=args.inference, rng=args.seed, score_space=args.score_space,
+                      score_model=args.score_model,
                       score_type=args.score_type, temper=not args.no_tempering)
     outputs = {}
     if args.json:

@@ -274,8 +274,9 @@ class Evaluation:
             lines.append(f"score model: {models[0]['model']}")
         lc = d.get("label_check")
         if lc:
-            lines.append(f"label check: the labeled items are {'as probable as' if lc['passed'] else 'LESS probable than'}"
-                         f" labels the model generates itself (posterior-predictive p = {lc['p_value']:.3f})")
+            verdict = "as probable as" if lc["passed"] else "LESS probable than"
+            lines.append(f"label check: the labeled items are {verdict} labels the model generates itself "
+                         f"(posterior-predictive p = {lc['p_value']:.3f})")
         lines += [
             f"estimates (posterior mean [{pct} credible interval]):",
             f"  prevalence         {self.prevalence(level)}",

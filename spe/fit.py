@@ -103,11 +103,11 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         else:
             hist = dataclasses.replace(hist, tempering_off=True)
     if tempering < 1.0:
-        tempered = dataclasses.replace(data, count_unlabeled=data.count_unlabeled * tempering)
+        tempered = data.tempered(tempering)
         try:
             res = find_map(lambda u: mix.log_posterior(u, tempered, identify=False),
                            np.vstack([best.u_map, mix.initial_points(x, tempered)]), scale=tempered.n_items,
-                           accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+                           accept=mix.identified_at)
         except RuntimeError:  # no identified optimum of the tempered posterior: keep the plain one, and say so
             tempering = 1.0
             hist = dataclasses.replace(hist, tempering_failed=True)
@@ -122,8 +122,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
             f"expected over {hist.bins} bins); the scores' shape was given the weight of "
-            f"{format_items(hist.effective_items)} items instead of {hist.n_items:,} (coarsened posterior), so its bands "
-            f"are wider", SpeWarning, stacklevel=2)
+            f"{format_items(hist.effective_items)} items instead of {hist.n_items:,} (coarsened posterior), so its "
+            f"bands are wider", SpeWarning, stacklevel=2)
     else:
         for w in first_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -184,11 +184,11 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     if y.size == 0:
         return 0.0
     data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution)
-    data = dataclasses.replace(data, count_unlabeled=data.count_unlabeled * tempering)
+    data = data.tempered(tempering)
 
     def search(starts):
         return find_map(lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items,
-                        accept=lambda u: bool(mix.identified(*mix.unpack(u[None, :])[1:3])[0]))
+                        accept=mix.identified_at)
 
     try:
         centre = search(u_start[None, :]).u

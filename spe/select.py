@@ -107,13 +107,9 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
         if max_starts is not None:
             starts = starts[:max_starts]
 
-    def accept(u):
-        _, t0, t1, _ = mix.unpack(u[None, :])
-        return bool(mix.identified(t0, t1)[0])
-
     try:
         res = find_map(
-            lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items, accept=accept
+            lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items, accept=mix.identified_at
         )
     except RuntimeError:
         return None

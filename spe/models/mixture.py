@@ -22,6 +22,7 @@ bounded for large N.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -182,6 +183,10 @@ class MixtureData:
         lab_y = np.asarray(labeled_value)
         return cls(xu, cu.astype(float), lab_x[lab_y == 0], lab_x[lab_y == 1], x.size)
 
+    def tempered(self, power):
+        """The same data with the unlabeled likelihood raised to ``power`` ζ ∈ (0, 1] (counts × ζ)."""
+        return dataclasses.replace(self, count_unlabeled=self.count_unlabeled * float(power))
+
 
 @dataclass
 class Mixture:
@@ -266,6 +271,11 @@ class Mixture:
     def identified(self, th0, th1):
         """Boolean (M,): the positive component has the larger mean score."""
         return self.positive.mean_of(th1) > self.negative.mean_of(th0)
+
+    def identified_at(self, u):
+        """Whether one unconstrained point u (P,) is identified (the MAP search's ``accept``)."""
+        _, th0, th1, _ = self.unpack(np.asarray(u, dtype=float)[None, :])
+        return bool(self.identified(th0, th1)[0])
 
     def _log_likelihood_block(self, pi, th0, th1, data):
         with np.errstate(divide="ignore", invalid="ignore"):
