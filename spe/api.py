@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation, _check_level
@@ -194,41 +194,24 @@ def _standardized_feature(scores, score_type="auto"):
     return lambda v: (base(v) - centre) / spread
 
 
-def _mixture_log_odds_feature(mixture_model, pool_scores=None):
-    """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50, made monotone.
+def _mixture_log_odds_feature(mixture_model):
+    """The SPE mixture's log-odds at its MAP, log π p₁(s) − log (1 − π) p₀(s), clipped to ±50.
 
     The MAP of the plain (untempered) posterior: in Raina et al.'s hybrid the
     generative part is fitted on all the data at full weight, and the
     discriminative offset and slope correct it with the labels.
-
-    The log-odds of two fitted families need not increase with the score:
-    where the negative family has the heavier tail, the highest-scored items
-    come out *less* likely positive than those below them, an artefact of
-    the families' tails where data are sparse. With ``pool_scores`` (N,) the
-    feature is the isotonic (non-decreasing, least-squares, weighted by how
-    many items share each score) regression of the log-odds on the pool's
-    distinct scores, interpolated in between: the prior "the classifier
-    ranks items sensibly" applied to the hybrid's input.
     """
     d = mixture_model.details
     mix, space = d["mixture"], d["space"]
     u = d.get("u_map_untempered", d["u_map"])[None, :]
     pi, th0, th1, _ = mix.unpack(u)
 
-    def raw(v):
+    def feature(v):
         x = space.to_model(v)
         with np.errstate(invalid="ignore"):
             lo = ((np.log(pi)[:, None] + mix.positive.logpdf(th1, x))
                   - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
         return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
-
-    if pool_scores is None:
-        return raw
-    grid, counts = np.unique(np.asarray(pool_scores, dtype=float), return_counts=True)
-    mono = optimize.isotonic_regression(raw(grid), weights=counts.astype(float), increasing=True).x
-
-    def feature(v):
-        return np.interp(np.asarray(v, dtype=float), grid, mono)
 
     return feature
 
@@ -364,7 +347,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                                        proposal=proposal, score_space=score_space, temper=bool(temper))
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
-        "hybrid": lambda: _mixture_log_odds_feature(mixture, s),
+        "hybrid": lambda: _mixture_log_odds_feature(mixture),
         "calibrated": lambda: _log_odds_feature(s, score_type),
         "platt": lambda: _standardized_feature(s, score_type),
     }

@@ -262,26 +262,3 @@ def test_each_score_model_covers_the_truth_on_its_own_data(model):
         covered += prev.lo <= y.mean() <= prev.hi
     assert covered >= 7, (model, covered)
     assert np.mean(grid) >= 0.8, (model, grid)
-
-
-def test_hybrid_feature_is_monotone_even_when_the_mixture_log_odds_is_not():
-    """A negative class with the heavier right tail makes the fitted log-odds fall at the top scores;
-    the hybrid's input is its isotonic regression, non-decreasing in the score."""
-    from spe.api import _mixture_log_odds_feature
-    from spe.fit import fit_mixture
-
-    rng = np.random.default_rng(0)
-    y = (rng.random(3000) < 0.2).astype(int)
-    s = np.where(y == 1, rng.normal(2.0, 0.4, 3000), rng.normal(0.0, 1.5, 3000))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model, _ = fit_mixture(s, np.arange(0, 3000, 100), y[::100], families="truncnorm,truncnorm", draws=200,
-                               rng=0)
-    grid = np.sort(s)
-    raw = _mixture_log_odds_feature(model)(grid)
-    mono = _mixture_log_odds_feature(model, s)(grid)
-    assert np.any(np.diff(raw) < -1e-6)  # the fitted log-odds does fall somewhere (else the test shows nothing)
-    assert np.all(np.diff(mono) >= -1e-12)
-    # where the raw log-odds already increases, the isotonic fit stays close to it
-    centre = (grid > np.quantile(s, 0.2)) & (grid < np.quantile(s, 0.8))
-    assert np.median(np.abs(mono[centre] - raw[centre])) < 0.5
