@@ -72,14 +72,18 @@ def test_tempering_formula_and_dict():
     assert bad.to_dict()["effective_unlabeled_items"] == pytest.approx(20)
 
 
-def test_misfit_mixture_is_tempered_and_its_bands_widen():
-    """Bimodal negatives under truncnorm,truncnorm: the fit warns, tempers, and the prevalence interval widens."""
+def _bimodal_negatives(n=2000):
+    """Scores whose negative class is itself bimodal (no single truncated normal fits it), 30 labels."""
     rng = np.random.default_rng(5)
-    n = 2000
     y = (rng.random(n) < 0.2).astype(int)
     neg = np.where(rng.random(n) < 0.5, rng.normal(-2.0, 0.4, n), rng.normal(0.5, 0.4, n))
     s = np.where(y == 1, rng.normal(2.5, 0.6, n), neg)
-    idx = np.sort(rng.choice(n, 30, replace=False))
+    return s, y, np.sort(rng.choice(n, 30, replace=False))
+
+
+def test_misfit_mixture_is_tempered_and_its_bands_widen():
+    """Bimodal negatives under truncnorm,truncnorm: the fit warns, tempers, and the prevalence interval widens."""
+    s, y, idx = _bimodal_negatives()
 
     def prevalence_width(check):
         with warnings.catch_warnings(record=True) as caught:
@@ -142,12 +146,7 @@ def test_label_check_is_uniform_under_the_model_and_small_under_a_misfit():
 
 
 def test_tempering_can_be_switched_off_and_then_changes_nothing():
-    rng = np.random.default_rng(5)
-    n = 2000
-    y = (rng.random(n) < 0.2).astype(int)
-    neg = np.where(rng.random(n) < 0.5, rng.normal(-2.0, 0.4, n), rng.normal(0.5, 0.4, n))
-    s = np.where(y == 1, rng.normal(2.5, 0.6, n), neg)
-    idx = np.sort(rng.choice(n, 30, replace=False))
+    s, y, idx = _bimodal_negatives()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         off, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, temper=False)
