@@ -212,13 +212,13 @@ def report(df):
     for n in sorted(df.n_labels.unique()):
         sub = df[df.n_labels == n]
         g = sub.groupby("case")
-        table = pd.DataFrame({
-            "err_spe": g.err_spe.mean(), "err_naive": g.err_naive.mean(),
-            "excess": g.err_spe.mean() - g.err_naive.mean(),
-            "worse_by_0.02": g.apply(lambda d: np.mean(d.err_spe > d.err_naive + 0.02), include_groups=False),
-            "coverage": g.coverage.mean(), "labeled_pos": g.n_labeled_pos.mean(),
-            "chosen": g.chosen.agg(lambda c: c.value_counts().index[0]),
-        }).sort_values("excess", ascending=False).head(5)
+        per_case = summarise(sub)
+        table = per_case[["err_spe", "err_naive", "coverage"]].assign(
+            excess=per_case.err_spe - per_case.err_naive,
+            **{"worse_by_0.02": g.apply(lambda d: np.mean(d.err_spe > d.err_naive + 0.02), include_groups=False)},
+            labeled_pos=g.n_labeled_pos.mean(),
+            chosen=g.chosen.agg(lambda c: c.value_counts().index[0]),
+        ).sort_values("excess", ascending=False).head(5)
         worst = sub[sub.case.isin(table.index)]
         print(f"\n{n} labels: these five together: mean err SPE {worst.err_spe.mean():.3f} vs labeled-only "
               f"{worst.err_naive.mean():.3f}, median {worst.err_spe.median():.3f} vs {worst.err_naive.median():.3f}, "

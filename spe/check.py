@@ -120,6 +120,13 @@ def histogram_edges(x, bins=None):
     bin is (e_{k−1}, e_k], so a point mass lands whole in one bin; K can be
     smaller than asked when the scores have few distinct values.
 
+    Parameters
+    ----------
+    x : array, shape (N,)
+        All scores, model space.
+    bins : int, optional
+        K asked for.
+
     Returns
     -------
     array, shape (K − 1,)
@@ -143,6 +150,13 @@ def _bin_probabilities(mixture, u, edges):
     cdf = np.maximum.accumulate(np.clip(cdf, 0.0, 1.0), axis=1)
     full = np.hstack([np.zeros((cdf.shape[0], 1)), cdf, np.ones((cdf.shape[0], 1))])
     return np.clip(np.diff(full, axis=1), 1e-12, None)
+
+
+def _weighted_draws(draws, weights):
+    """The draws with positive weight (M', P) and their weights renormalised (M',)."""
+    w = np.asarray(weights, dtype=float)
+    keep = w > 0
+    return np.asarray(draws)[keep], w[keep] / w[keep].sum()
 
 
 def _kl(h, p):
@@ -174,9 +188,7 @@ def histogram_check(mixture, u, weights, x, *, rng, bins=None) -> HistogramCheck
     x = np.asarray(x, dtype=float)
     edges = histogram_edges(x, bins)
     observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=edges.size + 1) / x.size
-    w = np.asarray(weights, dtype=float)
-    keep = w > 0
-    u, w = np.asarray(u)[keep], w[keep] / w[keep].sum()
+    u, w = _weighted_draws(u, weights)
     p = _bin_probabilities(mixture, u, edges)
     p = p / p.sum(axis=1, keepdims=True)
     d_obs = _kl(observed[None, :], p)
@@ -224,9 +236,7 @@ def label_check(model, labeled_scores, labeled_value, *, rng) -> float:
     if y.size == 0:
         return float("nan")
     s = np.asarray(labeled_scores, dtype=float)
-    w = np.asarray(model.weights, dtype=float)
-    keep = w > 0
-    draws, w = model.draws[keep], w[keep] / w[keep].sum()
+    draws, w = _weighted_draws(model.draws, model.weights)
     p = np.clip(model.probability(draws, s), 1e-12, 1 - 1e-12)
     y_rep = (rng.random(p.shape) < p).astype(float)
 

@@ -131,8 +131,7 @@ def _estimate(args):
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
-                      score_model=args.score_model,
-                      score_type=args.score_type, temper=not args.no_tempering)
+                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()
