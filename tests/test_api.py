@@ -4,10 +4,13 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import special
 
 import spe
+from spe.api import _mixture_log_odds_feature
 from spe.baselines import pr_curve_from_labels
 from spe.exceptions import SpeInputError, SpeWarning
+from spe.fit import fit_mixture
 
 from .conftest import case_slice, simulate
 
@@ -262,3 +265,28 @@ def test_each_score_model_covers_the_truth_on_its_own_data(model):
         covered += prev.lo <= y.mean() <= prev.hi
     assert covered >= 7, (model, covered)
     assert np.mean(grid) >= 0.8, (model, grid)
+
+
+def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
+    """A wide negative class under a narrow positive one: the fitted log-odds falls at the top scores;
+    the hybrid's input holds the top at the highest log-odds reached below it and keeps it elsewhere."""
+    s, y = simulate(1500, 0.2, 3, neg=(0.0, 2.0), pos=(3.0, 0.5))
+    labeled = np.arange(0, 1500, 75)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mixture, _ = fit_mixture(s, labeled, y[labeled], families=("truncnorm", "truncnorm"), draws=200, rng=0)
+    d = mixture.details
+    grid = np.unique(s)
+    raw = np.clip(special.logit(d["mixture"].positive_probability(d["u_map_untempered"][None, :],
+                                                                   d["space"].to_model(grid))[0]), -50, 50)
+    assert raw[-1] < raw.max() - 1.0  # the fitted log-odds does fall at the top
+    feature = _mixture_log_odds_feature(mixture, s)
+    env = feature(grid)
+    assert np.all(np.diff(env) >= 0)
+    assert np.allclose(env, np.maximum.accumulate(raw), atol=1e-6)
+    rising = raw >= np.maximum.accumulate(raw) - 1e-12
+    assert np.allclose(env[rising], raw[rising], atol=1e-6) and rising[: np.argmax(raw)].mean() > 0.9
+    # between and beyond pool scores: linear interpolation, constant outside
+    assert feature(np.array([grid[0] - 10, grid[-1] + 10])) == pytest.approx([env[0], env[-1]])
+    mid = 0.5 * (grid[100] + grid[101])
+    assert feature(np.array([mid]))[0] == pytest.approx(0.5 * (env[100] + env[101]))

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, special
+from scipy import integrate, special, stats
 
 from spe.fit import fit_mixture
 from spe.models.average import average_models, systematic_resample
@@ -21,9 +21,21 @@ def test_evidence_matches_numerical_integration(name):
     m = fit_recalibration(name, lambda s: s, z, np.arange(5), y, draws=50, rng=0)
     prior = PRIORS[name]
     f = lambda lb, a: np.exp(_log_post(np.array([[a]]), np.array([[lb]]), z, y, prior))[0, 0]  # noqa: E731
-    val, _ = integrate.dblquad(f, prior.a_mean - 12 * prior.a_sd, prior.a_mean + 12 * prior.a_sd,
-                               prior.logb_mean - 6 * prior.logb_sd, prior.logb_mean + 6 * prior.logb_sd)
+    b_lo, b_hi = prior.logb_range()
+    val, _ = integrate.dblquad(f, prior.a_mean - 12 * prior.a_sd, prior.a_mean + 12 * prior.a_sd, b_lo, b_hi)
     assert m.log_evidence == pytest.approx(np.log(val), abs=1e-3)
+
+
+def test_the_slope_prior_is_truncated_to_the_grid_and_hardly_loses_mass():
+    for name, prior in PRIORS.items():
+        b_lo, b_hi = prior.logb_range()
+        mass, _ = integrate.quad(lambda lb: np.exp(prior.logb_logpdf(lb)), b_lo, b_hi, points=[prior.logb_mean])
+        assert mass == pytest.approx(1.0, abs=1e-6), name  # truncated and renormalised
+        untruncated = prior._logb_dist
+        assert untruncated.cdf(b_hi) - untruncated.cdf(b_lo) > 0.997, name  # ... but hardly truncated
+        assert np.exp(prior.logb_logpdf(b_hi + 0.01)) == 0.0
+    assert PRIORS["hybrid"].logb_range() == pytest.approx((-5.0, 5.0))  # t₃: up to b = e^±5
+    assert PRIORS["platt"].logb_range() == pytest.approx((np.log(2) - 5, np.log(2) + 5))  # Normal: ±5 sd
 
 
 def test_no_labels_gives_the_prior_and_zero_log_evidence():
@@ -31,16 +43,28 @@ def test_no_labels_gives_the_prior_and_zero_log_evidence():
                           draws=4000, rng=1)
     assert m.log_evidence == pytest.approx(0.0, abs=1e-3)
     assert np.mean(m.draws[:, 0]) == pytest.approx(0.0, abs=0.1)
-    assert np.std(m.draws[:, 1]) == pytest.approx(0.5, abs=0.05)
+    # log b follows the Student-t₃(0, 0.5) prior: compare quartiles and the 5–95% range
+    q = np.quantile(m.draws[:, 1], [0.05, 0.25, 0.75, 0.95])
+    assert q == pytest.approx(stats.t.ppf([0.05, 0.25, 0.75, 0.95], 3, 0.0, 0.5), abs=0.1)
 
 
-def test_posterior_intervals_cover_the_true_parameters_at_about_the_nominal_rate():
-    """Labels simulated from σ(a + b z) with (a, b) drawn from the prior: 90% intervals cover."""
-    prior = RecalibrationPrior(0.0, 1.5, 0.0, 0.5)
+@pytest.mark.parametrize("prior", [RecalibrationPrior(0.0, 1.5, 0.0, 0.5), PRIORS["calibrated"]],
+                         ids=["normal", "student-t"])
+def test_posterior_intervals_cover_the_true_parameters_at_about_the_nominal_rate(prior):
+    """Labels simulated from σ(a + b z) with (a, b) drawn from the prior: 90% intervals cover.
+
+    With the Student-t prior some slopes are steep (b up to e^±5), where the
+    labels are separable: the grid must still hold the posterior.
+    """
     covered = []
     for seed in range(40):
         rng = np.random.default_rng(seed)
-        a, logb = rng.normal(0, 1.5), rng.normal(0, 0.5)
+        a = rng.normal(prior.a_mean, prior.a_sd)
+        while True:  # log b from the prior, within the range the grid covers
+            logb = prior.logb_mean + prior.logb_sd * (rng.standard_t(prior.logb_df) if np.isfinite(prior.logb_df)
+                                                      else rng.standard_normal())
+            if prior.logb_range()[0] <= logb <= prior.logb_range()[1]:
+                break
         z = rng.normal(0, 2, 60)
         y = (rng.random(60) < special.expit(a + np.exp(logb) * z)).astype(int)
         m = fit_recalibration("calibrated", lambda s: s, z, np.arange(60), y, prior=prior, draws=2000, rng=seed)

@@ -9,7 +9,7 @@ positive). Three features give three models:
 
 * ``calibrated`` — f = the score's log-odds (the logit of a probability
   score, or a decision value read as log-odds) with the prior
-  a ~ N(0, 1.5²), log b ~ N(0, 0.5²): "roughly calibrated up to a prior
+  a ~ N(0, 1.5²), log b ~ t₃(0, 0.5): "roughly calibrated up to a prior
   shift". A shift of the class prior between training and this data set
   moves only a, by logit(π_here) − logit(π_train) (Saerens et al. 2002;
   Esuli et al. 2020, eq. 4); b ≠ 1 allows over- or under-confidence.
@@ -19,14 +19,25 @@ positive). Three features give three models:
   deviation), prior a ~ N(0, 3²), log b ~ N(log 2, 1): Platt scaling for
   scores whose units say nothing about probabilities (SVM margins, ranks).
 * ``hybrid`` — f = the log-odds of the fitted SPE mixture,
-  log π p₁(s) − log (1 − π) p₀(s) at its MAP, prior a ~ N(0, 1),
-  log b ~ N(0, 0.5²): the class-conditional densities are fitted
+  log π p₁(s) − log (1 − π) p₀(s) at its MAP (made non-decreasing in the
+  score, see :func:`spe.api.evaluate`), prior a ~ N(0, 1),
+  log b ~ t₃(0, 0.5): the class-conditional densities are fitted
   generatively on all scores and only an offset and a slope on their
   log-likelihood ratio are fitted discriminatively on the labeled items
   (Raina et al. 2004, §2).
 
+The slope's prior is a Student-t on log b (3 degrees of freedom) for the
+two models whose b = 1 means something: most of its mass says "about as
+confident as the score claims" (b within a factor e ≈ 2.7 of 1 for 86% of it),
+and its heavy tails let labels that are separated by the score pull b far
+from 1 — the top of a near-perfect classifier's scores is pure, and a
+Normal prior on log b held its precision there near σ(a + 2.7 f). The grid
+covers |log b| ≤ 5 and the prior is truncated there (0.2% of the t₃
+mass lies beyond).
+
 The posterior of (a, log b) given the n labels is computed on a grid (a
-coarse pass over ±5 prior standard deviations, then a fine grid over the
+coarse pass over ±5 prior standard deviations (for log b, its
+:meth:`RecalibrationPrior.logb_range`), then a fine grid over the
 region holding the mass), so the evidence p(Y_L | S) = ∫ Π_i p(y_i | s_i,
 a, b) p(a, b) is exact up to the grid; draws are grid cells picked by their
 posterior mass and jittered uniformly within the cell.
@@ -35,10 +46,11 @@ posterior mass and jittered uniformly within the cell.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from .base import FittedScoreModel
 
@@ -53,22 +65,51 @@ class RecalibrationPrior:
     a_sd: float
     logb_mean: float
     logb_sd: float
+    #: degrees of freedom of a Student-t prior on log b (``inf``: Normal)
+    logb_df: float = np.inf
+
+    @cached_property
+    def _a_dist(self):
+        return stats.norm(self.a_mean, self.a_sd)
+
+    @cached_property
+    def _logb_dist(self):
+        if np.isinf(self.logb_df):
+            return stats.norm(self.logb_mean, self.logb_sd)
+        return stats.t(self.logb_df, self.logb_mean, self.logb_sd)
+
+    def logb_logpdf(self, logb):
+        """Log prior density of log b: Normal, or Student-t with ``logb_df`` degrees of freedom,
+        truncated to :meth:`logb_range` (and renormalised there)."""
+        lo, hi = self.logb_range()
+        inside = (np.asarray(logb) >= lo) & (np.asarray(logb) <= hi)
+        return np.where(inside, self._logb_dist.logpdf(logb) - self._log_mass_in_range, -np.inf)
+
+    @cached_property
+    def _log_mass_in_range(self):
+        dist, (lo, hi) = self._logb_dist, self.logb_range()
+        return float(np.log(dist.cdf(hi) - dist.cdf(lo)))
+
+    def logb_range(self):
+        """The range of log b the grid covers: ±5 sd, and for a Student-t prior up to ±5 (b within e^±5)."""
+        half = 5.0 * self.logb_sd
+        if not np.isinf(self.logb_df):
+            half = max(half, min(float(stats.t.ppf(1 - 3e-7, self.logb_df)) * self.logb_sd, 5.0))
+        return self.logb_mean - half, self.logb_mean + half
 
 
 #: The default priors of the three recalibration models (see the module docstring).
 PRIORS = {
-    "calibrated": RecalibrationPrior(0.0, 1.5, 0.0, 0.5),
+    "calibrated": RecalibrationPrior(0.0, 1.5, 0.0, 0.5, logb_df=3.0),
     "platt": RecalibrationPrior(0.0, 3.0, np.log(2.0), 1.0),
-    "hybrid": RecalibrationPrior(0.0, 1.0, 0.0, 0.5),
+    "hybrid": RecalibrationPrior(0.0, 1.0, 0.0, 0.5, logb_df=3.0),
 }
 
 
 def _log_post(a, logb, z, y, prior):
     """Unnormalised log posterior on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb)."""
     lp = (
-        -0.5 * ((a - prior.a_mean) / prior.a_sd) ** 2 - np.log(prior.a_sd)
-        - 0.5 * ((logb - prior.logb_mean) / prior.logb_sd) ** 2 - np.log(prior.logb_sd)
-        - np.log(2 * np.pi)
+        prior._a_dist.logpdf(a) + prior.logb_logpdf(logb)
     )
     if z.size:
         eta = a[..., None] + np.exp(logb)[..., None] * z  # (Ga, Gb, n)
@@ -108,7 +149,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     y = np.asarray(labeled_value)
     # coarse pass over the prior's ±5 sd, then a fine grid over where the mass is
     a_lo, a_hi = prior.a_mean - 5 * prior.a_sd, prior.a_mean + 5 * prior.a_sd
-    b_lo, b_hi = prior.logb_mean - 5 * prior.logb_sd, prior.logb_mean + 5 * prior.logb_sd
+    b_lo, b_hi = prior.logb_range()
     for _ in range(2):
         ga, gb = np.linspace(a_lo, a_hi, grid), np.linspace(b_lo, b_hi, grid)
         lp = _log_post(ga[:, None], gb[None, :], z, y, prior)
