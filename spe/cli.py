@@ -66,7 +66,7 @@ def build_parser():
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability)")
     est.add_argument("--families", default="auto", metavar="auto|NEG,POS",
                      help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
-                          "pair by BIC. Known: truncnorm, gamma, asymlaplace, beta")
+                          "pair by BIC. Known: truncnorm, gamma, asymlaplace, beta, truncnorm2 (two truncated normals)")
     est.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
     est.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
     est.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")

@@ -157,3 +157,24 @@ def test_tempering_can_be_switched_off_and_then_changes_nothing():
     hc = off.diagnostics["histogram_check"]
     assert hc["passed"] is False and hc["tempering"] == 1.0 and hc["tempering_off"] is True
     assert any("tempering is off" in str(c.message) for c in caught)
+
+
+def test_a_two_component_negative_family_fits_bimodal_negatives():
+    """Model expansion (Welinder et al. §4.2, Fig. 3C): where one truncated normal per class fails the
+    histogram check, truncnorm2 for the negatives passes it, and the family ranking (BIC) prefers it."""
+    s, y, idx = _bimodal_negatives()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1)
+        two, _ = fit_mixture(s, idx, y[idx], families="truncnorm2,truncnorm", draws=300, rng=1)
+        pairs = [("truncnorm", "truncnorm"), ("gamma", "truncnorm"), ("truncnorm2", "truncnorm")]
+        auto, ranking = fit_mixture(s, idx, y[idx], families=pairs, draws=300, rng=1)
+    assert one.diagnostics["histogram_check"]["passed"] is False
+    assert two.diagnostics["histogram_check"]["passed"] is True
+    assert two.diagnostics["histogram_check"]["tempering"] == 1.0
+    mix = two.details["mixture"]
+    pi = mix.constrained(two.draws)[:, 0]
+    lo, hi = np.quantile(pi, [0.05, 0.95])
+    assert lo <= y.mean() <= hi
+    assert auto.details["mixture"].negative.name == "truncnorm2"
+    assert ranking[0].mixture.negative.name == "truncnorm2"

@@ -85,6 +85,9 @@ def test_help_explains_inputs(capsys):
     for words in ("SCORES.csv", "LABELS.csv", "0-based", "--families", "--level", "--seed", "--json"):
         assert words in text
     assert main([]) == 2
+    from spe.families import family_names  # the help lists every registered family (it is not generated)
+
+    assert all(name in " ".join(text.split()) for name in family_names())
 
 
 def test_import_and_help_do_not_import_pymc_or_arviz():

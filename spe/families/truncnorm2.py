@@ -1,0 +1,115 @@
+r"""Two-component mixture of normals truncated to the model-space range [0, 1].
+
+.. math::
+    p(x \mid w, \mu_1, \sigma_1, \delta, \sigma_2) =
+        w\, \mathrm{TN}(x \mid \mu_1, \sigma_1) + (1 - w)\, \mathrm{TN}(x \mid \mu_1 + \delta, \sigma_2)
+
+with TN the normal truncated to [0, 1] (:mod:`.truncnorm`).
+
+=========  ========  ============================================  =====================
+parameter  domain    meaning                                       prior
+=========  ========  ============================================  =====================
+weight     unit      w, weight of the lower component              Beta(2, 2)
+loc        real      μ₁, mean of the lower (untruncated) normal     Normal(0.5, 1)
+scale      positive  σ₁                                             Gamma(2, rate 4)
+gap        positive  δ = μ₂ − μ₁ > 0, so the components are ordered  Gamma(1.5, rate 6)
+scale2     positive  σ₂                                             Gamma(2, rate 4)
+=========  ========  ============================================  =====================
+
+The richer class-conditional the SPE paper asks for where one family is not
+enough (Welinder et al. 2013, §4.2 and Fig. 3C: "a mixture model would have
+been a better fit" for classes whose scores are bimodal — a negative class
+made of several kinds of items, each scored differently). The priors are meant to keep it
+identifiable within the class: the ordering δ > 0 removes the label switching of the two
+components, the Beta(2, 2) weight keeps both components populated, and the
+Gamma prior on δ (mean 0.25 of the score range) keeps them from drifting
+apart to explain single outliers.
+
+Not among the families ``families="auto"`` tries (name it, e.g.
+``families=("truncnorm2", "truncnorm")``): on the real benchmark cases at 20
+labels it fixed SVMs whose negative class is several digits (dgt_svm4 error
+0.044 → 0.004, sat_svm5 0.199 → 0.070) but a wide second negative component
+could also reach under the positives, where the unlabeled scores cannot tell
+them apart, and the mixture was then confidently wrong (mnist_logres8,
+letter_knnB); these priors do not yet keep it identifiable enough.
+
+No single scipy.stats distribution is this
+mixture over draws; ``scipy_dist`` gives the ``scipy.stats.Mixture`` of one
+parameter row, and the vectorised ``logcdf``/``logsf`` are the weighted sums
+of the two truncated-normal components'.
+"""
+
+import numpy as np
+from scipy import stats
+
+from .base import Family, Param, gamma_logpdf, normal_logpdf
+from .truncnorm import TruncNorm
+
+_TN = TruncNorm()  # the one-component density (instances do not register; subclasses do)
+
+
+def _beta22_logpdf(w):
+    with np.errstate(divide="ignore"):
+        return np.log(6.0) + np.log(w) + np.log1p(-w)
+
+
+class TruncNorm2(Family):
+    name = "truncnorm2"
+    params = (Param("weight", "unit"), Param("loc", "real"), Param("scale", "positive"),
+              Param("gap", "positive"), Param("scale2", "positive"))
+    support = "unit"
+
+    def _in_support(self, x):
+        return (x >= 0) & (x <= 1)
+
+    def _logpdf(self, x, w, loc, scale, gap, scale2):
+        return np.logaddexp(np.log(w) + _TN._logpdf(x, loc, scale),
+                            np.log1p(-w) + _TN._logpdf(x, loc + gap, scale2))
+
+    def scipy_dist(self, w, loc, scale, gap, scale2):
+        """``scipy.stats.Mixture`` of two ``truncate(Normal)`` components, for one parameter row.
+
+        scipy's mixtures take scalar parameters only, so the vectorised
+        :meth:`logcdf` / :meth:`logsf` are the weighted sums of the two
+        truncated-normal components' instead (the family tests check them
+        against this distribution's density).
+
+        Raises
+        ------
+        ValueError
+            If the parameters are not one row.
+        """
+        p = [np.asarray(v, dtype=float) for v in (w, loc, scale, gap, scale2)]
+        if any(v.size != 1 for v in p):
+            raise ValueError("truncnorm2.scipy_dist takes one parameter row (scipy.stats.Mixture is scalar)")
+        w, loc, scale, gap, scale2 = (float(v.reshape(-1)[0]) for v in p)
+        comp = [stats.truncate(stats.Normal(mu=m, sigma=s), lb=0.0, ub=1.0)
+                for m, s in ((loc, scale), (loc + gap, scale2))]
+        return stats.Mixture(comp, weights=[w, 1.0 - w])
+
+    def _log_mix(self, theta, x, fn):
+        w, loc, scale, gap, scale2 = self._columns(theta)
+        lo = getattr(_TN, fn)(np.hstack([loc, scale]), x)
+        hi = getattr(_TN, fn)(np.hstack([loc + gap, scale2]), x)
+        with np.errstate(divide="ignore"):
+            return np.logaddexp(np.log(w) + lo, np.log1p(-w) + hi)
+
+    def logcdf(self, theta, x):
+        return self._log_mix(theta, x, "logcdf")
+
+    def logsf(self, theta, x):
+        return self._log_mix(theta, x, "logsf")
+
+    def mean(self, w, loc, scale, gap, scale2):
+        return w * _TN.mean(loc, scale) + (1 - w) * _TN.mean(loc + gap, scale2)
+
+    def initialize(self, x):
+        """Split the scores at their median: each half initialises one component."""
+        x = np.sort(np.asarray(x, dtype=float))
+        lo, hi = x[: max(x.size // 2, 1)], x[x.size // 2:]
+        m1, m2 = float(np.mean(lo)), float(np.mean(hi))
+        return np.array([0.5, m1, max(float(np.std(lo)), 0.02), max(m2 - m1, 0.02), max(float(np.std(hi)), 0.02)])
+
+    def _log_prior(self, w, loc, scale, gap, scale2):
+        return (_beta22_logpdf(w) + normal_logpdf(loc, 0.5, 1.0) + gamma_logpdf(scale, 2.0, 4.0)
+                + gamma_logpdf(gap, 1.5, 6.0) + gamma_logpdf(scale2, 2.0, 4.0))
