@@ -261,8 +261,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         0-based indices into ``scores``.
     families : "auto", "NEG,POS" or list of (NEG, POS)
         Class-conditional families of the negative and positive class;
-        ``"auto"`` tries every pair of the default candidates and keeps the
-        best by BIC (paper §4.2).
+        ``"auto"`` tries every pair of the default candidates (see
+        :func:`spe.select.parse_families`) and keeps the best by BIC (paper
+        §4.2).
     draws : int
         M, posterior draws (≥ 100).
     level : float
@@ -361,7 +362,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
-                                       proposal=proposal, score_space=score_space, temper=bool(temper))
+                                       proposal=proposal, score_space=score_space, temper=bool(temper),
+                                       score_type=score_type)
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s),

@@ -32,7 +32,7 @@ SCREENING_RESOLUTION = 1.0 / 512
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
-                score_space="linear", check=True, temper=True):
+                score_space="linear", check=True, temper=True, score_type="auto"):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -50,6 +50,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     labeled_value : 0/1 int array, shape (n,)
     families : "auto", "NEG,POS" or list of pairs
         See :func:`spe.select.parse_families`.
+    score_type : {"auto", "probability", "log-odds", "decision"}
+        What the scores are (:func:`spe.api.resolve_score_type`); with
+        ``families="auto"``, scores that are not probabilities leave the beta
+        family out.
     draws : int
         M importance-sampling draws.
     rng : numpy.random.Generator, int or None
@@ -82,7 +86,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     space = ScoreSpace.fit(scores, kind=score_space)
     x = space.to_model(scores)
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
-    pairs = parse_families(families)
+    from .api import resolve_score_type  # (api imports this module)
+
+    pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
     if not ranking:

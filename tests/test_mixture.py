@@ -143,3 +143,37 @@ def test_same_seed_same_draws():
     b = importance_sample(logp, np.zeros(2), draws=200, rng=5)
     np.testing.assert_array_equal(a.u, b.u)
     np.testing.assert_array_equal(a.weights, b.weights)
+
+
+def test_auto_families_depend_on_the_score_type():
+    from spe.select import DEFAULT_CANDIDATES, parse_families
+
+    prob = parse_families("auto", "probability")
+    assert len(prob) == len(DEFAULT_CANDIDATES) ** 2 and ("beta", "beta") in prob
+    for kind in ("log-odds", "decision"):  # beta's support ends would be the data's range: left out
+        pairs = parse_families("auto", kind)
+        assert pairs and not any("beta" in pair for pair in pairs)
+        assert set(pairs) < set(prob)
+    assert parse_families("beta,beta", "decision") == [("beta", "beta")]  # asked for by name: kept
+    assert parse_families("truncnorm2,truncnorm") == [("truncnorm2", "truncnorm")]
+
+
+def test_truncnorm_tails_are_stable_where_scipy_recurses():
+    """scipy's truncnorm.logcdf/logsf call each other without end for some far-tail parameters
+    (it crashed a benchmark trial); ours are stable log-Φ differences, checked against scipy where scipy
+    works and against the defining ratio in the far tail."""
+    from spe.families import get_family
+
+    fam = get_family("truncnorm")
+    theta = np.array([[3.0, 0.01], [-5.0, 0.02], [0.5, 0.1], [40.0, 0.05]])
+    x = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
+    lc, ls = fam.logcdf(theta, x), fam.logsf(theta, x)
+    assert np.all(lc <= 0) and np.all(ls <= 0)
+    np.testing.assert_allclose(np.exp(lc) + np.exp(ls), 1.0, atol=1e-12)
+    assert np.all(lc[:, 0] == -np.inf) and np.all(ls[:, -1] == -np.inf)
+    # middle row against scipy, where scipy is fine
+    ref = stats.truncnorm(-5.0, 5.0, loc=0.5, scale=0.1)
+    np.testing.assert_allclose(lc[2, 1:], ref.logcdf(x[1:]), rtol=1e-10)
+    # far tail, μ = 3, σ = 0.01: P(X ≤ x) = (Φ(z) − Φ(α)) / (Φ(β) − Φ(α)), and Φ(α) = Φ(−300) is negligible
+    z, b = (0.9 - 3.0) / 0.01, (1.0 - 3.0) / 0.01
+    assert lc[0, 3] == pytest.approx(special.log_ndtr(z) - special.log_ndtr(b), rel=1e-6)
