@@ -19,9 +19,10 @@ scale2     positive  σ₂                                             Gamma(2, 
 The richer class-conditional the SPE paper asks for where one family is not
 enough (Welinder et al. 2013, §4.2 and Fig. 3C: "a mixture model would have
 been a better fit" for classes whose scores are bimodal — a negative class
-made of several kinds of items, each scored differently). The priors are meant to keep it
-identifiable within the class: the ordering δ > 0 removes the label switching of the two
-components, the Beta(2, 2) weight keeps both components populated, and the
+made of several kinds of items, each scored differently). The priors are
+meant to keep it identifiable within the class: the ordering δ > 0 removes
+the label switching of the two components, the Beta(2, 2) weight keeps both
+components populated, and the
 Gamma prior on δ (mean 0.25 of the score range) keeps them from drifting
 apart to explain single outliers.
 
@@ -33,8 +34,8 @@ could also reach under the positives, where the unlabeled scores cannot tell
 them apart, and the mixture was then confidently wrong (mnist_logres8,
 letter_knnB); these priors do not yet keep it identifiable enough.
 
-No single scipy.stats distribution is this
-mixture over draws; ``scipy_dist`` gives the ``scipy.stats.Mixture`` of one
+No single scipy.stats distribution is this mixture over draws;
+``scipy_dist`` gives the ``scipy.stats.Mixture`` of one
 parameter row, and the vectorised ``logcdf``/``logsf`` are the weighted sums
 of the two truncated-normal components'.
 """
@@ -46,11 +47,6 @@ from .base import Family, Param, gamma_logpdf, normal_logpdf
 from .truncnorm import TruncNorm
 
 _TN = TruncNorm()  # the one-component density (instances do not register; subclasses do)
-
-
-def _beta22_logpdf(w):
-    with np.errstate(divide="ignore"):
-        return np.log(6.0) + np.log(w) + np.log1p(-w)
 
 
 class TruncNorm2(Family):
@@ -111,5 +107,5 @@ class TruncNorm2(Family):
         return np.array([0.5, m1, max(float(np.std(lo)), 0.02), max(m2 - m1, 0.02), max(float(np.std(hi)), 0.02)])
 
     def _log_prior(self, w, loc, scale, gap, scale2):
-        return (_beta22_logpdf(w) + normal_logpdf(loc, 0.5, 1.0) + gamma_logpdf(scale, 2.0, 4.0)
+        return (stats.beta.logpdf(w, 2.0, 2.0) + normal_logpdf(loc, 0.5, 1.0) + gamma_logpdf(scale, 2.0, 4.0)
                 + gamma_logpdf(gap, 1.5, 6.0) + gamma_logpdf(scale2, 2.0, 4.0))

@@ -79,8 +79,9 @@ class RecalibrationPrior:
         return stats.t(self.logb_df, self.logb_mean, self.logb_sd)
 
     def logb_logpdf(self, logb):
-        """Log prior density of log b: Normal, or Student-t with ``logb_df`` degrees of freedom,
-        truncated to :meth:`logb_range` (and renormalised there)."""
+        """Log prior density of log b (array of any shape, same shape out): Normal, or Student-t with
+        ``logb_df`` degrees of freedom, truncated to :meth:`logb_range` (and renormalised there);
+        ``-inf`` outside it."""
         lo, hi = self.logb_range()
         inside = (np.asarray(logb) >= lo) & (np.asarray(logb) <= hi)
         return np.where(inside, self._logb_dist.logpdf(logb) - self._log_mass_in_range, -np.inf)
