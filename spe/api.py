@@ -14,12 +14,11 @@ from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
-from .models.mixture import logit_clip
+from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
 from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
-SCORE_TYPES = ("auto", "probability", "log-odds", "decision")
 
 __all__ = ["evaluate", "normalize_labels"]
 
@@ -134,46 +133,6 @@ def _input_warnings(scores, index, value):
                 "the classes rests on the mixture model; more labels near the boundary would test it"
             )
     return out
-
-
-def resolve_score_type(scores, score_type="auto"):
-    """What the scores are: "probability", "log-odds" or "decision" (a score of unknown scale).
-
-    ``"auto"`` reads scores that all lie in [0, 1] as probabilities and any
-    other scores as possibly log-odds (a logistic regression's decision
-    function is one): the "calibrated up to a prior shift" model then reads
-    the score as log-odds, and its evidence on the labels decides how much
-    that reading counts. ``"decision"`` says the scores are not log-odds
-    (an SVM margin, a ranking score) and leaves that model out. On the
-    benchmark cases leaving it out for every unbounded score hurt: it is
-    right for logistic regressions and the evidence switches it off for
-    most SVMs.
-
-    Parameters
-    ----------
-    scores : array, shape (N,)
-        All scores, score units.
-    score_type : {"auto", "probability", "log-odds", "decision"}
-
-    Returns
-    -------
-    str
-        "probability", "log-odds" or "decision".
-
-    Raises
-    ------
-    ValueError
-        Unknown ``score_type``, or "probability" for scores outside [0, 1].
-    """
-    if score_type not in SCORE_TYPES:
-        raise ValueError(f"score_type must be one of {SCORE_TYPES}, got {score_type!r}")
-    s = np.asarray(scores, dtype=float)
-    in_unit = bool(s.min() >= 0 and s.max() <= 1)
-    if score_type == "auto":
-        return "probability" if in_unit else "log-odds"
-    if score_type == "probability" and not in_unit:
-        raise ValueError(f"score_type='probability' needs scores in [0, 1]; they span [{s.min():g}, {s.max():g}]")
-    return score_type
 
 
 def _log_odds_feature(scores, score_type="auto"):

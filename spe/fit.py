@@ -18,7 +18,7 @@ from .check import format_items, histogram_check
 from .inference import find_map, importance_sample
 from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
-from .models.mixture import MixtureData, ScoreSpace
+from .models.mixture import MixtureData, ScoreSpace, resolve_score_type
 from .select import parse_families, rank_family_pairs
 
 __all__ = ["fit_mixture", "LIKELIHOOD_RESOLUTION"]
@@ -51,7 +51,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     families : "auto", "NEG,POS" or list of pairs
         See :func:`spe.select.parse_families`.
     score_type : {"auto", "probability", "log-odds", "decision"}
-        What the scores are (:func:`spe.api.resolve_score_type`); with
+        What the scores are (:func:`spe.models.mixture.resolve_score_type`); with
         ``families="auto"``, scores that are not probabilities leave the beta
         family out.
     draws : int
@@ -86,8 +86,6 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     space = ScoreSpace.fit(scores, kind=score_space)
     x = space.to_model(scores)
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
-    from .api import resolve_score_type  # (api imports this module)
-
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)

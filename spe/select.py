@@ -71,7 +71,7 @@ def parse_families(families, score_type="probability"):
     ----------
     families : "auto", "NEG,POS", (NEG, POS) or list of such pairs
     score_type : {"probability", "log-odds", "decision"}
-        What the scores are (see :func:`spe.api.resolve_score_type`). For
+        What the scores are (see :func:`spe.models.mixture.resolve_score_type`). For
         ``"auto"`` with scores that are not probabilities, the beta family is
         left out: its support is the model-space interval, whose ends are
         then only the data's range plus a margin, and a beta density must

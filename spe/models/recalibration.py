@@ -59,7 +59,8 @@ __all__ = ["RecalibrationPrior", "fit_recalibration", "PRIORS"]
 
 @dataclass(frozen=True)
 class RecalibrationPrior:
-    """Independent Normal priors on the intercept a and on log b."""
+    """Independent priors on the intercept a (Normal) and on log b (Normal, or Student-t when
+    ``logb_df`` is finite, truncated to :meth:`logb_range`); a in log-odds units, b unitless."""
 
     a_mean: float
     a_sd: float
@@ -92,7 +93,12 @@ class RecalibrationPrior:
         return float(np.log(dist.cdf(hi) - dist.cdf(lo)))
 
     def logb_range(self):
-        """The range of log b the grid covers: ±5 sd, and for a Student-t prior up to ±5 (b within e^±5)."""
+        """(lo, hi), the range of log b the grid covers: ±5 sd, and for a Student-t prior up to ±5
+        (b within e^±5)."""
+        return self._logb_range
+
+    @cached_property
+    def _logb_range(self):
         half = 5.0 * self.logb_sd
         if not np.isinf(self.logb_df):
             half = max(half, min(float(stats.t.ppf(1 - 3e-7, self.logb_df)) * self.logb_sd, 5.0))
