@@ -206,7 +206,7 @@ def _mixture_log_odds_feature(mixture_model, scores):
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
-             temper=True):
+             temper=True, monotone=True):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -276,6 +276,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         coarsened posterior (default True; :mod:`spe.check`). False keeps
         the paper's posterior as it is (e.g. to reproduce the paper); the
         check is still reported.
+    monotone : bool
+        Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
+        (default True: "the classifier ranks items sensibly"; see
+        :meth:`spe.models.Mixture.monotone_positive_probability`). False
+        keeps the paper's Bayes rule, which can fall at the top scores.
 
     Returns
     -------
@@ -334,7 +339,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
                                        proposal=proposal, score_space=score_space, temper=bool(temper),
-                                       score_type=score_type)
+                                       score_type=score_type, monotone=bool(monotone))
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s),
@@ -365,7 +370,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     diagnostics["score_model"] = score_model
     diagnostics["score_type"] = score_type
     if len(fitted) == 1:
-        diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence, "weight": 1.0}]
+        diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
+                                        "elpd_loo": None if model.loo is None else float(np.sum(model.loo)),
+                                        "weight": 1.0}]
     else:
         diagnostics["score_models"] = model.diagnostics["models"]
         diagnostics["chosen"] = model.diagnostics["chosen"]

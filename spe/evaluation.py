@@ -268,8 +268,9 @@ class Evaluation:
                 check = f"  label check p {m['label_check_p']:.2f}" if m.get("label_check_p") is not None else ""
                 if m.get("excluded"):
                     check += " (failed: left out)"
+                loo = f"  LOO {m['elpd_loo']:8.2f}" if m.get("elpd_loo") is not None else ""
                 lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence "
-                             f"{m['log_evidence']:8.2f}{check}")
+                             f"{m['log_evidence']:8.2f}{loo}{check}")
         elif models:
             lines.append(f"score model: {models[0]['model']}")
         lc = d.get("label_check")

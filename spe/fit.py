@@ -15,7 +15,7 @@ import numpy as np
 from scipy import special
 
 from .check import format_items, histogram_check
-from .inference import find_map, importance_sample
+from .inference import find_map, importance_sample, psis_loo
 from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace, resolve_score_type
@@ -29,10 +29,13 @@ LIKELIHOOD_RESOLUTION = 1.0 / 4096
 #: Coarser grid for screening all family pairs before the best few are refitted.
 SCREENING_RESOLUTION = 1.0 / 512
 
+#: Points (quantiles of the scores) over which the mixture's p(y = 1 | s) is made non-decreasing.
+MONOTONE_GRID = 513
+
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
-                score_space="linear", check=True, temper=True, score_type="auto"):
+                score_space="linear", check=True, temper=True, score_type="auto", monotone=True):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -70,6 +73,14 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Temper the unlabeled likelihood when the check fails (default
         True); False keeps the paper's posterior (the check is still run,
         reported and warned about).
+    monotone : bool
+        Make p(y = 1 | s) non-decreasing in the score (default True): the
+        log-odds at s is the highest the mixture reaches at or below s
+        (:meth:`Mixture.monotone_positive_probability`), the prior that the
+        classifier ranks items sensibly. False keeps the paper's Bayes rule
+        (eq. 1), which falls at the top scores when the negative family has
+        the heavier upper tail. Used for the label draws, the evidence and
+        the leave-one-out values alike.
 
     Returns
     -------
@@ -137,11 +148,25 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                 f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
                 f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=2)
 
+    if monotone:
+        grid_x = np.unique(np.quantile(x, np.linspace(0.0, 1.0, MONOTONE_GRID)))
+
+        def pp(u, xq):
+            return mix.monotone_positive_probability(u, xq, grid_x)
+    else:
+        pp = mix.positive_probability
+
     def probability(u, s):
-        return mix.positive_probability(u, space.to_model(s))
+        return pp(u, space.to_model(s))
 
     log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
-                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering)
+                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering,
+                                         pp=pp)
+    loo = loo_k = None
+    if np.asarray(labeled_index).size:
+        p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
+        loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
+                              post.weights)
 
     diagnostics = {
         "inference": "importance",
@@ -156,6 +181,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "family_ranking": [f.to_dict() for f in ranking[:5]],
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
+        "monotone": bool(monotone),
         "histogram_check": hist.to_dict() if hist is not None else None,
     }
     model = FittedScoreModel(
@@ -167,13 +193,16 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         param_names=mix.param_names,
         constrained_draws=mix.constrained(post.u),
         log_evidence=log_evidence,
+        loo=loo,
     )
+    if loo_k is not None:
+        diagnostics["loo_pareto_k_max"] = float(np.max(loo_k))
     model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist)
     return model, ranking
 
 
 def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
-                          tempering=1.0):
+                          tempering=1.0, pp=None):
     """log p(Y_L | S) of the mixture: E over p(θ | S) of Π_i p(y_i | s_i, θ).
 
     p(θ | S) is the posterior with every item unlabeled; it is sampled by
@@ -208,7 +237,7 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
         post = importance_sample(lambda u: mix.log_posterior(u, data), centre, draws=draws, rng=rng,
                                  proposal=proposal,
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
-    p = np.clip(mix.positive_probability(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
+    p = np.clip((pp or mix.positive_probability)(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
     log_l = np.where(y[None, :] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
     ok = post.weights > 0
     return float(special.logsumexp(log_l[ok], b=post.weights[ok]))

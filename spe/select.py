@@ -20,14 +20,19 @@ from .families import family_names, get_family
 from .inference import find_map
 from .models.mixture import Mixture, MixtureData
 
-__all__ = ["FamilyFit", "rank_family_pairs", "parse_families", "DEFAULT_CANDIDATES"]
+__all__ = ["FamilyFit", "rank_family_pairs", "parse_families", "DEFAULT_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]
 
-#: Families ``families="auto"`` considers for each class. ``truncnorm2`` (two
-#: truncated normals) is available by name but not tried automatically: on the
-#: real cases it fitted the score histogram better and fixed some SVM cases,
-#: but a two-component negative class can also reach under the positives, and
-#: the mixture was then confidently wrong (see the README's benchmark notes).
+#: Families ``families="auto"`` considers for each class.
 DEFAULT_CANDIDATES = ("truncnorm", "gamma", "asymlaplace", "beta")
+
+#: Families ``families="auto"`` also considers for the negative class when the
+#: scores are not probabilities (decision values, log-odds). The negatives of a
+#: one-vs-rest classifier are a union of classes, and their decision values are
+#: often multimodal (paper §4.2, Fig. 3C: "a mixture model would have been a
+#: better fit"); two truncated normals fit them. Not for probability scores,
+#: where it degenerated to spikes at 0, and not for the positive class, where
+#: it made the mixture worse on the benchmark (README, "what moved it").
+DECISION_NEGATIVE_CANDIDATES = ("truncnorm2",)
 
 
 @dataclass
@@ -76,7 +81,12 @@ def parse_families(families, score_type="probability"):
         left out: its support is the model-space interval, whose ends are
         then only the data's range plus a margin, and a beta density must
         vanish or diverge there — a fitted positive beta made the log-odds
-        fall at the top scores of SVM margins.
+        fall at the top scores of SVM margins; and the negative class may
+        also be :data:`DECISION_NEGATIVE_CANDIDATES` (two truncated normals).
+
+    Returns
+    -------
+    list of (str, str)
 
     Raises
     ------
@@ -87,6 +97,7 @@ def parse_families(families, score_type="probability"):
         pairs = list(product(DEFAULT_CANDIDATES, DEFAULT_CANDIDATES))
         if score_type != "probability":
             pairs = [pair for pair in pairs if "beta" not in pair]
+            pairs += [(neg, pos) for neg in DECISION_NEGATIVE_CANDIDATES for pos in DEFAULT_CANDIDATES if pos != "beta"]
         return pairs
     if isinstance(families, str):
         parts = [p.strip() for p in families.split(",")]

@@ -150,10 +150,15 @@ def test_auto_families_depend_on_the_score_type():
 
     prob = parse_families("auto", "probability")
     assert len(prob) == len(DEFAULT_CANDIDATES) ** 2 and ("beta", "beta") in prob
+    assert not any("truncnorm2" in pair for pair in prob)
     for kind in ("log-odds", "decision"):  # beta's support ends would be the data's range: left out
         pairs = parse_families("auto", kind)
         assert pairs and not any("beta" in pair for pair in pairs)
-        assert set(pairs) < set(prob)
+        single = [pair for pair in pairs if "truncnorm2" not in pair]
+        assert set(single) < set(prob)
+        # two truncated normals for the negatives (a union of classes), never for the positives
+        assert {pos for neg, pos in pairs if neg == "truncnorm2"} == set(DEFAULT_CANDIDATES) - {"beta"}
+        assert not any(pos == "truncnorm2" for _, pos in pairs)
     assert parse_families("beta,beta", "decision") == [("beta", "beta")]  # asked for by name: kept
     assert parse_families("truncnorm2,truncnorm") == [("truncnorm2", "truncnorm")]
 
@@ -177,3 +182,25 @@ def test_truncnorm_tails_are_stable_where_scipy_recurses():
     # far tail, μ = 3, σ = 0.01: P(X ≤ x) = (Φ(z) − Φ(α)) / (Φ(β) − Φ(α)), and Φ(α) = Φ(−300) is negligible
     z, b = (0.9 - 3.0) / 0.01, (1.0 - 3.0) / 0.01
     assert lc[0, 3] == pytest.approx(special.log_ndtr(z) - special.log_ndtr(b), rel=1e-6)
+
+
+def test_monotone_positive_probability_is_the_running_maximum_of_the_log_odds():
+    """Wide negatives, narrow positives: the Bayes rule's p(y | x) falls at the top; the monotone one holds
+    the highest log-odds reached below (on the grid and at x itself) and equals the Bayes rule where it rises."""
+    from spe.families import get_family
+    from spe.models import Mixture
+
+    mix = Mixture(get_family("truncnorm"), get_family("truncnorm"))
+    u = mix.pack(0.2, [[0.3, 0.2]], [[0.7, 0.05]])
+    grid = np.linspace(0, 1, 201)
+    x = np.array([0.0, 0.33, 0.5, 0.7, 0.71, 0.9, 1.0])
+    bayes = mix.positive_probability(u, x)[0]
+    mono = mix.monotone_positive_probability(u, x, grid)[0]
+    assert bayes[-1] < bayes[4]  # the plain rule falls at the top
+    lg = special.logit(mix.positive_probability(u, grid)[0])
+    for xi, b, m in zip(x, bayes, mono):
+        expected = max(special.logit(b), lg[grid <= xi].max())
+        assert special.logit(m) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert np.all(np.diff(mix.monotone_positive_probability(u, np.sort(np.r_[x, grid]), grid)[0]) >= 0)
+    rising = x <= 0.7
+    np.testing.assert_allclose(mono[rising], bayes[rising], rtol=1e-9)

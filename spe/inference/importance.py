@@ -25,12 +25,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ..exceptions import ImportanceSamplingWarning
 from .map import hessian
 
-__all__ = ["PosteriorDraws", "importance_sample", "psis", "PARETO_K_GOOD"]
+__all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "PARETO_K_GOOD"]
 
 #: Pareto k̂ above which importance-sampling estimates are unreliable (Vehtari et al. 2024).
 PARETO_K_GOOD = 0.7
@@ -94,6 +94,44 @@ def psis(log_weights):
     sw = np.exp(smoothed - smoothed.max())
     w[ok] = sw / sw.sum()
     return w, float(k)
+
+
+def psis_loo(log_lik, weights):
+    """Leave-one-out log predictive densities from weighted posterior draws (PSIS-LOO).
+
+    For labeled item i, p(y_i | Y without i) = 1 / E_post[1 / p(y_i | θ)]:
+    the posterior draws are re-weighted by 1 / p(y_i | θ_m), the ratios
+    Pareto-smoothed (``arviz.psislw``; Vehtari, Gelman & Gabry 2017, eq. 10),
+    and p(y_i | θ) averaged under the smoothed weights.
+
+    Parameters
+    ----------
+    log_lik : array, shape (M, n)
+        log p(y_i | s_i, θ_m) of the n labeled items under the M draws.
+    weights : array, shape (M,)
+        Normalised posterior weights of the draws (importance weights).
+
+    Returns
+    -------
+    loo : array, shape (n,)
+        log p(y_i | S, Y_L without i).
+    k : array, shape (n,)
+        Pareto k̂ of each item's ratios (above 0.7 the estimate for that
+        item is unreliable: the item moves the posterior a lot).
+    """
+    log_lik = np.asarray(log_lik, dtype=float)
+    ok = np.asarray(weights) > 0
+    ll = log_lik[ok]
+    if ll.shape[1] == 0:
+        return np.zeros(0), np.zeros(0)
+    lw = (np.log(np.asarray(weights)[ok])[:, None] - ll).T  # (n, M')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import arviz
+
+        smoothed, k = arviz.psislw(lw - lw.max(axis=1, keepdims=True))
+    smoothed = smoothed - special.logsumexp(smoothed, axis=1, keepdims=True)
+    return special.logsumexp(smoothed + ll.T, axis=1), np.atleast_1d(np.asarray(k, dtype=float))
 
 
 def _positive_definite_cov(h):

@@ -41,7 +41,12 @@ class FittedScoreModel:
         The draws in the parameters' natural units (π, locations, scales).
     log_evidence : float or None
         log p(Y_L | S): how probable the model found the observed labels
-        given the scores (the quantity models are averaged by).
+        given the scores.
+    loo : array, shape (n,), or None
+        Leave-one-out log predictive densities log p(y_i | S, Y_L without
+        item i) of the n labeled items: how well the model predicts each
+        labeled item it was not fitted on (the quantity models are averaged
+        by, :mod:`spe.models.average`).
     details : dict
         Model-specific objects for callers that need them: the SPE mixture
         keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
@@ -60,6 +65,7 @@ class FittedScoreModel:
     param_names: list = field(default_factory=list)
     constrained_draws: np.ndarray | None = None
     log_evidence: float | None = None
+    loo: np.ndarray | None = None
     details: dict = field(default_factory=dict)
 
     @property

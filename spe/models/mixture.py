@@ -390,6 +390,27 @@ class Mixture:
         both = ~np.isfinite(a) & ~np.isfinite(b)
         return np.where(both, pi[:, None], np.nan_to_num(out, nan=0.5))
 
+    def monotone_positive_probability(self, u, x, grid):
+        """p(y = 1 | x, θ) made non-decreasing in x: u (M, P), x (B,) → (M, B).
+
+        The log-odds at x is the largest of the mixture's log-odds L at x
+        and at the grid points ≤ x (the running maximum of L over ``grid``,
+        sorted, model space). "The classifier ranks items sensibly" as a
+        constraint on p(y | s): where the fitted families make L fall (a
+        negative family with a heavier upper tail than the positive one
+        makes the highest scores look negative), p holds at the highest
+        value reached below. Where L rises it is unchanged. Cost O(M·G)
+        beyond :meth:`positive_probability`.
+        """
+        x = np.asarray(x, dtype=float)
+        grid = np.asarray(grid, dtype=float)
+        lg = special.logit(np.clip(self.positive_probability(u, grid), 1e-300, 1 - 1e-16))
+        run = np.maximum.accumulate(lg, axis=1)
+        lx = special.logit(np.clip(self.positive_probability(u, x), 1e-300, 1 - 1e-16))
+        j = np.searchsorted(grid, x, side="right") - 1
+        below = np.where(j >= 0, run[:, np.clip(j, 0, None)], -np.inf)
+        return special.expit(np.maximum(lx, below))
+
     # ----- starting points ------------------------------------------------------------
     def initial_points(self, x, data, fractions=(0.5, 0.3, 0.1, 0.03)):
         """Data-driven starting points u (S, P) for the MAP search.

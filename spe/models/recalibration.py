@@ -113,16 +113,41 @@ PRIORS = {
 }
 
 
+def _log_lik_terms(a, logb, z, y):
+    """log p(y_i | z_i, a, b) on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb, n)."""
+    eta = a[..., None] + np.exp(logb)[..., None] * z
+    return special.log_expit(np.where(y == 1, 1.0, -1.0) * eta)
+
+
 def _log_post(a, logb, z, y, prior):
     """Unnormalised log posterior on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb)."""
     lp = (
         prior._a_dist.logpdf(a) + prior.logb_logpdf(logb)
     )
     if z.size:
-        eta = a[..., None] + np.exp(logb)[..., None] * z  # (Ga, Gb, n)
-        sign = np.where(y == 1, 1.0, -1.0)
-        lp = lp + special.log_expit(sign * eta).sum(axis=-1)
+        lp = lp + _log_lik_terms(a, logb, z, y).sum(axis=-1)
     return lp
+
+
+#: Grid points per axis of the leave-one-out computation (over the prior's whole range).
+LOO_GRID = 160
+
+
+def _loo(z, y, prior, grid=LOO_GRID):
+    """Exact leave-one-out log predictive densities log p(y_i | Y_L without i), shape (n,).
+
+    p(y_i | Y_-i) = Z(Y) / Z(Y_-i) with Z the evidence, both sums over one
+    grid spanning the prior's whole range (the posterior without an
+    influential item, e.g. the only labeled positive, can lie far from the
+    posterior with it, outside the fine grid of the fit).
+    """
+    if z.size == 0:
+        return np.zeros(0)
+    ga = np.linspace(prior.a_mean - 5 * prior.a_sd, prior.a_mean + 5 * prior.a_sd, grid)[:, None]
+    gb = np.linspace(*prior.logb_range(), grid)[None, :]
+    terms = _log_lik_terms(ga, gb, z, y)  # (G, G, n)
+    lp = prior._a_dist.logpdf(ga) + prior.logb_logpdf(gb) + terms.sum(axis=-1)
+    return special.logsumexp(lp) - special.logsumexp(lp[..., None] - terms, axis=(0, 1))
 
 
 def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, prior=None, draws=1000,
@@ -148,7 +173,8 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     Returns
     -------
     FittedScoreModel
-        Draws of (a, log b), equal weights; ``log_evidence`` = log p(Y_L | S).
+        Draws of (a, log b), equal weights; ``log_evidence`` = log p(Y_L | S);
+        ``loo`` (n,) = log p(y_i | s, Y_L without item i), exact on a grid.
     """
     rng = np.random.default_rng(rng)
     prior = PRIORS[name] if prior is None else prior
@@ -197,4 +223,5 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
         constrained_draws=np.column_stack([u[:, 0], np.exp(u[:, 1])]),
     )
     model.log_evidence = log_evidence
+    model.loo = _loo(z, y, prior)
     return model
