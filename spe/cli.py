@@ -66,7 +66,8 @@ def build_parser():
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability)")
     est.add_argument("--families", default="auto", metavar="auto|NEG,POS",
                      help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
-                          "pair by BIC. Known: truncnorm, gamma, asymlaplace, beta, truncnorm2 (two truncated normals)")
+                          "pair by BIC (beta only for probability scores; for other scores also truncnorm2 for the "
+                          "negatives). Known: truncnorm, gamma, asymlaplace, beta, truncnorm2 (two truncated normals)")
     est.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
     est.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
     est.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
@@ -87,6 +88,9 @@ def build_parser():
                      help="keep the paper's mixture posterior even when its densities fail the check against the "
                           "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
                           "its bands widen)")
+    est.add_argument("--no-monotone", action="store_true",
+                     help="use the paper's Bayes rule for the mixture's p(y=1 | score) as it is (by default it is "
+                          "made non-decreasing in the score: the classifier is assumed to rank items sensibly)")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
@@ -131,7 +135,8 @@ def _estimate(args):
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
-                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering)
+                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
+                      monotone=not args.no_monotone)
     outputs = {}
     if args.json:
         outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()

@@ -132,3 +132,14 @@ def test_no_tempering_option(tmp_path):
     assert rc == 0
     hc = json.loads(out.read_text())["diagnostics"]["histogram_check"]
     assert hc["tempering_off"] is True and hc["tempering"] == 1.0
+
+
+def test_no_monotone_option_keeps_the_papers_bayes_rule(tmp_path):
+    outs = {}
+    for flag in ([], ["--no-monotone"]):
+        out = tmp_path / f"o{len(flag)}.json"
+        rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "truncnorm,truncnorm",
+                   "--score-model", "mixture", "--draws", "200", "--seed", "0", *flag])
+        assert rc == 0
+        outs[bool(flag)] = json.loads(out.read_text())["diagnostics"]["monotone"]
+    assert outs == {False: True, True: False}

@@ -7,6 +7,14 @@ model averaging; Hoeting et al. 1999), and the averaged model's posterior
 over p(y = 1 | s) is the w-mixture of the models' posteriors. A model that
 misfits the labels is switched off by its evidence, not by a threshold.
 
+Each model's leave-one-out log predictive density of the labeled items
+(``FittedScoreModel.loo``) is listed beside its evidence (``elpd_loo``).
+Weighting by it instead — pseudo-BMA, pseudo-BMA+ with the Bayesian
+bootstrap, or stacking (Yao et al. 2018) — was measured on the real
+benchmark cases at 20 labels (same 300 trials): worse than labeled-only by
+> 0.02 in 17% / 16% / 13% of trials against 15% for the evidence, with
+band coverage 0.92 / 0.93 / 0.80 against 0.89, so the evidence stays.
+
 The averaged model behind the seam keeps M draws in all: model k gets about
 w_k·M of them (largest-remainder allocation), resampled from its weighted
 draws by systematic resampling, so the downstream cost does not grow with
