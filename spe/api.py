@@ -371,7 +371,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     diagnostics["score_type"] = score_type
     if len(fitted) == 1:
         diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
-                                        "elpd_loo": None if model.loo is None else float(np.sum(model.loo)),
+                                        "elpd_loo": model.elpd_loo,
                                         "weight": 1.0}]
     else:
         diagnostics["score_models"] = model.diagnostics["models"]

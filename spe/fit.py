@@ -182,6 +182,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
         "monotone": bool(monotone),
+        "loo_pareto_k_max": None if loo_k is None else float(np.max(loo_k, initial=0.0)),
         "histogram_check": hist.to_dict() if hist is not None else None,
     }
     model = FittedScoreModel(
@@ -195,8 +196,6 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         log_evidence=log_evidence,
         loo=loo,
     )
-    if loo_k is not None:
-        diagnostics["loo_pareto_k_max"] = float(np.max(loo_k))
     model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist)
     return model, ranking
 

@@ -50,11 +50,6 @@ def _allocate(probs, total):
     return counts
 
 
-def _elpd_loo(model):
-    """Σ_i log p(y_i | S, Y_L without i), or None when the model has no leave-one-out values."""
-    return None if model.loo is None else float(np.sum(model.loo))
-
-
 def average_models(models, *, draws=1000, rng=None, exclude=None):
     """Average fitted score models by their evidence on the labeled items.
 
@@ -109,7 +104,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None):
         return out
 
     summary = [
-        {"model": m.name, "log_evidence": float(le), "elpd_loo": _elpd_loo(m), "weight": float(p), "draws": int(c),
+        {"model": m.name, "log_evidence": float(le), "elpd_loo": m.elpd_loo, "weight": float(p), "draws": int(c),
          "excluded": bool(x)}
         for m, le, p, c, x in zip(models, log_ev, probs, counts, excluded)
     ]

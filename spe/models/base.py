@@ -41,12 +41,13 @@ class FittedScoreModel:
         The draws in the parameters' natural units (π, locations, scales).
     log_evidence : float or None
         log p(Y_L | S): how probable the model found the observed labels
-        given the scores.
+        given the scores (the quantity models are averaged by,
+        :mod:`spe.models.average`).
     loo : array, shape (n,), or None
         Leave-one-out log predictive densities log p(y_i | S, Y_L without
         item i) of the n labeled items: how well the model predicts each
-        labeled item it was not fitted on (the quantity models are averaged
-        by, :mod:`spe.models.average`).
+        labeled item it was not fitted on (reported; see
+        :attr:`elpd_loo`).
     details : dict
         Model-specific objects for callers that need them: the SPE mixture
         keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
@@ -67,6 +68,11 @@ class FittedScoreModel:
     log_evidence: float | None = None
     loo: np.ndarray | None = None
     details: dict = field(default_factory=dict)
+
+    @property
+    def elpd_loo(self) -> float | None:
+        """Σ_i loo_i, the expected log predictive density of the labels (Vehtari et al. 2017), or None."""
+        return None if self.loo is None else float(np.sum(self.loo))
 
     @property
     def n_draws(self) -> int:
