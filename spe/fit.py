@@ -210,7 +210,9 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     labeled draws would be a harmonic-mean estimate, biased low when the
     labels' likelihood varies across the posterior.) With ``tempering``
     ζ < 1, p(θ | S) is the coarsened posterior (the unlabeled likelihood
-    raised to ζ), as in the fit.
+    raised to ζ), as in the fit. ``pp(u, x)`` is the p(y = 1 | x) the model
+    uses (default :meth:`Mixture.positive_probability`; the monotone one
+    when ``fit_mixture(monotone=True)``).
     """
     y = np.asarray(labeled_value)
     if y.size == 0:

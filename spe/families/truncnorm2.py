@@ -26,13 +26,15 @@ components populated, and the
 Gamma prior on δ (mean 0.25 of the score range) keeps them from drifting
 apart to explain single outliers.
 
-Not among the families ``families="auto"`` tries (name it, e.g.
-``families=("truncnorm2", "truncnorm")``): on the real benchmark cases at 20
-labels it fixed SVMs whose negative class is several digits (dgt_svm4 error
-0.044 → 0.004, sat_svm5 0.199 → 0.070) but a wide second negative component
-could also reach under the positives, where the unlabeled scores cannot tell
-them apart, and the mixture was then confidently wrong (mnist_logres8,
-letter_knnB); these priors do not yet keep it identifiable enough.
+``families="auto"`` tries it for the negative class of scores that are not
+probabilities (:data:`spe.select.DECISION_NEGATIVE_CANDIDATES`); any pair
+can be named, e.g. ``families=("truncnorm2", "truncnorm")``. On the real
+benchmark cases at 20 labels it fixed SVMs whose negative class is several
+digits (dgt_svm4 error 0.045 → 0.004, sat_svm5 0.237 → 0.105), but a wide
+second negative component can also take the top scores, where the unlabeled
+scores cannot tell it from the positives (dgt_svm1 0.054 → 0.077), and on
+probability scores it degenerated to spikes at 0 (mnist_logres8): these
+priors do not make it fully identifiable.
 
 No single scipy.stats distribution is this mixture over draws;
 ``scipy_dist`` gives the ``scipy.stats.Mixture`` of one

@@ -53,7 +53,6 @@ def logit_clip(scores):
     return min(max(eps, 1e-12), 1e-3)
 
 
-
 def resolve_score_type(scores, score_type="auto"):
     """What the scores are: "probability", "log-odds" or "decision" (a score of unknown scale).
 
@@ -401,6 +400,21 @@ class Mixture:
         makes the highest scores look negative), p holds at the highest
         value reached below. Where L rises it is unchanged. Cost O(M·G)
         beyond :meth:`positive_probability`.
+
+        Parameters
+        ----------
+        u : array, shape (M, P)
+            Unconstrained parameter draws.
+        x : array, shape (B,)
+            Scores in model space.
+        grid : array, shape (G,)
+            Sorted model-space points over which the maximum is taken
+            (:func:`spe.fit.fit_mixture` uses 513 quantiles of all scores).
+
+        Returns
+        -------
+        array, shape (M, B)
+            Probabilities in [0, 1].
         """
         x = np.asarray(x, dtype=float)
         grid = np.asarray(grid, dtype=float)

@@ -131,6 +131,7 @@ def _log_post(a, logb, z, y, prior):
 
 #: Grid points per axis of the leave-one-out computation (over the prior's whole range).
 LOO_GRID = 160
+_LOO_BLOCK = 64
 
 
 def _loo(z, y, prior, grid=LOO_GRID):
@@ -145,9 +146,15 @@ def _loo(z, y, prior, grid=LOO_GRID):
         return np.zeros(0)
     ga = np.linspace(prior.a_mean - 5 * prior.a_sd, prior.a_mean + 5 * prior.a_sd, grid)[:, None]
     gb = np.linspace(*prior.logb_range(), grid)[None, :]
-    terms = _log_lik_terms(ga, gb, z, y)  # (G, G, n)
-    lp = prior._a_dist.logpdf(ga) + prior.logb_logpdf(gb) + terms.sum(axis=-1)
-    return special.logsumexp(lp) - special.logsumexp(lp[..., None] - terms, axis=(0, 1))
+    # items in blocks, so memory is O(G²·block), not O(G²·n), for many labels
+    blocks = [slice(i, i + _LOO_BLOCK) for i in range(0, z.size, _LOO_BLOCK)]
+    lp = prior._a_dist.logpdf(ga) + prior.logb_logpdf(gb)
+    for b in blocks:
+        lp = lp + _log_lik_terms(ga, gb, z[b], y[b]).sum(axis=-1)
+    log_z = special.logsumexp(lp)
+    return np.concatenate([
+        log_z - special.logsumexp(lp[..., None] - _log_lik_terms(ga, gb, z[b], y[b]), axis=(0, 1)) for b in blocks
+    ])
 
 
 def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, prior=None, draws=1000,
