@@ -279,8 +279,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     monotone : bool
         Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
         (default True: "the classifier ranks items sensibly"; see
-        :meth:`spe.models.Mixture.monotone_positive_probability`). False
-        keeps the paper's Bayes rule, which can fall at the top scores.
+        :meth:`spe.models.Mixture.monotone_positive_probability`), and
+        identify its components so that the top score is not the negative
+        family's tail (:attr:`spe.models.Mixture.top`). False keeps the
+        paper's Bayes rule, which can fall at the top scores, and its
+        identification (positive mean above the negative mean).
 
     Returns
     -------
@@ -339,7 +342,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
                                        proposal=proposal, score_space=score_space, temper=bool(temper),
-                                       score_type=score_type, monotone=bool(monotone))
+                                       score_type=score_type, monotone=bool(monotone),
+                                       identify_top=bool(monotone))
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s),

@@ -89,8 +89,10 @@ def build_parser():
                           "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
                           "its bands widen)")
     est.add_argument("--no-monotone", action="store_true",
-                     help="use the paper's Bayes rule for the mixture's p(y=1 | score) as it is (by default it is "
-                          "made non-decreasing in the score: the classifier is assumed to rank items sensibly)")
+                     help="use the paper's mixture as it is: its Bayes rule for p(y=1 | score) and its identification "
+                          "(positive mean above the negative mean). By default the classifier is assumed to rank "
+                          "items sensibly: p(y=1 | score) is made non-decreasing and the top scores may not be "
+                          "the negative family's tail")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "

@@ -35,7 +35,8 @@ MONOTONE_GRID = 513
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
-                score_space="linear", check=True, temper=True, score_type="auto", monotone=True):
+                score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
+                identify_top=True):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -81,6 +82,13 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         (eq. 1), which falls at the top scores when the negative family has
         the heavier upper tail. Used for the label draws, the evidence and
         the leave-one-out values alike.
+    identify_top : bool
+        Identify the components also at the top score (default True,
+        :attr:`Mixture.top`): a family pair none of whose optima keeps the
+        log-likelihood ratio from falling at the highest scores is left out
+        of the ranking. If no pair passes, the paper's identification
+        (positive mean above negative mean) is used instead;
+        ``diagnostics["identified_at_top"]`` says which.
 
     Returns
     -------
@@ -99,7 +107,13 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
-    ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
+    ranking, top = [], None
+    if identify_top:
+        top = float(np.max(x))
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top)
+    if not ranking:  # no pair has an optimum identified at the top score: the paper's identification (means)
+        top = None
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     best = ranking[0]
@@ -182,6 +196,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
         "monotone": bool(monotone),
+        "identified_at_top": top is not None,
         "loo_pareto_k_max": None if loo_k is None else float(np.max(loo_k, initial=0.0)),
         "histogram_check": hist.to_dict() if hist is not None else None,
     }

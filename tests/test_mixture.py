@@ -53,6 +53,46 @@ def test_identification_rejects_switched_components():
     assert np.isfinite(mix.log_posterior(switched, data, identify=False)[0])
 
 
+def test_identification_at_the_top_score():
+    """With ``top``, a negative family whose upper tail is heavier than the positive one's (the
+    log-likelihood ratio falls by more than TOP_DROP nats from its peak above the positive mean to the
+    top score) is not identified; the same value passes the paper's identification (means only)."""
+    from spe.models.mixture import TOP_DROP
+
+    mix_means = Mixture("truncnorm", "truncnorm")
+    mix_top = Mixture("truncnorm", "truncnorm", top=0.99)
+    th1 = np.array([0.8, 0.05])
+    wide = mix_top.pack(0.1, np.array([0.45, 0.2]), th1)     # negative wider than positive
+    narrow = mix_top.pack(0.1, np.array([0.45, 0.04]), th1)  # positive wider: ratio rises to the top
+    for u, expected in [(wide, False), (narrow, True)]:
+        _, th0_, th1_, _ = mix_top.unpack(u)
+        assert mix_means.identified(th0_, th1_)[0]
+        assert bool(mix_top.identified(th0_, th1_)[0]) is expected
+    # the drop in the "wide" case, exactly: log N(x|0.8,0.05)/N(x|0.45,0.2) (truncation constants cancel in
+    # the difference) peaks above the positive mean and falls to the top by more than TOP_DROP
+    grid = np.linspace(0.8, 0.99, 2001)
+    llr = stats.norm(0.8, 0.05).logpdf(grid) - stats.norm(0.45, 0.2).logpdf(grid)
+    assert llr.max() - llr[-1] > TOP_DROP
+    # a top below the peak: the ratio has not yet fallen there, so the same value is identified
+    _, th0_, th1_, _ = mix_top.unpack(wide)
+    assert Mixture("truncnorm", "truncnorm", top=0.82).identified(th0_, th1_)[0]
+
+
+def test_fit_falls_back_to_the_paper_identification_when_no_pair_passes_at_the_top():
+    """Negatives whose upper tail covers the positives: the only truncnorm/truncnorm optimum fails the
+    top-score identification, so the fit keeps the means-only one and says so in the diagnostics."""
+    from spe.fit import fit_mixture
+
+    rng = np.random.default_rng(3)
+    s = np.concatenate([rng.normal(0.4, 0.2, 1800), rng.normal(0.75, 0.03, 200)])
+    y = np.r_[np.zeros(1800, int), np.ones(200, int)]
+    idx = rng.choice(s.size, 20, replace=False)
+    m, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=200, rng=0)
+    assert m.diagnostics["identified_at_top"] is False
+    m2, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=200, rng=0, identify_top=False)
+    np.testing.assert_allclose(m.details["u_map"], m2.details["u_map"])
+
+
 def test_binned_likelihood_is_close_to_exact():
     rng = np.random.default_rng(0)
     x = np.clip(np.concatenate([rng.normal(0.3, 0.08, 3000), rng.normal(0.7, 0.1, 700)]), 0.01, 0.99)

@@ -12,7 +12,9 @@ Unlabeled items (U) are marginalised over their label, labeled items (L)
 enter with their known component. θ = (π, θ₀, θ₁) with π the prevalence;
 the positive component is identified as the one with the larger mean score
 (the posterior is restricted to mean₁ > mean₀, so there is no label
-switching). Inference works in the unconstrained space u (π by logit, each
+switching) and, when :attr:`Mixture.top` is given, as the one that holds the
+top score (the log-likelihood ratio may not fall far from its peak above the
+positive mean to the highest score). Inference works in the unconstrained space u (π by logit, each
 family parameter by its domain's transform), with the log-Jacobian added.
 
 Scores enter through their distinct values with counts, so tied scores cost
@@ -31,7 +33,12 @@ from scipy import special
 from ..exceptions import SpeInputError
 from ..families import Family, get_family
 
-__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "logit_clip", "resolve_score_type", "SCORE_TYPES"]
+__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type", "SCORE_TYPES"]
+
+#: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
+#: (:attr:`Mixture.top`), and the points over [0, top] it is checked on.
+TOP_DROP = 1.0
+TOP_GRID = 65
 
 #: What scores can be (see :func:`resolve_score_type`).
 SCORE_TYPES = ("auto", "probability", "log-odds", "decision")
@@ -242,6 +249,16 @@ class Mixture:
         (y = 1) class, by object or registry name.
     prevalence_prior : (float, float)
         Beta(a, b) prior on π (paper §4.2). Default Beta(1, 1).
+    top : float or None
+        Model-space score of the highest-scored item. When given, a
+        parameter value is identified only if, besides mean₁ > mean₀, the
+        log-likelihood ratio log p₁(x)/p₀(x) at ``top`` is within
+        :data:`TOP_DROP` nats of its maximum over [mean₁, top] (checked on
+        :data:`TOP_GRID` points): the highest-scored items are not less
+        likely positive than the positive class's typical item. Without it
+        a negative family with a heavier upper tail than the positive one
+        can take the top scores, which the unlabeled scores alone cannot
+        refute. None: the paper's identification (means only).
 
     Notes
     -----
@@ -252,6 +269,7 @@ class Mixture:
     negative: Family
     positive: Family
     prevalence_prior: tuple[float, float] = (1.0, 1.0)
+    top: float | None = None
     _slices: tuple = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -312,8 +330,20 @@ class Mixture:
         return lp + self.negative.log_prior(th0) + self.positive.log_prior(th1)
 
     def identified(self, th0, th1):
-        """Boolean (M,): the positive component has the larger mean score."""
-        return self.positive.mean_of(th1) > self.negative.mean_of(th0)
+        """Boolean (M,): the positive component has the larger mean score and, when :attr:`top` is set,
+        the log-likelihood ratio does not fall by more than :data:`TOP_DROP` nats from its maximum over
+        [mean₁, top] to ``top``."""
+        m1 = self.positive.mean_of(th1)
+        ok = m1 > self.negative.mean_of(th0)
+        if self.top is None or not ok.any():
+            return ok
+        grid = np.linspace(0.0, self.top, TOP_GRID)
+        with np.errstate(all="ignore"):
+            llr = self.positive.logpdf(th1, grid) - self.negative.logpdf(th0, grid)  # (M, G)
+        llr = np.where(np.isnan(llr), -np.inf, llr)
+        above = grid[None, :] >= np.minimum(m1, self.top)[:, None]
+        peak = np.max(np.where(above, llr, -np.inf), axis=1)
+        return ok & ~(llr[:, -1] < peak - TOP_DROP)
 
     def identified_at(self, u):
         """Whether one unconstrained point u (P,) is identified (the MAP search's ``accept``)."""
