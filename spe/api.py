@@ -260,7 +260,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         :mod:`spe.models.recalibration`; ``"average"`` (default) averages
         them by their evidence on the labeled items
         (:mod:`spe.models.average`): all four, or all but ``"calibrated"``
-        when ``score_type="decision"``.
+        when ``score_type="decision"``. A model that fails the label check
+        is left out, and so is the mixture when it fails the histogram
+        check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
         What the scores are. ``"calibrated"`` reads probabilities through
         their logit and log-odds (e.g. a logistic regression's
@@ -360,14 +362,20 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
             fitted.append(mixture)
         else:
             fitted.append(fit_recalibration(name, features[name](), s, index, value, draws=int(draws), rng=stream))
-    # criticism before averaging: a model whose own posterior predicts the labeled items worse than it
-    # expects to (label_check p < 0.01) is left out of the average (Box's loop: check, then revise)
+    # criticism before averaging (Box's loop: check, then revise): a model whose own posterior predicts
+    # the labeled items worse than it expects to (label_check p < 0.01) is left out of the average, and so
+    # is the mixture when its densities do not reproduce the histogram of the scores (spe.check): tempered,
+    # its posterior is close to its prior, whose p(y | s) says little about these scores yet is sharp at
+    # the top (a positive family above a negative one), and 20 labels cannot refute that.
     label_p = [label_check(fm, s[index], value, rng=check_rng) if index.size else float("nan") for fm in fitted]
+    hist = mixture.details.get("histogram_check")
+    left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
+                 "labels" if p < P_VALUE_THRESHOLD else None)
+                for fm, p in zip(fitted, label_p)]
     if len(fitted) == 1:
         model = fitted[0]
     else:
-        model = average_models(fitted, draws=int(draws), rng=avg_rng,
-                               exclude=[bool(p < P_VALUE_THRESHOLD) for p in label_p])
+        model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
     perf = sample_performance(model, s, index, value, rng=label_rng)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
@@ -383,6 +391,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     if index.size:
         for entry, p in zip(diagnostics["score_models"], label_p):
             entry["label_check_p"] = p
+    if len(fitted) > 1:
+        for entry, why in zip(diagnostics["score_models"], left_out):
+            entry["left_out_by"] = why if entry["excluded"] else None
         p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=check_rng)
         diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
         if p_all < P_VALUE_THRESHOLD:

@@ -290,3 +290,22 @@ def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
     assert feature(np.array([grid[0] - 10, grid[-1] + 10])) == pytest.approx([env[0], env[-1]])
     mid = 0.5 * (grid[100] + grid[101])
     assert feature(np.array([mid]))[0] == pytest.approx(0.5 * (env[100] + env[101]))
+
+
+def test_a_mixture_that_fails_the_histogram_check_is_left_out_of_the_average():
+    """Bimodal negatives that one truncated normal cannot fit: the histogram check fails, so the mixture
+    gets weight 0 in the average (and says why); on data from its own model it keeps its weight."""
+    rng = np.random.default_rng(5)
+    s = np.concatenate([rng.normal(-2.0, 0.3, 700), rng.normal(0.5, 0.3, 700), rng.normal(2.5, 0.5, 300)])
+    y = np.r_[np.zeros(1400, int), np.ones(300, int)]
+    idx, val = _labels(y, 20, 1)
+    bad = _quiet(s, (idx, val), families="truncnorm,truncnorm", draws=300, rng=0)
+    assert bad.diagnostics["histogram_check"]["passed"] is False
+    entry = next(m for m in bad.diagnostics["score_models"] if m["model"].startswith("mixture"))
+    assert entry["excluded"] and entry["left_out_by"] == "histogram" and entry["weight"] == 0.0
+    assert "histogram check failed: left out" in bad.summary()
+    s2, y2 = simulate(1500, 0.3, 4, pos=(2.5, 1.0))
+    good = _quiet(s2, _labels(y2, 20, 1), families="truncnorm,truncnorm", draws=300, rng=0)
+    assert good.diagnostics["histogram_check"]["passed"] is True
+    entry = next(m for m in good.diagnostics["score_models"] if m["model"].startswith("mixture"))
+    assert entry["left_out_by"] is None
