@@ -388,12 +388,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     else:
         diagnostics["score_models"] = model.diagnostics["models"]
         diagnostics["chosen"] = model.diagnostics["chosen"]
-    if index.size:
-        for entry, p in zip(diagnostics["score_models"], label_p):
-            entry["label_check_p"] = p
     if len(fitted) > 1:
         for entry, why in zip(diagnostics["score_models"], left_out):
             entry["left_out_by"] = why if entry["excluded"] else None
+    if index.size:
+        for entry, p in zip(diagnostics["score_models"], label_p):
+            entry["label_check_p"] = p
         p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=check_rng)
         diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
         if p_all < P_VALUE_THRESHOLD:

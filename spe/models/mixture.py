@@ -14,8 +14,9 @@ the positive component is identified as the one with the larger mean score
 (the posterior is restricted to mean₁ > mean₀, so there is no label
 switching) and, when :attr:`Mixture.top` is given, as the one that holds the
 top score (the log-likelihood ratio may not fall far from its peak above the
-positive mean to the highest score). Inference works in the unconstrained space u (π by logit, each
-family parameter by its domain's transform), with the log-Jacobian added.
+positive mean to the highest score). Inference works in the unconstrained
+space u (π by logit, each family parameter by its domain's transform), with
+the log-Jacobian added.
 
 Scores enter through their distinct values with counts, so tied scores cost
 nothing extra, and the (M, K) work is done in blocks of draws so memory stays
@@ -33,7 +34,8 @@ from scipy import special
 from ..exceptions import SpeInputError
 from ..families import Family, get_family
 
-__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type", "SCORE_TYPES"]
+__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
+           "SCORE_TYPES"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), and the points over [0, top] it is checked on.
