@@ -86,8 +86,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Identify the components also at the top score (default True,
         :attr:`Mixture.top`): a family pair none of whose optima keeps the
         log-likelihood ratio from falling at the highest scores is left out
-        of the ranking. If no pair passes, the paper's identification
-        (positive mean above negative mean) is used instead;
+        of the ranking. If no pair passes, the pairs are fitted again with
+        the paper's identification (positive mean above negative mean);
         ``diagnostics["identified_at_top"]`` says which.
 
     Returns

@@ -332,9 +332,13 @@ class Mixture:
         return lp + self.negative.log_prior(th0) + self.positive.log_prior(th1)
 
     def identified(self, th0, th1):
-        """Boolean (M,): the positive component has the larger mean score and, when :attr:`top` is set,
-        the log-likelihood ratio does not fall by more than :data:`TOP_DROP` nats from its maximum over
-        [mean₁, top] to ``top``."""
+        """Which parameter values are identified: θ₀ (M, P₀), θ₁ (M, P₁) constrained → boolean (M,).
+
+        True where the positive component has the larger mean model-space score (the paper's
+        ordering, §3) and, when :attr:`top` is set, the log-likelihood ratio log p₁/p₀ at ``top`` is
+        within :data:`TOP_DROP` nats of its maximum over [mean₁, top] (:data:`TOP_GRID` points over
+        [0, top]; cost O(M · TOP_GRID) density evaluations).
+        """
         m1 = self.positive.mean_of(th1)
         ok = m1 > self.negative.mean_of(th0)
         if self.top is None or not ok.any():
@@ -345,7 +349,7 @@ class Mixture:
         llr = np.where(np.isnan(llr), -np.inf, llr)
         above = grid[None, :] >= np.minimum(m1, self.top)[:, None]
         peak = np.max(np.where(above, llr, -np.inf), axis=1)
-        return ok & ~(llr[:, -1] < peak - TOP_DROP)
+        return ok & (llr[:, -1] >= peak - TOP_DROP)
 
     def identified_at(self, u):
         """Whether one unconstrained point u (P,) is identified (the MAP search's ``accept``)."""
