@@ -14,7 +14,7 @@ from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
-from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
+from .models.mixture import SCORE_TYPES, logit_clip, outward_envelope, resolve_score_type  # noqa: F401  (public here too)
 from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
@@ -161,15 +161,20 @@ def _mixture_log_odds_feature(mixture_model, scores):
     generative part is fitted on all the data at full weight, and the
     discriminative offset and slope correct it with the labels.
 
-    The input is the monotone envelope L̃(s) = max over pool scores s' ≤ s of
-    L(s'), interpolated linearly between the N pool scores (constant beyond
-    them). A classifier ranks items sensibly, but two fitted families need
-    not: a negative family with a heavier upper tail than the positive one
-    makes L fall at the top scores, and the hybrid would call the
-    highest-scored items less likely positive than those below them. The
-    envelope keeps L where it already rises, and holds the top at the
-    highest log-odds reached below it. (An isotonic regression of L pools
-    an interior bump with its neighbours and was worse on the benchmark.)
+    The input is the monotone envelope L̃ of L taken outward from the pool's
+    median score m (:func:`spe.models.mixture.outward_envelope`): for s ≥ m,
+    L̃(s) = max of L(s') over pool scores m ≤ s' ≤ s; for s < m, the min
+    over s ≤ s' ≤ m; interpolated linearly between the N pool scores
+    (constant beyond them). A classifier ranks items sensibly, but two
+    fitted families need not: a negative family with a heavier upper tail
+    than the positive one makes L fall at the top scores (the hybrid would
+    call the highest-scored items less likely positive than those below
+    them), and one whose density vanishes at the lowest scores (a gamma
+    with shape > 1) makes L rise there. The envelope keeps L where it
+    already rises, holds the top at the highest log-odds reached below it
+    and the bottom at the lowest reached above it. (An isotonic regression
+    of L pools an interior bump with its neighbours and was worse on the
+    benchmark.)
 
     Parameters
     ----------
@@ -196,7 +201,8 @@ def _mixture_log_odds_feature(mixture_model, scores):
         return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
 
     grid = np.unique(scores)
-    envelope = np.maximum.accumulate(log_odds(grid))
+    pivot = min(int(np.searchsorted(grid, np.median(scores), side="left")), grid.size - 1)
+    envelope = outward_envelope(log_odds(grid), pivot)
 
     def feature(v):
         return np.interp(np.asarray(v, dtype=float), grid, envelope)

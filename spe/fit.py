@@ -75,13 +75,15 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         True); False keeps the paper's posterior (the check is still run,
         reported and warned about).
     monotone : bool
-        Make p(y = 1 | s) non-decreasing in the score (default True): the
-        log-odds at s is the highest the mixture reaches at or below s
-        (:meth:`Mixture.monotone_positive_probability`), the prior that the
-        classifier ranks items sensibly. False keeps the paper's Bayes rule
-        (eq. 1), which falls at the top scores when the negative family has
-        the heavier upper tail. Used for the label draws, the evidence and
-        the leave-one-out values alike.
+        Make p(y = 1 | s) non-decreasing in the score (default True): above
+        the median score the log-odds at s is the highest the mixture
+        reaches between the median and s, below it the lowest it reaches
+        between s and the median (:meth:`Mixture.monotone_positive_probability`),
+        the prior that the classifier ranks items sensibly. False keeps the
+        paper's Bayes rule (eq. 1), which falls at the top scores when the
+        negative family has the heavier upper tail and rises at the bottom
+        when the negative density vanishes there. Used for the label draws,
+        the evidence and the leave-one-out values alike.
     identify_top : bool
         Identify the components also at the top score (default True,
         :attr:`Mixture.top`): a family pair none of whose optima keeps the
@@ -164,9 +166,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
 
     if monotone:
         grid_x = np.unique(np.quantile(x, np.linspace(0.0, 1.0, MONOTONE_GRID)))
+        pivot_x = float(np.median(x))
 
         def pp(u, xq):
-            return mix.monotone_positive_probability(u, xq, grid_x)
+            return mix.monotone_positive_probability(u, xq, grid_x, pivot_x)
     else:
         pp = mix.positive_probability
 

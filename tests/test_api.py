@@ -269,7 +269,7 @@ def test_each_score_model_covers_the_truth_on_its_own_data(model):
 
 def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
     """A wide negative class under a narrow positive one: the fitted log-odds falls at the top scores;
-    the hybrid's input holds the top at the highest log-odds reached below it and keeps it elsewhere."""
+    the hybrid's input holds the top at the highest log-odds reached above the median and keeps it elsewhere."""
     s, y = simulate(1500, 0.2, 3, neg=(0.0, 2.0), pos=(3.0, 0.5))
     labeled = np.arange(0, 1500, 75)
     with warnings.catch_warnings():
@@ -283,7 +283,9 @@ def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
     feature = _mixture_log_odds_feature(mixture, s)
     env = feature(grid)
     assert np.all(np.diff(env) >= 0)
-    assert np.allclose(env, np.maximum.accumulate(raw), atol=1e-6)
+    k = np.searchsorted(grid, np.median(s))  # above the median: running maximum from it; below: running minimum
+    np.testing.assert_allclose(env[k:], np.maximum.accumulate(raw[k:]), atol=1e-6)
+    np.testing.assert_allclose(env[:k], np.minimum.accumulate(raw[k::-1])[::-1][:k], atol=1e-6)
     rising = raw >= np.maximum.accumulate(raw) - 1e-12
     assert np.allclose(env[rising], raw[rising], atol=1e-6) and rising[: np.argmax(raw)].mean() > 0.9
     # between and beyond pool scores: linear interpolation, constant outside

@@ -1,5 +1,7 @@
 """The mixture posterior (paper eqs. 2–4), the MAP search and importance sampling."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -224,9 +226,10 @@ def test_truncnorm_tails_are_stable_where_scipy_recurses():
     assert lc[0, 3] == pytest.approx(special.log_ndtr(z) - special.log_ndtr(b), rel=1e-6)
 
 
-def test_monotone_positive_probability_is_the_running_maximum_of_the_log_odds():
+def test_monotone_positive_probability_is_the_outward_envelope_of_the_log_odds():
     """Wide negatives, narrow positives: the Bayes rule's p(y | x) falls at the top; the monotone one holds
-    the highest log-odds reached below (on the grid and at x itself) and equals the Bayes rule where it rises."""
+    the highest log-odds reached between the pivot (the grid's median) and x, and equals the Bayes rule where
+    it rises."""
     from spe.families import get_family
     from spe.models import Mixture
 
@@ -239,8 +242,50 @@ def test_monotone_positive_probability_is_the_running_maximum_of_the_log_odds():
     assert bayes[-1] < bayes[4]  # the plain rule falls at the top
     lg = special.logit(mix.positive_probability(u, grid)[0])
     for xi, b, m in zip(x, bayes, mono):
-        expected = max(special.logit(b), lg[grid <= xi].max())
+        if xi >= 0.5:
+            expected = max(special.logit(b), lg[(grid >= 0.5) & (grid <= xi)].max())
+        else:
+            expected = min(special.logit(b), lg[(grid >= xi) & (grid <= 0.5)].min())
         assert special.logit(m) == pytest.approx(expected, rel=1e-9, abs=1e-9)
     assert np.all(np.diff(mix.monotone_positive_probability(u, np.sort(np.r_[x, grid]), grid)[0]) >= 0)
     rising = x <= 0.7
     np.testing.assert_allclose(mono[rising], bayes[rising], rtol=1e-9)
+
+
+def test_outward_envelope_exact_small_case():
+    """Running maximum from the pivot up, running minimum from the pivot down (pivot included)."""
+    from spe.models.mixture import outward_envelope
+
+    v = np.array([3.0, 1.0, 2.0, 0.0, 5.0, 4.0, 6.0])
+    np.testing.assert_array_equal(outward_envelope(v, 3), [0, 0, 0, 0, 5, 5, 6])
+    np.testing.assert_array_equal(outward_envelope(v, 0), [3, 3, 3, 3, 5, 5, 6])
+    np.testing.assert_array_equal(outward_envelope(v, 7), [0, 0, 0, 0, 4, 4, 6])
+    np.testing.assert_array_equal(outward_envelope(np.vstack([v, -v]), 3)[1], [-3, -2, -2, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="pivot_index"):
+        outward_envelope(v, 8)
+
+
+def test_monotone_probability_does_not_carry_a_rise_at_the_bottom_upward():
+    """A gamma negative (shape > 1: its density vanishes at the lowest score) under a normal positive makes
+    the Bayes rule's p(y | x) rise to 1 at the bottom. A running maximum from the bottom carried that to
+    every score (prevalence ≈ 0.97 on two normals with 23% positives); the envelope from the median holds
+    the bottom at the lowest value reached above it."""
+    from spe.fit import fit_mixture
+
+    rng = np.random.default_rng(0)
+    s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
+    y = np.r_[np.zeros(500, int), np.ones(150, int)]
+    idx = np.arange(0, 650, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, _ = fit_mixture(s, idx, y[idx], families="gamma,truncnorm", draws=300, rng=1)
+    d = m.details
+    mix, space, u = d["mixture"], d["space"], d["u_map"][None, :]
+    lo, mid = np.min(s), np.median(s)
+    bayes = mix.positive_probability(u, space.to_model(np.array([lo, mid])))[0]
+    assert bayes[0] > 0.9 > bayes[1]  # the fitted Bayes rule does rise at the bottom
+    p = m.probability(m.draws, np.sort(s))
+    assert np.all(np.diff(p, axis=1) >= -1e-12)
+    w = m.weights / m.weights.sum()
+    assert w @ p[:, 0] <= w @ p[:, s.size // 2] + 1e-12
+    assert w @ p.mean(axis=1) < 0.5

@@ -35,7 +35,7 @@ from ..exceptions import SpeInputError
 from ..families import Family, get_family
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
-           "SCORE_TYPES"]
+           "SCORE_TYPES", "outward_envelope"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), and the points over [0, top] it is checked on.
@@ -240,6 +240,44 @@ class MixtureData:
         return dataclasses.replace(self, count_unlabeled=self.count_unlabeled * float(power))
 
 
+def outward_envelope(values, pivot_index):
+    """Make values on a sorted grid non-decreasing outward from a pivot: (..., G) → (..., G).
+
+    From grid index ``pivot_index`` upward, the running maximum; from it
+    downward, the running minimum (taken from the pivot toward the bottom).
+    Values that already rise through the pivot are unchanged; a fall above
+    the pivot is held at the highest value reached between the pivot and
+    that point, a rise below it at the lowest value reached between that
+    point and the pivot. Used on log-odds of the SPE mixture
+    (:meth:`Mixture.monotone_positive_probability`, the hybrid's input in
+    :func:`spe.api.evaluate`).
+
+    Parameters
+    ----------
+    values : array, shape (..., G)
+        Values at G sorted grid points (last axis).
+    pivot_index : int
+        0 ≤ index ≤ G; G (the pivot above the grid) gives the running minimum
+        from the top down everywhere, 0 the running maximum from the bottom up.
+
+    Returns
+    -------
+    array, shape (..., G)
+        Non-decreasing along the last axis.
+    """
+    v = np.asarray(values, dtype=float)
+    k = int(pivot_index)
+    if not 0 <= k <= v.shape[-1]:
+        raise ValueError(f"pivot_index must be in [0, {v.shape[-1]}], got {k}")
+    out = np.empty_like(v)
+    out[..., k:] = np.maximum.accumulate(v[..., k:], axis=-1)
+    if k > 0:  # from the pivot (included when on the grid) down: running minimum, reversed back
+        top = min(k, v.shape[-1] - 1)
+        down = np.minimum.accumulate(v[..., top::-1], axis=-1)[..., ::-1]
+        out[..., :k] = down[..., :k]
+    return out
+
+
 @dataclass
 class Mixture:
     """Two-component mixture with pluggable class-conditional families.
@@ -425,17 +463,24 @@ class Mixture:
         both = ~np.isfinite(a) & ~np.isfinite(b)
         return np.where(both, pi[:, None], np.nan_to_num(out, nan=0.5))
 
-    def monotone_positive_probability(self, u, x, grid):
+    def monotone_positive_probability(self, u, x, grid, pivot=None):
         """p(y = 1 | x, θ) made non-decreasing in x: u (M, P), x (B,) → (M, B).
 
-        The log-odds at x is the largest of the mixture's log-odds L at x
-        and at the grid points ≤ x (the running maximum of L over ``grid``,
-        sorted, model space). "The classifier ranks items sensibly" as a
-        constraint on p(y | s): where the fitted families make L fall (a
-        negative family with a heavier upper tail than the positive one
-        makes the highest scores look negative), p holds at the highest
-        value reached below. Where L rises it is unchanged. Cost O(M·G)
-        beyond :meth:`positive_probability`.
+        "The classifier ranks items sensibly" as a constraint on p(y | s),
+        applied outward from a central ``pivot`` score (see
+        :func:`outward_envelope`): above it the log-odds at x is the largest
+        of the mixture's log-odds L at x and at the grid points in
+        [pivot, x]; below it, the smallest of L at x and at the grid points
+        in [x, pivot] (and between two grid points it stays between their
+        values, so it never decreases). Two misfits are repaired this way: a negative family
+        with a heavier upper tail than the positive one makes L fall at the
+        top scores (p holds at the highest value reached below), and a
+        negative family whose density vanishes at the lower end of the
+        scores (a gamma or beta with shape > 1) makes L rise at the bottom
+        (p holds at the lowest value reached above; a running maximum from
+        the bottom would carry that rise up to every score). Where L rises
+        through the pivot it is unchanged. Cost O(M·G) beyond
+        :meth:`positive_probability`.
 
         Parameters
         ----------
@@ -444,8 +489,12 @@ class Mixture:
         x : array, shape (B,)
             Scores in model space.
         grid : array, shape (G,)
-            Sorted model-space points over which the maximum is taken
+            Sorted model-space points over which the envelope is taken
             (:func:`spe.fit.fit_mixture` uses 513 quantiles of all scores).
+        pivot : float, optional
+            Model-space score the envelope starts from (default: the
+            median of ``grid``; :func:`spe.fit.fit_mixture` passes the
+            median of all scores).
 
         Returns
         -------
@@ -454,12 +503,19 @@ class Mixture:
         """
         x = np.asarray(x, dtype=float)
         grid = np.asarray(grid, dtype=float)
+        pivot = float(np.median(grid)) if pivot is None else float(pivot)
+        g = grid.size
+        k = min(int(np.searchsorted(grid, pivot, side="left")), g - 1)  # the pivot moves to a grid point
         lg = special.logit(np.clip(self.positive_probability(u, grid), 1e-300, 1 - 1e-16))
-        run = np.maximum.accumulate(lg, axis=1)
+        env = outward_envelope(lg, k)
         lx = special.logit(np.clip(self.positive_probability(u, x), 1e-300, 1 - 1e-16))
-        j = np.searchsorted(grid, x, side="right") - 1
-        below = np.where(j >= 0, run[:, np.clip(j, 0, None)], -np.inf)
-        return special.expit(np.maximum(lx, below))
+        # between grid points j and j + 1, L at x clipped to [envelope at j, envelope at j + 1] (the running
+        # maximum above the pivot, the running minimum below it); below the grid at most its envelope at the
+        # lowest point, above it at least its envelope at the highest
+        j = np.searchsorted(grid, x, side="right") - 1  # last grid point ≤ x (−1: below the grid)
+        floor = np.where(j >= 0, env[:, np.clip(j, 0, g - 1)], -np.inf)
+        ceiling = np.where(j + 1 < g, env[:, np.clip(j + 1, 0, g - 1)], np.inf)
+        return special.expit(np.clip(lx, floor, np.maximum(floor, ceiling)))
 
     # ----- starting points ------------------------------------------------------------
     def initial_points(self, x, data, fractions=(0.5, 0.3, 0.1, 0.03)):
