@@ -289,7 +289,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         (default True: "the classifier ranks items sensibly"; see
         :meth:`spe.models.Mixture.monotone_positive_probability`), and
         identify its components so that the top score is not the negative
-        family's tail (:attr:`spe.models.Mixture.top`). False keeps the
+        family's tail nor the bottom score the positive one's
+        (:attr:`spe.models.Mixture.top`, :attr:`spe.models.Mixture.bottom`). False keeps the
         paper's Bayes rule, which can fall at the top scores, and its
         identification (positive mean above the negative mean).
 

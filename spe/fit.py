@@ -85,12 +85,13 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         when the negative density vanishes there. Used for the label draws,
         the evidence and the leave-one-out values alike.
     identify_top : bool
-        Identify the components also at the top score (default True,
-        :attr:`Mixture.top`): a family pair none of whose optima keeps the
-        log-likelihood ratio from falling at the highest scores is left out
-        of the ranking. If no pair passes, the pairs are fitted again with
+        Identify the components also at the top and bottom scores (default
+        True, :attr:`Mixture.top`, :attr:`Mixture.bottom`): a family pair
+        none of whose optima keeps the log-likelihood ratio from falling at
+        the highest scores and from rising at the lowest is left out of the
+        ranking. If no pair passes, the pairs are fitted again with
         the paper's identification (positive mean above negative mean);
-        ``diagnostics["identified_at_top"]`` says which.
+        ``diagnostics["identified_at_top"]`` says which (true: identified at both ends).
 
     Returns
     -------
@@ -109,12 +110,13 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
-    ranking, top = [], None
+    ranking, top, bottom = [], None, None
     if identify_top:
-        top = float(np.max(x))
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top)
-    if not ranking:  # no pair has an optimum identified at the top score: the paper's identification (means)
-        top = None
+        top, bottom = float(np.max(x)), float(np.min(x))
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
+                                    bottom=bottom)
+    if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
+        top = bottom = None
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")

@@ -116,14 +116,15 @@ def parse_families(families, score_type="probability"):
     return pairs
 
 
-def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None, starts=None, top=None):
+def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None, starts=None, top=None,
+             bottom=None):
     """MAP fit of one family combination; ``None`` if no start reached an identified optimum.
 
     ``max_starts`` limits the data-driven starting points (the first ones
     are the labeled prevalence and the broadest splits); ``starts`` (S, P)
-    replaces them. ``top`` is :attr:`Mixture.top`.
+    replaces them. ``top`` and ``bottom`` are :attr:`Mixture.top` and :attr:`Mixture.bottom`.
     """
-    mix = Mixture(neg, pos, prevalence_prior, top=top)
+    mix = Mixture(neg, pos, prevalence_prior, top=top, bottom=bottom)
     if starts is None:
         try:
             starts = mix.initial_points(x, data)
@@ -144,7 +145,7 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
-                      screen_data=None, top=None):
+                      screen_data=None, top=None, bottom=None):
     """Fit each (negative, positive) pair by MAP and rank by BIC, best first.
 
     All pairs are first screened on the coarse ``screen_data`` with
@@ -171,6 +172,8 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     top : float, optional
         :attr:`Mixture.top` of every pair (the identification at the top
         score); a pair none of whose optima satisfies it is left out.
+    bottom : float, optional
+        :attr:`Mixture.bottom` (the same at the lowest score).
 
     Returns
     -------
@@ -179,18 +182,20 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     """
     one = len(pairs) == 1
     if one:
-        fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top)]
+        fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)]
         return [f for f in fits if f is not None and np.isfinite(f.bic)]
     screen = data if screen_data is None else screen_data
     fits = [
-        fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top)
+        fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
+                 bottom=bottom)
         for n, p in pairs
     ]
     fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
     refitted = []
     for f in fits[:refit]:
         g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
-                     starts=f.u_map[None, :] if screen is not data else None, top=top)
+                     starts=f.u_map[None, :] if screen is not data else None, top=top,
+                     bottom=bottom)
         if g is not None and np.isfinite(g.bic):
             # how many starts agreed is the screening's answer (the refit has one start)
             refitted.append(dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g)

@@ -80,6 +80,45 @@ def test_identification_at_the_top_score():
     assert Mixture("truncnorm", "truncnorm", top=0.82).identified(th0_, th1_)[0]
 
 
+def test_identification_at_the_bottom_score():
+    """With ``bottom``, a negative family whose density vanishes at the lowest scores faster than the
+    positive one's (gamma with shape 20 under a normal with sd 0.2: the log-likelihood ratio rises by more
+    than TOP_DROP nats from its trough below the negative mean to the bottom score) is not identified; a
+    gamma with shape 3 (same mean) under the same normal is; neither check applies without ``bottom``."""
+    from spe.models.mixture import TOP_DROP
+
+    th1 = np.array([0.7, 0.2])
+    steep, gentle = np.array([20.0, 0.02]), np.array([3.0, 0.4 / 3])  # both: mean 0.4
+    bottom, top = 0.05, 0.99
+    ends = Mixture("gamma", "truncnorm", top=top, bottom=bottom)
+    top_only = Mixture("gamma", "truncnorm", top=top)
+    for th0, expected in [(steep, False), (gentle, True)]:
+        _, th0_, th1_, _ = ends.unpack(ends.pack(0.2, th0, th1))
+        assert top_only.identified(th0_, th1_)[0]
+        assert bool(ends.identified(th0_, th1_)[0]) is expected
+    # the rise in the "steep" case, exactly (scipy; the truncation constant only shifts the ratio)
+    grid = np.linspace(bottom, 0.4, 2001)
+    positive = stats.truncnorm(-0.7 / 0.2, 0.3 / 0.2, loc=0.7, scale=0.2)
+    llr = positive.logpdf(grid) - stats.gamma(20.0, scale=0.02).logpdf(grid)
+    assert llr[0] - llr.min() > TOP_DROP
+    llr = positive.logpdf(grid) - stats.gamma(3.0, scale=0.4 / 3).logpdf(grid)
+    assert llr[0] - llr.min() <= TOP_DROP
+    # the two-normal flaw: a gamma negative and a normal positive fitted to two normal classes put the
+    # bottom items in the positive class; with both ends identified the fit keeps a sensible prevalence
+    from spe.fit import fit_mixture
+
+    rng = np.random.default_rng(0)
+    s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
+    y = np.r_[np.zeros(500, int), np.ones(150, int)]
+    idx = np.arange(0, 650, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, ranking = fit_mixture(s, idx, y[idx], draws=300, rng=1)
+    assert m.diagnostics["identified_at_top"]
+    w = m.weights / m.weights.sum()
+    assert abs(w @ m.constrained_draws[:, 0] - 150 / 650) < 0.08
+
+
 def test_fit_falls_back_to_the_paper_identification_when_no_pair_passes_at_the_top():
     """Negatives whose upper tail covers the positives: the only truncnorm/truncnorm optimum fails the
     top-score identification, so the fit keeps the means-only one and says so in the diagnostics."""

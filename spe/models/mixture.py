@@ -14,7 +14,9 @@ the positive component is identified as the one with the larger mean score
 (the posterior is restricted to mean₁ > mean₀, so there is no label
 switching) and, when :attr:`Mixture.top` is given, as the one that holds the
 top score (the log-likelihood ratio may not fall far from its peak above the
-positive mean to the highest score). Inference works in the unconstrained
+positive mean to the highest score) and, with :attr:`Mixture.bottom`, not
+the bottom score (nor rise far from its trough below the negative mean to
+the lowest score). Inference works in the unconstrained
 space u (π by logit, each family parameter by its domain's transform), with
 the log-Jacobian added.
 
@@ -38,7 +40,8 @@ __all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP",
            "SCORE_TYPES", "outward_envelope"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
-#: (:attr:`Mixture.top`), and the points over [0, top] it is checked on.
+#: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
+#: (:attr:`Mixture.bottom`), and the points over [bottom, top] it is checked on.
 TOP_DROP = 1.0
 TOP_GRID = 65
 
@@ -299,6 +302,15 @@ class Mixture:
         a negative family with a heavier upper tail than the positive one
         can take the top scores, which the unlabeled scores alone cannot
         refute. None: the paper's identification (means only).
+    bottom : float or None
+        Model-space score of the lowest-scored item; the same at the other
+        end (used only with ``top``): the log-likelihood ratio at
+        ``bottom`` is within :data:`TOP_DROP` nats of its minimum over
+        [bottom, mean₀] — the lowest-scored items are not more likely
+        positive than the negative class's typical item. Without it a
+        negative family whose density vanishes at the lowest scores (a
+        gamma or beta with shape > 1) under a positive family that does not
+        calls the bottom items positive.
 
     Notes
     -----
@@ -310,6 +322,7 @@ class Mixture:
     positive: Family
     prevalence_prior: tuple[float, float] = (1.0, 1.0)
     top: float | None = None
+    bottom: float | None = None
     _slices: tuple = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -374,20 +387,30 @@ class Mixture:
 
         True where the positive component has the larger mean model-space score (the paper's
         ordering, §3) and, when :attr:`top` is set, the log-likelihood ratio log p₁/p₀ at ``top`` is
-        within :data:`TOP_DROP` nats of its maximum over [mean₁, top] (:data:`TOP_GRID` points over
-        [0, top]; cost O(M · TOP_GRID) density evaluations).
+        within :data:`TOP_DROP` nats of its maximum over [mean₁, top] and, when :attr:`bottom` is
+        also set, its value at ``bottom`` is within :data:`TOP_DROP` nats of its minimum over
+        [bottom, mean₀] (:data:`TOP_GRID` points over [bottom or 0, top]; cost O(M · TOP_GRID)
+        density evaluations).
         """
         m1 = self.positive.mean_of(th1)
-        ok = m1 > self.negative.mean_of(th0)
+        m0 = self.negative.mean_of(th0)
+        ok = m1 > m0
         if self.top is None or not ok.any():
             return ok
-        grid = np.linspace(0.0, self.top, TOP_GRID)
+        low = 0.0 if self.bottom is None else self.bottom
+        grid = np.linspace(low, self.top, TOP_GRID)
         with np.errstate(all="ignore"):
             llr = self.positive.logpdf(th1, grid) - self.negative.logpdf(th0, grid)  # (M, G)
-        llr = np.where(np.isnan(llr), -np.inf, llr)
+        llr_hi = np.where(np.isnan(llr), -np.inf, llr)
         above = grid[None, :] >= np.minimum(m1, self.top)[:, None]
-        peak = np.max(np.where(above, llr, -np.inf), axis=1)
-        return ok & (llr[:, -1] >= peak - TOP_DROP)
+        peak = np.max(np.where(above, llr_hi, -np.inf), axis=1)
+        ok &= llr_hi[:, -1] >= peak - TOP_DROP
+        if self.bottom is not None:
+            llr_lo = np.where(np.isnan(llr), np.inf, llr)
+            below = grid[None, :] <= np.maximum(m0, self.bottom)[:, None]
+            trough = np.min(np.where(below, llr_lo, np.inf), axis=1)
+            ok &= llr_lo[:, 0] <= trough + TOP_DROP
+        return ok
 
     def identified_at(self, u):
         """Whether one unconstrained point u (P,) is identified (the MAP search's ``accept``)."""
