@@ -80,6 +80,21 @@ def test_identification_at_the_top_score():
     assert Mixture("truncnorm", "truncnorm", top=0.82).identified(th0_, th1_)[0]
 
 
+def _fit_two_normal_classes(**kwargs):
+    """Two normal classes (500 negatives N(0, 1), 150 positives N(2.5, 1)), every 30th item labeled:
+    the scores (650,) and the fitted mixture (300 draws)."""
+    from spe.fit import fit_mixture
+
+    rng = np.random.default_rng(0)
+    s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
+    y = np.r_[np.zeros(500, int), np.ones(150, int)]
+    idx = np.arange(0, 650, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, _ = fit_mixture(s, idx, y[idx], draws=300, rng=1, **kwargs)
+    return s, m
+
+
 def test_identification_at_the_bottom_score():
     """With ``bottom``, a negative family whose density vanishes at the lowest scores faster than the
     positive one's (gamma with shape 20 under a normal with sd 0.2: the log-likelihood ratio rises by more
@@ -105,15 +120,7 @@ def test_identification_at_the_bottom_score():
     assert llr[0] - llr.min() <= TOP_DROP
     # the two-normal flaw: a gamma negative and a normal positive fitted to two normal classes put the
     # bottom items in the positive class; with both ends identified the fit keeps a sensible prevalence
-    from spe.fit import fit_mixture
-
-    rng = np.random.default_rng(0)
-    s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
-    y = np.r_[np.zeros(500, int), np.ones(150, int)]
-    idx = np.arange(0, 650, 30)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        m, ranking = fit_mixture(s, idx, y[idx], draws=300, rng=1)
+    _, m = _fit_two_normal_classes()
     assert m.diagnostics["identified_at_top"]
     w = m.weights / m.weights.sum()
     assert abs(w @ m.constrained_draws[:, 0] - 150 / 650) < 0.08
@@ -309,15 +316,7 @@ def test_monotone_probability_does_not_carry_a_rise_at_the_bottom_upward():
     the Bayes rule's p(y | x) rise to 1 at the bottom. A running maximum from the bottom carried that to
     every score (prevalence ≈ 0.97 on two normals with 23% positives); the envelope from the median holds
     the bottom at the lowest value reached above it."""
-    from spe.fit import fit_mixture
-
-    rng = np.random.default_rng(0)
-    s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
-    y = np.r_[np.zeros(500, int), np.ones(150, int)]
-    idx = np.arange(0, 650, 30)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        m, _ = fit_mixture(s, idx, y[idx], families="gamma,truncnorm", draws=300, rng=1)
+    s, m = _fit_two_normal_classes(families="gamma,truncnorm")
     d = m.details
     mix, space, u = d["mixture"], d["space"], d["u_map"][None, :]
     lo, mid = np.min(s), np.median(s)

@@ -535,10 +535,9 @@ class Mixture:
         # between grid points j and j + 1, L at x clipped to [envelope at j, envelope at j + 1] (the running
         # maximum above the pivot, the running minimum below it); below the grid at most its envelope at the
         # lowest point, above it at least its envelope at the highest
-        j = np.searchsorted(grid, x, side="right") - 1  # last grid point ≤ x (−1: below the grid)
-        floor = np.where(j >= 0, env[:, np.clip(j, 0, g - 1)], -np.inf)
-        ceiling = np.where(j + 1 < g, env[:, np.clip(j + 1, 0, g - 1)], np.inf)
-        return special.expit(np.clip(lx, floor, np.maximum(floor, ceiling)))
+        padded = np.pad(env, ((0, 0), (1, 1)), constant_values=(-np.inf, np.inf))
+        j = np.searchsorted(grid, x, side="right")  # 1 + the last grid point ≤ x (0: below the grid)
+        return special.expit(np.clip(lx, padded[:, j], padded[:, j + 1]))
 
     # ----- starting points ------------------------------------------------------------
     def initial_points(self, x, data, fractions=(0.5, 0.3, 0.1, 0.03)):
