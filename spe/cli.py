@@ -91,8 +91,8 @@ def build_parser():
     est.add_argument("--no-monotone", action="store_true",
                      help="use the paper's mixture as it is: its Bayes rule for p(y=1 | score) and its identification "
                           "(positive mean above the negative mean). By default the classifier is assumed to rank "
-                          "items sensibly: p(y=1 | score) is made non-decreasing and the top scores may not be "
-                          "the negative family's tail")
+                          "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
+                          "the negative family's tail nor the bottom scores the positive family's")
     est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
                      help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                           "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
