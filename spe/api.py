@@ -14,7 +14,8 @@ from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
 from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
-from .models.mixture import SCORE_TYPES, logit_clip, outward_envelope, resolve_score_type  # noqa: F401  (public here too)
+from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
+from .models.mixture import outward_envelope, pivot_index
 from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
@@ -201,8 +202,7 @@ def _mixture_log_odds_feature(mixture_model, scores):
         return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
 
     grid = np.unique(scores)
-    pivot = min(int(np.searchsorted(grid, np.median(scores), side="left")), grid.size - 1)
-    envelope = outward_envelope(log_odds(grid), pivot)
+    envelope = outward_envelope(log_odds(grid), pivot_index(grid, np.median(scores)))
 
     def feature(v):
         return np.interp(np.asarray(v, dtype=float), grid, envelope)
@@ -290,9 +290,10 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         :meth:`spe.models.Mixture.monotone_positive_probability`), and
         identify its components so that the top score is not the negative
         family's tail nor the bottom score the positive one's
-        (:attr:`spe.models.Mixture.top`, :attr:`spe.models.Mixture.bottom`). False keeps the
-        paper's Bayes rule, which can fall at the top scores, and its
-        identification (positive mean above the negative mean).
+        (:attr:`spe.models.Mixture.top`, :attr:`spe.models.Mixture.bottom`).
+        False keeps the paper's Bayes rule, which can fall at the top scores
+        and rise at the bottom, and its identification (positive mean above
+        the negative mean).
 
     Returns
     -------

@@ -89,9 +89,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         True, :attr:`Mixture.top`, :attr:`Mixture.bottom`): a family pair
         none of whose optima keeps the log-likelihood ratio from falling at
         the highest scores and from rising at the lowest is left out of the
-        ranking. If no pair passes, the pairs are fitted again with
-        the paper's identification (positive mean above negative mean);
-        ``diagnostics["identified_at_top"]`` says which (true: identified at both ends).
+        ranking. If no pair passes, the pairs are fitted again with the
+        paper's identification (positive mean above negative mean);
+        ``diagnostics["identified_at_top"]`` says which (true: identified at
+        both ends).
 
     Returns
     -------

@@ -122,7 +122,8 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
 
     ``max_starts`` limits the data-driven starting points (the first ones
     are the labeled prevalence and the broadest splits); ``starts`` (S, P)
-    replaces them. ``top`` and ``bottom`` are :attr:`Mixture.top` and :attr:`Mixture.bottom`.
+    replaces them. ``top`` and ``bottom`` are :attr:`Mixture.top` and
+    :attr:`Mixture.bottom`.
     """
     mix = Mixture(neg, pos, prevalence_prior, top=top, bottom=bottom)
     if starts is None:
@@ -194,8 +195,7 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     refitted = []
     for f in fits[:refit]:
         g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
-                     starts=f.u_map[None, :] if screen is not data else None, top=top,
-                     bottom=bottom)
+                     starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
         if g is not None and np.isfinite(g.bic):
             # how many starts agreed is the screening's answer (the refit has one start)
             refitted.append(dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g)

@@ -37,7 +37,7 @@ from ..exceptions import SpeInputError
 from ..families import Family, get_family
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
-           "SCORE_TYPES", "outward_envelope"]
+           "SCORE_TYPES", "outward_envelope", "pivot_index"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
@@ -281,6 +281,12 @@ def outward_envelope(values, pivot_index):
     return out
 
 
+def pivot_index(grid, pivot):
+    """Index (int) of the first point of a sorted grid (G,) at or above ``pivot``, at most G − 1: where
+    :func:`outward_envelope` starts when the pivot is a score rather than a grid point."""
+    return min(int(np.searchsorted(grid, pivot, side="left")), len(grid) - 1)
+
+
 @dataclass
 class Mixture:
     """Two-component mixture with pluggable class-conditional families.
@@ -495,14 +501,14 @@ class Mixture:
         of the mixture's log-odds L at x and at the grid points in
         [pivot, x]; below it, the smallest of L at x and at the grid points
         in [x, pivot] (and between two grid points it stays between their
-        values, so it never decreases). Two misfits are repaired this way: a negative family
-        with a heavier upper tail than the positive one makes L fall at the
-        top scores (p holds at the highest value reached below), and a
-        negative family whose density vanishes at the lower end of the
-        scores (a gamma or beta with shape > 1) makes L rise at the bottom
-        (p holds at the lowest value reached above; a running maximum from
-        the bottom would carry that rise up to every score). Where L rises
-        through the pivot it is unchanged. Cost O(M·G) beyond
+        values, so it never decreases). Two misfits are repaired this way:
+        a negative family with a heavier upper tail than the positive one
+        makes L fall at the top scores (p holds at the highest value reached
+        below), and a negative family whose density vanishes at the lower
+        end of the scores (a gamma or beta with shape > 1) makes L rise at
+        the bottom (p holds at the lowest value reached above; a running
+        maximum from the bottom would carry that rise up to every score).
+        Where L rises through the pivot it is unchanged. Cost O(M·G) beyond
         :meth:`positive_probability`.
 
         Parameters
@@ -527,10 +533,8 @@ class Mixture:
         x = np.asarray(x, dtype=float)
         grid = np.asarray(grid, dtype=float)
         pivot = float(np.median(grid)) if pivot is None else float(pivot)
-        g = grid.size
-        k = min(int(np.searchsorted(grid, pivot, side="left")), g - 1)  # the pivot moves to a grid point
         lg = special.logit(np.clip(self.positive_probability(u, grid), 1e-300, 1 - 1e-16))
-        env = outward_envelope(lg, k)
+        env = outward_envelope(lg, pivot_index(grid, pivot))
         lx = special.logit(np.clip(self.positive_probability(u, x), 1e-300, 1 - 1e-16))
         # between grid points j and j + 1, L at x clipped to [envelope at j, envelope at j + 1] (the running
         # maximum above the pivot, the running minimum below it); below the grid at most its envelope at the
