@@ -225,6 +225,19 @@ def test_psis_handles_minus_inf_and_normalises():
     assert np.isfinite(k)
 
 
+def test_psis_keeps_raw_weights_when_arviz_cannot_smooth(monkeypatch):
+    """arviz.psislw returned NaN weights (with k̂ = 0.33) for log weights spanning 8000 nats on a real
+    case; psis must then give the raw normalised weights and k̂ = inf, never NaN weights."""
+    import arviz
+
+    monkeypatch.setattr(arviz, "psislw", lambda lw: (np.full_like(lw, np.nan), 0.33))
+    lw = np.array([0.0, -1.0, -np.inf, -3.0])
+    w, k = psis(lw)
+    raw = np.exp([0.0, -1.0, -3.0])
+    assert np.allclose(w[[0, 1, 3]], raw / raw.sum()) and w[2] == 0
+    assert k == np.inf
+
+
 def test_same_seed_same_draws():
     logp = lambda u: -0.5 * np.sum(u**2, axis=1)  # noqa: E731
     a = importance_sample(logp, np.zeros(2), draws=200, rng=5)

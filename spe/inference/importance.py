@@ -77,7 +77,9 @@ def psis(log_weights):
     weights : array, shape (M,)
         Normalised smoothed weights.
     k : float
-        Pareto shape estimate k̂ (``inf`` if fewer than 2 finite weights).
+        Pareto shape estimate k̂ (``inf`` if fewer than 2 finite weights, or
+        if arviz cannot smooth them — it returns NaN weights when they span
+        thousands of nats; the raw normalised weights are returned then).
     """
     lw = np.asarray(log_weights, dtype=float)
     ok = np.isfinite(lw)
@@ -92,6 +94,10 @@ def psis(log_weights):
 
         smoothed, k = arviz.psislw(lw[ok] - lw[ok].max())
     sw = np.exp(smoothed - smoothed.max())
+    if not (np.all(np.isfinite(sw)) and np.isfinite(k)):
+        # arviz returns NaN when the weights span thousands of nats (a proposal far from the posterior):
+        # keep the raw weights and report k̂ = inf, so the caller treats the draws as unreliable
+        sw, k = np.exp(lw[ok] - lw[ok].max()), np.inf
     w[ok] = sw / sw.sum()
     return w, float(k)
 
