@@ -46,19 +46,6 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
 
 
-def log_odds_feature(scores):
-    """The score read as log-odds, as the `calibrated` model reads it (score type "auto")."""
-    from scipy import special
-
-    from spe.api import logit_clip, resolve_score_type
-
-    s = np.asarray(scores, dtype=float)
-    if resolve_score_type(s, "auto") == "probability":
-        eps = logit_clip(s)
-        return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
-    return lambda v: np.asarray(v, dtype=float)
-
-
 def best_slope(f, y):
     """Slope b of the unpenalised logistic regression of y on f (all N labels)."""
     from sklearn.linear_model import LogisticRegression
@@ -68,6 +55,7 @@ def best_slope(f, y):
 
 def run_case(args):
     case_path, label_counts, seeds, draws, level = args
+    from spe.api import _log_odds_feature  # the score read as log-odds, exactly as `calibrated` reads it
     from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
     from spe.metrics import RECALL_GRID, sample_performance, weighted_quantile
     from spe.models.recalibration import PRIORS, RecalibrationPrior, fit_recalibration
@@ -75,7 +63,7 @@ def run_case(args):
     df = pd.read_csv(case_path)
     s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
     name = Path(case_path).stem
-    feature = log_odds_feature(s)
+    feature = _log_odds_feature(s, "auto")
     b_all = best_slope(feature(s), y)
     truth = pr_curve_from_labels(s, y)
     variants = {"default": (feature, PRIORS["calibrated"]),
