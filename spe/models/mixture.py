@@ -407,12 +407,13 @@ class Mixture:
         grid = np.linspace(low, self.top, TOP_GRID)
         with np.errstate(all="ignore"):
             llr = self.positive.logpdf(th1, grid) - self.negative.logpdf(th0, grid)  # (M, G)
-        llr_hi = np.where(np.isnan(llr), -np.inf, llr)
+        undefined = np.isnan(llr)  # both densities zero: counts against neither test
+        llr_hi = np.where(undefined, -np.inf, llr)
         above = grid[None, :] >= np.minimum(m1, self.top)[:, None]
         peak = np.max(np.where(above, llr_hi, -np.inf), axis=1)
         ok &= llr_hi[:, -1] >= peak - TOP_DROP
         if self.bottom is not None:
-            llr_lo = np.where(np.isnan(llr), np.inf, llr)
+            llr_lo = np.where(undefined, np.inf, llr)
             below = grid[None, :] <= np.maximum(m0, self.bottom)[:, None]
             trough = np.min(np.where(below, llr_lo, np.inf), axis=1)
             ok &= llr_lo[:, 0] <= trough + TOP_DROP
