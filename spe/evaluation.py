@@ -13,10 +13,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .check import format_items
-from .metrics import _BLOCK, SamplePerformance, weighted_quantile
+from .metrics import _BLOCK, SamplePerformance, replay_true_positives, weighted_quantile
 from .models.base import FittedScoreModel
 
-__all__ = ["Evaluation", "Interval", "CurveBand"]
+__all__ = ["Evaluation", "Interval", "CurveBand", "ThresholdProbability", "ThresholdChoice",
+           "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS"]
+
+#: Metrics of the whole ranking (no threshold).
+SCALAR_METRICS = ("prevalence", "average_precision", "roc_auc", "equal_error_rate")
+#: Metrics at a threshold (an item is predicted positive when its score is ≥ the threshold).
+THRESHOLD_METRICS = ("precision", "recall", "f1", "accuracy", "false_positive_rate",
+                     "true_positives", "false_positives", "true_negatives", "false_negatives")
+#: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
+PERFORMANCE_KINDS = ("sample", "population")
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,113 @@ class CurveBand:
     lo: np.ndarray
     hi: np.ndarray
     level: float
+
+
+@dataclass(frozen=True)
+class ThresholdProbability:
+    """p(C(τ)): the posterior probability that threshold τ meets a requirement (paper §4.4, Fig. 4).
+
+    C(τ) = [precision(τ) ≥ ``min_precision`` ∧ recall(τ) ≥ ``min_recall``].
+
+    Attributes
+    ----------
+    threshold : array, shape (T,)
+        Ascending thresholds, score units (an item is predicted positive
+        when its score is ≥ τ).
+    probability : array, shape (T,)
+        Weighted fraction of posterior draws in which τ meets the
+        requirement.
+    min_precision, min_recall : float
+    performance : {"sample", "population"}
+    """
+
+    threshold: np.ndarray
+    probability: np.ndarray
+    min_precision: float
+    min_recall: float
+    performance: str
+
+
+@dataclass(frozen=True)
+class ThresholdChoice:
+    """The threshold most likely to meet a precision/recall requirement.
+
+    Attributes
+    ----------
+    threshold : float
+        Score units. Among thresholds of equal probability, the one with the
+        highest posterior-mean F1.
+    probability : float
+        p(C(τ)) at that threshold.
+    metrics : dict of str → Interval
+        Every metric of :data:`THRESHOLD_METRICS` at that threshold.
+    likely : bool
+        ``probability ≥ 0.5``: whether the requirement is more likely met
+        than not.
+    curve : ThresholdProbability
+        p(C(τ)) at every threshold.
+    """
+
+    threshold: float
+    probability: float
+    metrics: dict
+    likely: bool
+    curve: ThresholdProbability
+
+    def to_dict(self):
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
+        return {
+            "min_precision": self.curve.min_precision,
+            "min_recall": self.curve.min_recall,
+            "performance": self.curve.performance,
+            "threshold": num(self.threshold),
+            "probability": num(self.probability),
+            "likely": bool(self.likely),
+            "metrics": {k: {kk: num(vv) for kk, vv in v.to_dict().items()} for k, v in self.metrics.items()},
+            "curve": {"threshold": [num(v) for v in self.curve.threshold],
+                      "probability": [num(v) for v in self.curve.probability]},
+        }
+
+
+def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
+    """Confusion counts and rates at thresholds, per draw.
+
+    Parameters
+    ----------
+    true_positives : array, shape (M, Q)
+        Positives among the items scored ≥ each threshold.
+    n_predicted : array, shape (Q,)
+        Items scored ≥ each threshold.
+    n_positive : array, shape (M,)
+        Positives among all N items.
+    n_items : int
+        N.
+
+    Returns
+    -------
+    dict of str → array, shape (M, Q)
+        The metrics of :data:`THRESHOLD_METRICS`: counts (expected counts
+        for population performance) and rates in [0, 1]; NaN where a rate
+        is undefined (precision with nothing predicted positive, recall
+        without positives, false positive rate without negatives).
+    """
+    tp = np.asarray(true_positives, dtype=float)
+    pred = np.asarray(n_predicted, dtype=float)[None, :]
+    pos = np.asarray(n_positive, dtype=float)[:, None]
+    fp = pred - tp
+    fn = pos - tp
+    tn = (n_items - pos) - fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(pred > 0, tp / pred, np.nan)
+        recall = np.where(pos > 0, tp / pos, np.nan)
+        fpr = np.where(n_items - pos > 0, fp / (n_items - pos), np.nan)
+        denom = 2 * tp + fp + fn
+        f1 = np.where(denom > 0, 2 * tp / denom, np.nan)
+    return {"precision": precision, "recall": recall, "f1": f1, "accuracy": (tp + tn) / n_items,
+            "false_positive_rate": fpr, "true_positives": tp, "false_positives": np.broadcast_to(fp, tp.shape),
+            "true_negatives": tn, "false_negatives": fn}
 
 
 def _summarise(values, weights, level):
@@ -133,36 +249,211 @@ class Evaluation:
     def _level(self, level):
         return self.level if level is None else _check_level(level)
 
-    def prevalence(self, level=None) -> Interval:
-        """Fraction of positives among the N items, with its credible interval."""
-        return _summarise(self.performance.prevalence, self.weights, self._level(level))
+    def _performance(self, performance):
+        if performance == "sample":
+            return self.performance
+        if performance == "population":
+            return self.performance.population
+        raise ValueError(f"performance must be one of {PERFORMANCE_KINDS}, got {performance!r}")
 
-    def average_precision(self, level=None) -> Interval:
+    def prevalence(self, level=None, performance="sample") -> Interval:
+        """Fraction of positives among the N items, with its credible interval.
+
+        ``performance="population"`` gives the prevalence from θ alone (the
+        mean of p(y = 1 | s, θ) over the pool's scores) instead of the
+        fraction of positives among these N items (paper §3).
+        """
+        return _summarise(self._performance(performance).prevalence, self.weights, self._level(level))
+
+    def average_precision(self, level=None, performance="sample") -> Interval:
         """Average precision (``sklearn.metrics.average_precision_score`` convention)."""
-        return _summarise(self.performance.average_precision, self.weights, self._level(level))
+        return _summarise(self._performance(performance).average_precision, self.weights, self._level(level))
 
-    def roc_auc(self, level=None) -> Interval:
+    def roc_auc(self, level=None, performance="sample") -> Interval:
         """Area under the ROC curve."""
-        return _summarise(self.performance.roc_auc, self.weights, self._level(level))
+        return _summarise(self._performance(performance).roc_auc, self.weights, self._level(level))
+
+    def equal_error_rate(self, level=None, performance="sample") -> Interval:
+        """Equal error rate: the false positive rate where it equals the false negative rate.
+
+        Read off the ROC polyline (linear between thresholds); see
+        :func:`spe.metrics.equal_error_rate`.
+        """
+        return _summarise(self._performance(performance).equal_error_rate, self.weights, self._level(level))
 
     def _band(self, grid, values, level):
         level = self._level(level)
         lo, med, hi = weighted_quantile(values, self.weights, [(1 - level) / 2, 0.5, (1 + level) / 2])
-        return CurveBand(grid.copy(), med, lo, hi, level)
+        return CurveBand(np.array(grid, dtype=float), med, lo, hi, level)
 
-    def pr_curve(self, level=None) -> CurveBand:
+    def pr_curve(self, level=None, performance="sample") -> CurveBand:
         """Precision against recall: median and band on the recall grid (G,).
 
         Precision at recall r is that of the highest threshold whose recall
         is ≥ r (paper §3, Fig. 1C).
         """
-        p = self.performance
+        p = self._performance(performance)
         return self._band(p.recall_grid, p.precision_at_recall, level)
 
-    def roc_curve(self, level=None) -> CurveBand:
+    def roc_curve(self, level=None, performance="sample") -> CurveBand:
         """True positive rate against false positive rate, on the FPR grid."""
-        p = self.performance
+        p = self._performance(performance)
         return self._band(p.fpr_grid, p.tpr_at_fpr, level)
+
+    def _grid_metrics(self, performance):
+        p = self._performance(performance)
+        return p, threshold_metrics(p.true_positives, p.n_predicted, p.n_positive, p.n_items)
+
+    def threshold_curve(self, metric="precision", level=None, performance="sample") -> CurveBand:
+        """A metric as a function of the threshold, with its band (paper Fig. 1B).
+
+        Parameters
+        ----------
+        metric : str
+            One of :data:`THRESHOLD_METRICS` (e.g. "precision", "recall").
+        level : float, optional
+        performance : {"sample", "population"}
+
+        Returns
+        -------
+        CurveBand
+            ``x`` = the T thresholds (ascending, score units: all distinct
+            scores, or T = 1000 following the score quantiles when there
+            are more); median and band of the metric at each.
+
+        Raises
+        ------
+        ValueError
+            Unknown metric or performance kind.
+        """
+        if metric not in THRESHOLD_METRICS:
+            raise ValueError(f"metric must be one of {THRESHOLD_METRICS}, got {metric!r}")
+        p, values = self._grid_metrics(performance)
+        return self._band(p.thresholds, values[metric], level)
+
+    def precision_curve(self, level=None, performance="sample") -> CurveBand:
+        """Precision against the threshold (T,), with its band; see :meth:`threshold_curve`."""
+        return self.threshold_curve("precision", level, performance)
+
+    def recall_curve(self, level=None, performance="sample") -> CurveBand:
+        """Recall against the threshold (T,), with its band; see :meth:`threshold_curve`."""
+        return self.threshold_curve("recall", level, performance)
+
+    def _metric_draws_at(self, thresholds, performance):
+        """Per-draw metrics at arbitrary thresholds (Q,): dict of (M, Q) arrays, exact (same label draws)."""
+        p = self._performance(performance)
+        tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
+        if not np.all(np.isfinite(tau)):
+            raise ValueError(f"thresholds must be finite numbers in score units, got {thresholds!r}")
+        tp, n_pred = replay_true_positives(p, tau)
+        return threshold_metrics(tp, n_pred, p.n_positive, p.n_items)
+
+    def metrics_at(self, threshold, level=None, performance="sample") -> dict:
+        """Every metric of :data:`THRESHOLD_METRICS` at one threshold, with intervals.
+
+        Parameters
+        ----------
+        threshold : float
+            Score units; items scored ≥ it are predicted positive.
+        level : float, optional
+        performance : {"sample", "population"}
+            Sample: counts on these N items with the unknown labels drawn
+            (the same draws as the curves); population: expected counts from
+            θ alone.
+
+        Returns
+        -------
+        dict of str → Interval
+            precision, recall, F1, accuracy, false positive rate (rates in
+            [0, 1]) and the confusion counts (items).
+        """
+        level = self._level(level)
+        values = self._metric_draws_at([float(threshold)], performance)
+        return {k: _summarise(v[:, 0], self.weights, level) for k, v in values.items()}
+
+    def metric(self, name, threshold=None, level=None, performance="sample") -> Interval:
+        """One metric by name, with its interval.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`SCALAR_METRICS` (no threshold) or
+            :data:`THRESHOLD_METRICS` (``threshold`` required).
+        threshold : float, optional
+            Score units.
+        level : float, optional
+        performance : {"sample", "population"}
+
+        Raises
+        ------
+        ValueError
+            Unknown name; a threshold metric without a threshold.
+        """
+        if name in SCALAR_METRICS:
+            return getattr(self, name)(level, performance)
+        if name not in THRESHOLD_METRICS:
+            raise ValueError(f"unknown metric {name!r}; known: {SCALAR_METRICS + THRESHOLD_METRICS}")
+        if threshold is None:
+            raise ValueError(f"metric {name!r} needs a threshold (score units)")
+        return self.metrics_at(threshold, level, performance)[name]
+
+    def threshold_probability(self, min_precision=0.0, min_recall=0.0, performance="sample") -> ThresholdProbability:
+        """p(C(τ)) for every threshold τ: the probability that τ meets a precision/recall requirement.
+
+        C(τ) = [precision(τ) ≥ ``min_precision`` ∧ recall(τ) ≥ ``min_recall``]
+        (Welinder et al. 2013, §4.4, Fig. 4): the weighted fraction of
+        posterior draws in which it holds. A threshold with nothing
+        predicted positive has undefined precision and never meets a
+        precision requirement > 0.
+
+        Parameters
+        ----------
+        min_precision, min_recall : float in [0, 1]
+        performance : {"sample", "population"}
+
+        Returns
+        -------
+        ThresholdProbability
+            Over the T thresholds of :meth:`threshold_curve`.
+
+        Raises
+        ------
+        ValueError
+            A requirement outside [0, 1].
+        """
+        for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
+            if not 0 <= v <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+        p, values = self._grid_metrics(performance)
+        with np.errstate(invalid="ignore"):
+            meets = (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
+                np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
+        prob = self.weights @ meets / self.weights.sum()
+        return ThresholdProbability(p.thresholds.copy(), np.clip(prob, 0.0, 1.0), float(min_precision),
+                                    float(min_recall), performance)
+
+    def best_threshold(self, min_precision=0.0, min_recall=0.0, level=None, performance="sample") -> ThresholdChoice:
+        """The threshold that maximises p(C(τ)) (paper §4.4), and the metrics there.
+
+        Among thresholds whose probability is within 10⁻⁹ of the largest,
+        the one with the highest posterior-mean F1 is chosen (a precision
+        requirement alone is met with probability 1 by every high
+        threshold; F1 picks the one that keeps the most recall).
+
+        Returns
+        -------
+        ThresholdChoice
+            ``likely`` is False when even the best threshold meets the
+            requirement with probability < 0.5.
+        """
+        curve = self.threshold_probability(min_precision, min_recall, performance)
+        _, values = self._grid_metrics(performance)
+        mean_f1 = self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum()
+        top = curve.probability >= curve.probability.max() - 1e-9
+        best = int(np.flatnonzero(top)[np.argmax(mean_f1[top])])
+        tau = float(curve.threshold[best])
+        return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
+                               bool(curve.probability[best] >= 0.5), curve)
 
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.

@@ -25,7 +25,7 @@ Curve conventions (they match ``sklearn.metrics`` on the same labels):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +37,9 @@ __all__ = [
     "pr_at_recall",
     "roc_at_fpr",
     "weighted_quantile",
+    "equal_error_rate",
+    "replay_true_positives",
+    "expected_true_positives",
     "RECALL_GRID",
     "FPR_GRID",
 ]
@@ -221,40 +224,206 @@ def weighted_quantile(values, weights, q):
     return out.reshape(np.shape(q) + out.shape[1:]) if np.ndim(q) == 0 else out
 
 
+def equal_error_rate(tp, fp):
+    """Equal error rate per row: the false positive rate where it equals the false negative rate.
+
+    On the ROC polyline (linear between thresholds, as :func:`roc_at_fpr`)
+    FPR + TPR − 1 rises from −1 at (0, 0) to 1 at (1, 1); the EER is the FPR
+    where it crosses 0 (there FPR = 1 − TPR = FNR). (M, K) → (M,); NaN for
+    rows without positives or without negatives.
+    """
+    fpr, tpr = _roc_polyline(tp, fp)
+    g = (fpr + tpr) / 2.0  # in [0, 1], non-decreasing; the EER is where it reaches 1/2
+    j = np.clip(_rowwise_searchsorted(g, np.array([0.5]), side="left")[:, 0], 1, g.shape[1] - 1)
+    rows = np.arange(g.shape[0])
+    g0, g1 = g[rows, j - 1], g[rows, j]
+    f0, f1 = fpr[rows, j - 1], fpr[rows, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(g1 > g0, (0.5 - g0) / (g1 - g0), 0.0)
+    out = f0 + np.clip(frac, 0, 1) * (f1 - f0)
+    return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), out, np.nan)
+
+
+#: At most this many thresholds are kept per draw for the threshold curves (all distinct scores when fewer).
+MAX_THRESHOLDS = 1000
+
+
+def threshold_grid_groups(groups, max_thresholds=MAX_THRESHOLDS):
+    """Which score groups serve as the thresholds of the threshold curves.
+
+    All K distinct scores when K ≤ ``max_thresholds``; otherwise the
+    distinct scores at ``max_thresholds`` evenly spaced fractions of the
+    items (so the thresholds follow the score quantiles), always including
+    the lowest score (every item predicted positive).
+
+    Returns
+    -------
+    int array, shape (T,)
+        Group indices (groups are in descending score order), ascending.
+    """
+    k = groups.n_groups
+    if k <= max_thresholds:
+        return np.arange(k)
+    cum = np.cumsum(groups.counts)
+    targets = np.linspace(0, cum[-1], max_thresholds + 1)[1:]
+    idx = np.searchsorted(cum, targets - 1e-9, side="left")
+    return np.unique(np.append(np.clip(idx, 0, k - 1), k - 1))
+
+
 @dataclass
 class SamplePerformance:
-    """Per-draw sample performance (M draws).
+    """Per-draw performance of the classifier on the N items (M draws).
 
     Attributes
     ----------
     weights : array, shape (M,)
     prevalence : array, shape (M,)
         Fraction of positives among all N items.
-    average_precision, roc_auc : arrays, shape (M,)
+    average_precision, roc_auc, equal_error_rate : arrays, shape (M,)
     recall_grid : array, shape (G,)
     precision_at_recall : array, shape (M, G)
     fpr_grid : array, shape (G2,)
     tpr_at_fpr : array, shape (M, G2)
+    thresholds : array, shape (T,)
+        Ascending thresholds (score units; distinct scores of the pool, see
+        :func:`threshold_grid_groups`); an item is predicted positive when
+        its score is ≥ the threshold.
+    n_predicted : array, shape (T,)
+        Items with score ≥ each threshold.
+    true_positives : array, shape (M, T)
+        Positives among them, per draw (counts; expected counts for
+        population performance).
+    n_positive : array, shape (M,)
+        Positives among all N items.
+    n_items : int
+        N.
     labeled_recall, labeled_precision : arrays, shape (M, n)
         Recall and precision at each labeled item's score taken as the
         threshold (to place the labeled items on the curve).
+    kind : {"sample", "population"}
+        Sample performance (labels drawn, paper §3) or population
+        performance (labels replaced by p(y = 1 | s, θ)).
+    population : SamplePerformance or None
+        The population performance of the same draws (on a sample
+        performance object).
+    replay : tuple or None
+        (model, score groups, label-draw seeds): what
+        :func:`replay_true_positives` and :func:`expected_true_positives`
+        recount from.
     """
 
     weights: np.ndarray
     prevalence: np.ndarray
     average_precision: np.ndarray
     roc_auc: np.ndarray
+    equal_error_rate: np.ndarray
     recall_grid: np.ndarray
     precision_at_recall: np.ndarray
     fpr_grid: np.ndarray
     tpr_at_fpr: np.ndarray
+    thresholds: np.ndarray
+    n_predicted: np.ndarray
+    true_positives: np.ndarray
+    n_positive: np.ndarray
+    n_items: int
     labeled_recall: np.ndarray
     labeled_precision: np.ndarray
+    kind: str = "sample"
+    population: SamplePerformance | None = None
+    replay: tuple | None = field(default=None, repr=False)
+
+
+class _Accumulator:
+    """Collects per-draw curves from blocks of cumulative counts."""
+
+    def __init__(self, recall_grid, fpr_grid, lab_groups, grid_groups, n_items):
+        self.recall_grid, self.fpr_grid = recall_grid, fpr_grid
+        self.lab_groups, self.grid_groups, self.n = lab_groups, grid_groups, n_items
+        self.parts = {key: [] for key in ("prev", "ap", "auc", "eer", "pr", "roc", "tp", "lrec", "lprec")}
+
+    def add(self, tp, fp):
+        parts = self.parts
+        parts["prev"].append(tp[:, -1] / self.n)
+        parts["ap"].append(average_precision(tp, fp))
+        parts["auc"].append(roc_auc(tp, fp))
+        parts["eer"].append(equal_error_rate(tp, fp))
+        parts["pr"].append(pr_at_recall(tp, fp, self.recall_grid))
+        parts["roc"].append(roc_at_fpr(tp, fp, self.fpr_grid))
+        parts["tp"].append(tp[:, self.grid_groups[::-1]])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts["lrec"].append(tp[:, self.lab_groups] / tp[:, -1:])
+            parts["lprec"].append(tp[:, self.lab_groups] / (tp[:, self.lab_groups] + fp[:, self.lab_groups]))
+
+    def result(self, weights, groups, kind):
+        cat = {key: np.concatenate(v) for key, v in self.parts.items()}
+        order = self.grid_groups[::-1]
+        return SamplePerformance(
+            weights, cat["prev"], cat["ap"], cat["auc"], cat["eer"],
+            np.asarray(self.recall_grid, dtype=float), cat["pr"],
+            np.asarray(self.fpr_grid, dtype=float), cat["roc"],
+            groups.scores[order].copy(), np.cumsum(groups.counts)[order], cat["tp"], cat["prev"] * self.n, self.n,
+            cat["lrec"], cat["lprec"], kind,
+        )
+
+
+def _label_streams(rng, m):
+    """M independent label-draw streams and the seeds that recreate them (:func:`replay_true_positives`)."""
+    rng = np.random.default_rng(rng)
+    seeds = rng.bit_generator.seed_seq.spawn(m)
+    kind = type(rng.bit_generator)
+    return [np.random.Generator(kind(s)) for s in seeds], (kind, seeds)
+
+
+def _positive_count_blocks(model, groups, streams):
+    """Blocks of drawn positives per score group: yields (rows, pos (M_block, K)).
+
+    Under each draw m the unlabeled items of a group with score s are
+    Binomial(n_unlabeled, p(y = 1 | s, θ_m)) positives (eq. 7), drawn from
+    stream m; the labeled positives are added as they are.
+    """
+    k = groups.n_groups
+    unl = groups.n_unlabeled
+    has_unl = unl > 0
+    step = max(1, _BLOCK // max(k, 1))
+    for start in range(0, model.n_draws, step):
+        rows = slice(start, min(start + step, model.n_draws))
+        mb = rows.stop - rows.start
+        pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
+        if has_unl.any():
+            p = np.clip(model.positive_probability(groups.scores[has_unl], rows), 0.0, 1.0)
+            drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
+            for r in range(mb):
+                drawn[r] = streams[start + r].binomial(unl[has_unl], p[r])
+            pos = pos.copy()
+            pos[:, has_unl] += drawn
+        yield rows, pos
+
+
+def _expected_positive_blocks(model, groups):
+    """Blocks of expected positives per score group under each draw: counts_k · p(y = 1 | s_k, θ_m)."""
+    k = groups.n_groups
+    step = max(1, _BLOCK // max(k, 1))
+    counts = groups.counts.astype(float)
+    for start in range(0, model.n_draws, step):
+        rows = slice(start, min(start + step, model.n_draws))
+        p = np.clip(model.positive_probability(groups.scores, rows), 0.0, 1.0)
+        yield rows, p * counts[None, :]
 
 
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
-                       recall_grid=RECALL_GRID, fpr_grid=FPR_GRID):
-    """Draw the unknown labels under each posterior draw and compute the curves.
+                       recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS):
+    """Draw the unknown labels under each posterior draw and compute the curves (paper §3, §3.1).
+
+    Sample performance: under draw m the unknown labels are drawn from
+    p(y = 1 | s, θ_m) and joined with the known ones, and the curves of these
+    N items are computed. Population performance (the ``population``
+    attribute of the result): the labels of all N items are replaced by
+    their probabilities p(y = 1 | s, θ_m), so the counts are expected counts
+    — the performance on an unlimited population with this pool's score
+    distribution whose labels follow the model, with no label-sampling noise
+    (the paper's population performance from θ alone, with the fitted score
+    density replaced by the pool's empirical one, which works for every
+    score model, not only the mixture).
 
     Parameters
     ----------
@@ -268,49 +437,81 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     rng : numpy.random.Generator or int or None
     recall_grid : array, shape (G,)
     fpr_grid : array, shape (G2,)
+    max_thresholds : int
+        T, thresholds kept per draw for the threshold curves
+        (:func:`threshold_grid_groups`).
 
     Returns
     -------
     SamplePerformance
+        With ``population`` set, and the seeds of the label draws kept so
+        that :func:`replay_true_positives` can recount them at any
+        threshold.
     """
-    rng = np.random.default_rng(rng)
     labeled_index = np.asarray(labeled_index, dtype=int)
     groups = ScoreGroups.build(scores, labeled_index, labeled_value)
-    k = groups.n_groups
-    m_total = model.n_draws
-    streams = rng.spawn(m_total)
-    counts = groups.counts
     n = np.asarray(scores).size
     lab_groups = groups.group_of_item[labeled_index]
-    step = max(1, _BLOCK // max(k, 1))
-    parts = {key: [] for key in ("prev", "ap", "auc", "pr", "roc", "lrec", "lprec")}
-    unl = groups.n_unlabeled
-    has_unl = unl > 0
-    for start in range(0, m_total, step):
-        rows = slice(start, min(start + step, m_total))
-        mb = rows.stop - rows.start
-        pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
-        if has_unl.any():
-            p = np.clip(model.positive_probability(groups.scores[has_unl], rows), 0.0, 1.0)
-            drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
-            for r in range(mb):
-                drawn[r] = streams[start + r].binomial(unl[has_unl], p[r])
-            pos = pos.copy()
-            pos[:, has_unl] += drawn
-        tp, fp = curves_from_counts(pos, counts)
-        parts["prev"].append(tp[:, -1] / n)
-        parts["ap"].append(average_precision(tp, fp))
-        parts["auc"].append(roc_auc(tp, fp))
-        parts["pr"].append(pr_at_recall(tp, fp, recall_grid))
-        parts["roc"].append(roc_at_fpr(tp, fp, fpr_grid))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            parts["lrec"].append(tp[:, lab_groups] / tp[:, -1:])
-            parts["lprec"].append(tp[:, lab_groups] / (tp[:, lab_groups] + fp[:, lab_groups]))
-    cat = {key: np.concatenate(v) for key, v in parts.items()}
-    return SamplePerformance(
-        np.asarray(model.weights, dtype=float),
-        cat["prev"], cat["ap"], cat["auc"],
-        np.asarray(recall_grid, dtype=float), cat["pr"],
-        np.asarray(fpr_grid, dtype=float), cat["roc"],
-        cat["lrec"], cat["lprec"],
-    )
+    grid_groups = threshold_grid_groups(groups, max_thresholds)
+    streams, seeds = _label_streams(rng, model.n_draws)
+    weights = np.asarray(model.weights, dtype=float)
+    sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
+    for _, pos in _positive_count_blocks(model, groups, streams):
+        sample.add(*curves_from_counts(pos, groups.counts))
+    population = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
+    for _, pos in _expected_positive_blocks(model, groups):
+        population.add(*curves_from_counts(pos, groups.counts))
+    perf = sample.result(weights, groups, "sample")
+    perf.population = population.result(weights, groups, "population")
+    perf.replay = perf.population.replay = (model, groups, seeds)
+    return perf
+
+
+def replay_true_positives(performance, thresholds):
+    """Per-draw positives among the items scored ≥ each threshold, recounted from the same label draws.
+
+    Parameters
+    ----------
+    performance : SamplePerformance
+        From :func:`sample_performance` (sample or population kind).
+    thresholds : array, shape (Q,)
+        Score units.
+
+    Returns
+    -------
+    true_positives : array, shape (M, Q)
+        The very label draws behind ``performance`` (same seeds), so the
+        counts agree with its curves; expected counts for population
+        performance.
+    n_predicted : int array, shape (Q,)
+        Items with score ≥ each threshold.
+    """
+    if performance.kind != "sample":
+        return expected_true_positives(performance, thresholds)
+    model, groups, (kind, seeds) = performance.replay
+    tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    # groups are descending: the items ≥ τ are the first j groups, j = #distinct scores ≥ τ
+    j = np.searchsorted(-groups.scores, -tau, side="right")
+    n_pred = np.concatenate([[0], np.cumsum(groups.counts)])[j]
+    streams = [np.random.Generator(kind(s)) for s in seeds]
+    out = []
+    for _, pos in _positive_count_blocks(model, groups, streams):
+        cum = np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])
+        out.append(cum[:, j])
+    return np.concatenate(out), n_pred
+
+
+def expected_true_positives(performance, thresholds):
+    """Per-draw expected positives among the items scored ≥ each threshold (population performance).
+
+    Same shapes as :func:`replay_true_positives`.
+    """
+    model, groups, _ = performance.replay
+    tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    j = np.searchsorted(-groups.scores, -tau, side="right")
+    n_pred = np.concatenate([[0], np.cumsum(groups.counts)])[j]
+    out = []
+    for _, pos in _expected_positive_blocks(model, groups):
+        cum = np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1)])
+        out.append(cum[:, j])
+    return np.concatenate(out), n_pred
