@@ -3,15 +3,49 @@
 Welinder et al. (2013) §4.3, Fig. 2 compare SPE with the *naive* method: the
 performance curve computed from the labeled items alone. These functions use
 the same curve conventions as :mod:`spe.metrics`, so the two are comparable.
+
+:func:`labeled_only` answers the same queries as :class:`spe.Evaluation`
+from the n labeled items alone: each estimate is the labeled items' own
+value; intervals are Jeffreys Beta intervals for the proportions
+(prevalence, precision, recall, false positive rate, accuracy at a
+threshold: Brown, Cai & DasGupta 2001) and percentile-bootstrap intervals
+(resampling the labeled items) for everything else — curves, average
+precision, ROC AUC, equal error rate, F1 and the probability that a
+threshold meets a requirement.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+from scipy import stats
 
-from .metrics import RECALL_GRID, ScoreGroups, curves_from_counts, pr_at_recall
+from .evaluation import (
+    CurveBand,
+    Interval,
+    ThresholdChoice,
+    ThresholdProbability,
+    _check_level,
+    _summarise,
+)
+from .metrics import (
+    FPR_GRID,
+    RECALL_GRID,
+    ScoreGroups,
+    average_precision,
+    curves_from_counts,
+    equal_error_rate,
+    pr_at_recall,
+    roc_at_fpr,
+    roc_auc,
+    weighted_quantile,
+)
 
-__all__ = ["pr_curve_from_labels", "labeled_only_pr_curve"]
+__all__ = ["pr_curve_from_labels", "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
+
+#: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
+_PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
 
 
 def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
@@ -57,3 +91,264 @@ def labeled_only_pr_curve(scores, labeled_index, labeled_value, grid=RECALL_GRID
     if idx.size == 0:
         return np.full(np.size(grid), np.nan)
     return pr_curve_from_labels(scores[idx], np.asarray(labeled_value), grid)
+
+
+def _jeffreys(k, n, level):
+    """Jeffreys interval of a binomial proportion k/n: Beta(k + ½, n − k + ½) quantiles (NaN when n = 0)."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    lo = 0.0 if k == 0 else float(stats.beta.ppf((1 - level) / 2, k + 0.5, n - k + 0.5))
+    hi = 1.0 if k == n else float(stats.beta.ppf((1 + level) / 2, k + 0.5, n - k + 0.5))
+    return lo, hi
+
+
+@dataclass
+class LabeledOnly:
+    """What the n labeled items alone say, with the query methods of :class:`spe.Evaluation`.
+
+    Build it with :func:`labeled_only`. Each estimate (``mean`` and
+    ``median`` of the returned :class:`~spe.evaluation.Interval`) is the
+    labeled items' own value — the naive method of Welinder et al. (2013),
+    §4.3; ``lo``/``hi`` are Jeffreys intervals for proportions and
+    percentile-bootstrap intervals otherwise. Confusion counts are not
+    given: the labeled items do not say how many of the N items are
+    positive beyond the prevalence.
+
+    Attributes
+    ----------
+    scores : array, shape (n,)
+        The labeled items' scores, score units.
+    labels : int array, shape (n,)
+    n_items : int
+        N, the pool the labeled items were drawn from.
+    level : float
+    bootstrap_tp, bootstrap_fp : arrays, shape (B, K)
+        Cumulative positives and negatives at the K distinct labeled scores
+        (descending) in each of B bootstrap resamples.
+    groups : ScoreGroups
+        The labeled items grouped by distinct score.
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    n_items: int
+    level: float
+    bootstrap_tp: np.ndarray
+    bootstrap_fp: np.ndarray
+    groups: ScoreGroups
+
+    @property
+    def n_labeled(self) -> int:
+        """n."""
+        return int(self.labels.size)
+
+    def _level(self, level):
+        return self.level if level is None else _check_level(level)
+
+    def _own(self):
+        g = self.groups
+        return curves_from_counts(g.n_labeled_pos[None, :], g.counts)
+
+    def _boot_interval(self, point, draws, level):
+        level = self._level(level)
+        w = np.ones(draws.shape[0])
+        boot = _summarise(draws, w, level)
+        return Interval(float(point), float(point), boot.lo, boot.hi, level)
+
+    def prevalence(self, level=None) -> Interval:
+        """Fraction of positives among the labeled items, with its Jeffreys interval."""
+        level = self._level(level)
+        k, n = int(self.labels.sum()), self.n_labeled
+        lo, hi = _jeffreys(k, n, level)
+        point = k / n if n else float("nan")
+        return Interval(point, point, lo, hi, level)
+
+    def average_precision(self, level=None) -> Interval:
+        """Average precision of the labeled items, percentile-bootstrap interval."""
+        tp, fp = self._own()
+        return self._boot_interval(average_precision(tp, fp)[0],
+                                   average_precision(self.bootstrap_tp, self.bootstrap_fp), level)
+
+    def roc_auc(self, level=None) -> Interval:
+        """ROC AUC of the labeled items, percentile-bootstrap interval."""
+        tp, fp = self._own()
+        return self._boot_interval(roc_auc(tp, fp)[0], roc_auc(self.bootstrap_tp, self.bootstrap_fp), level)
+
+    def equal_error_rate(self, level=None) -> Interval:
+        """Equal error rate of the labeled items, percentile-bootstrap interval."""
+        tp, fp = self._own()
+        return self._boot_interval(equal_error_rate(tp, fp)[0],
+                                   equal_error_rate(self.bootstrap_tp, self.bootstrap_fp), level)
+
+    def _curve(self, fn, grid, level):
+        level = self._level(level)
+        tp, fp = self._own()
+        point = fn(tp, fp, grid)[0]
+        lo, hi = weighted_quantile(fn(self.bootstrap_tp, self.bootstrap_fp, grid), np.ones(self.bootstrap_tp.shape[0]),
+                                   [(1 - level) / 2, (1 + level) / 2])
+        return CurveBand(np.array(grid, dtype=float), point, lo, hi, level)
+
+    def pr_curve(self, level=None, grid=RECALL_GRID) -> CurveBand:
+        """The labeled items' PR curve on the recall grid (G,), percentile-bootstrap band.
+
+        ``median`` holds the labeled items' own curve (NaN without a
+        labeled positive).
+        """
+        return self._curve(pr_at_recall, grid, level)
+
+    def roc_curve(self, level=None, grid=FPR_GRID) -> CurveBand:
+        """The labeled items' ROC curve on the FPR grid (G,), percentile-bootstrap band."""
+        return self._curve(roc_at_fpr, grid, level)
+
+    def _at(self, tp, fp, thresholds):
+        """Per-row metrics at thresholds from cumulative counts (rows, K): dict of (rows, Q)."""
+        tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
+        j = np.searchsorted(-self.groups.scores, -tau, side="right")  # labeled groups scored ≥ τ
+        pad = np.zeros((tp.shape[0], 1))
+        tp_at = np.hstack([pad, tp])[:, j]
+        fp_at = np.hstack([pad, fp])[:, j]
+        pos, neg = tp[:, -1], fp[:, -1]
+        n = pos + neg
+        pred = tp_at + fp_at
+        # threshold_metrics takes one n_predicted per threshold: compute per row instead
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(pred > 0, tp_at / pred, np.nan)
+            recall = np.where(pos[:, None] > 0, tp_at / pos[:, None], np.nan)
+            fpr = np.where(neg[:, None] > 0, fp_at / neg[:, None], np.nan)
+            denom = tp_at + pred + (pos[:, None] - tp_at)
+            f1 = np.where(denom > 0, 2 * tp_at / denom, np.nan)
+            accuracy = (tp_at + (neg[:, None] - fp_at)) / n[:, None]
+        return {"precision": precision, "recall": recall, "f1": f1, "accuracy": accuracy,
+                "false_positive_rate": fpr}, (tp_at, fp_at, pos, neg)
+
+    def metrics_at(self, threshold, level=None) -> dict:
+        """Precision, recall, F1, accuracy and false positive rate of the labeled items at a threshold.
+
+        Parameters
+        ----------
+        threshold : float
+            Score units; items scored ≥ it are predicted positive.
+
+        Returns
+        -------
+        dict of str → Interval
+            Jeffreys intervals for the proportions, a percentile-bootstrap
+            interval for F1; NaN where the labeled items leave a rate
+            undefined (e.g. precision with no labeled item above the
+            threshold).
+        """
+        level = self._level(level)
+        if not np.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite number in score units, got {threshold!r}")
+        tp, fp = self._own()
+        own, (tp_at, fp_at, pos, neg) = self._at(tp, fp, [threshold])
+        boot, _ = self._at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
+        k_n = {"precision": (tp_at[0, 0], tp_at[0, 0] + fp_at[0, 0]), "recall": (tp_at[0, 0], pos[0]),
+               "false_positive_rate": (fp_at[0, 0], neg[0]),
+               "accuracy": (tp_at[0, 0] + neg[0] - fp_at[0, 0], pos[0] + neg[0])}
+        out = {}
+        for name, values in own.items():
+            point = float(values[0, 0])
+            if name in _PROPORTIONS:
+                lo, hi = _jeffreys(int(k_n[name][0]), int(k_n[name][1]), level)
+                out[name] = Interval(point, point, lo, hi, level)
+            else:
+                out[name] = self._boot_interval(point, boot[name][:, 0], level)
+        return out
+
+    def threshold_probability(self, min_precision=0.0, min_recall=0.0, thresholds=None) -> ThresholdProbability:
+        """The bootstrap frequency with which each threshold meets [precision ≥ p̂ ∧ recall ≥ r̂].
+
+        Parameters
+        ----------
+        min_precision, min_recall : float in [0, 1]
+        thresholds : array, shape (T,), optional
+            Score units; default the distinct labeled scores (ascending).
+        """
+        tau = np.sort(self.groups.scores) if thresholds is None else np.sort(np.asarray(thresholds, dtype=float))
+        boot, _ = self._at(self.bootstrap_tp, self.bootstrap_fp, tau)
+        meets = (np.nan_to_num(boot["precision"], nan=-1.0) >= min_precision - 1e-12) & (
+            np.nan_to_num(boot["recall"], nan=-1.0) >= min_recall - 1e-12)
+        return ThresholdProbability(tau, meets.mean(axis=0), float(min_precision), float(min_recall), "labeled-only")
+
+    def best_threshold(self, min_precision=0.0, min_recall=0.0, level=None, thresholds=None) -> ThresholdChoice:
+        """The threshold the labeled items alone would pick (highest bootstrap frequency, then F1)."""
+        curve = self.threshold_probability(min_precision, min_recall, thresholds)
+        tp, fp = self._own()
+        own, _ = self._at(tp, fp, curve.threshold)
+        f1 = np.nan_to_num(own["f1"][0], nan=0.0)
+        top = curve.probability >= curve.probability.max() - 1e-9
+        best = int(np.flatnonzero(top)[np.argmax(f1[top])])
+        tau = float(curve.threshold[best])
+        return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level),
+                               bool(curve.probability[best] >= 0.5), curve)
+
+    def to_dict(self, level=None) -> dict:
+        """JSON-ready dict: the scalar estimates and the PR and ROC curves with bands."""
+        level = self._level(level)
+
+        def lst(a):
+            return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]
+
+        def est(i):
+            return {k: (None if not np.isfinite(v) else v) for k, v in i.to_dict().items()}
+
+        pr, roc = self.pr_curve(level), self.roc_curve(level)
+        return {
+            "method": "labeled items only (Jeffreys intervals for proportions, percentile bootstrap otherwise)",
+            "n_labeled": self.n_labeled,
+            "n_bootstrap": int(self.bootstrap_tp.shape[0]),
+            "prevalence": est(self.prevalence(level)),
+            "average_precision": est(self.average_precision(level)),
+            "roc_auc": est(self.roc_auc(level)),
+            "equal_error_rate": est(self.equal_error_rate(level)),
+            "pr_curve": {"recall": lst(pr.x), "precision": lst(pr.median), "precision_lo": lst(pr.lo),
+                         "precision_hi": lst(pr.hi)},
+            "roc_curve": {"fpr": lst(roc.x), "tpr": lst(roc.median), "tpr_lo": lst(roc.lo), "tpr_hi": lst(roc.hi)},
+        }
+
+
+def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap=1000, rng=None) -> LabeledOnly:
+    """The labeled-only baseline: every query answered from the n labeled items alone.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        All scores, score units (only the labeled ones are used, and N).
+    labeled_index : int array, shape (n,)
+    labeled_value : 0/1 array, shape (n,)
+    level : float
+        Credible/confidence level of the intervals, in (0, 1).
+    n_bootstrap : int
+        B, bootstrap resamples of the labeled items (≥ 100).
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    LabeledOnly
+
+    Raises
+    ------
+    ValueError
+        No labeled items, a bad level or B < 100.
+    """
+    level = _check_level(level)
+    idx = np.asarray(labeled_index, dtype=int)
+    y = np.asarray(labeled_value).astype(int)
+    if idx.size == 0:
+        raise ValueError("the labeled-only baseline needs at least one labeled item")
+    if int(n_bootstrap) != n_bootstrap or n_bootstrap < 100:
+        raise ValueError(f"n_bootstrap must be an integer ≥ 100, got {n_bootstrap!r}")
+    s_lab = np.asarray(scores, dtype=float)[idx]
+    n = idx.size
+    groups = ScoreGroups.build(s_lab, np.arange(n), y)
+    rng = np.random.default_rng(rng)
+    mult = rng.multinomial(n, np.full(n, 1.0 / n), size=int(n_bootstrap))  # (B, n) resample multiplicities
+    k = groups.n_groups
+    pos = np.zeros((mult.shape[0], k))
+    neg = np.zeros((mult.shape[0], k))
+    g = groups.group_of_item
+    for i in range(n):  # n is small (the labeled items)
+        (pos if y[i] == 1 else neg)[:, g[i]] += mult[:, i]
+    return LabeledOnly(s_lab, y, int(np.asarray(scores).size), level, np.cumsum(pos, axis=1), np.cumsum(neg, axis=1),
+                       groups)

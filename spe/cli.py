@@ -18,6 +18,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 __all__ = ["main", "build_parser"]
 
 ESTIMATE_HELP = """\
@@ -42,6 +44,79 @@ example:
 """
 
 
+THRESHOLD_HELP = """\
+Choose a decision threshold that meets a precision/recall requirement, and
+say how sure we are (Welinder et al. 2013, §4.4, Fig. 4).
+
+For every threshold t (an item is predicted positive when its score is
+>= t), the posterior probability p(C(t)) that precision(t) >= MIN_PRECISION
+and recall(t) >= MIN_RECALL on this data set is computed from the same
+posterior draws as `spe estimate`. Prints the threshold (in score units)
+that maximises it, that probability, precision, recall, F1, accuracy, false
+positive rate and the confusion counts there with credible intervals, and the
+range of thresholds that meet the requirement with probability >= 0.5 —
+or says plainly that no threshold is likely to meet it.
+
+Inputs as for `spe estimate` (see `spe estimate --help`).
+
+example:
+  spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \
+      --min-precision 0.9 --min-recall 0.5 --seed 0
+"""
+
+
+def _add_model_options(p):
+    """The options every fitting command shares: inputs, score model, sampler, randomness."""
+    p.add_argument("scores", metavar="SCORES.csv", help="scores of all items (column 'score', optional 'id')")
+    p.add_argument("--labels", metavar="LABELS.csv", help="known labels (columns 'id,label'); omit for none")
+    p.add_argument("--families", default="auto", metavar="auto|NEG,POS",
+                   help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
+                        "pair by BIC (beta only for probability scores; for other scores also truncnorm2 for the "
+                        "negatives). Known: " + ", ".join(_family_names()))
+    p.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
+    p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
+    p.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
+    p.add_argument("--inference", default="importance", choices=["importance"],
+                   help="posterior sampler (default: importance sampling around the MAP)")
+    p.add_argument("--score-model", default="average", choices=["average", "mixture", "hybrid", "calibrated", "platt"],
+                   help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
+                        "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
+                        "'platt' is Bayesian Platt scaling; 'average' (default) weighs all four by how well they "
+                        "predicted the labels")
+    p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
+                   help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
+                        "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
+                        "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
+                        "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
+    p.add_argument("--no-tempering", action="store_true",
+                   help="keep the paper's mixture posterior even when its densities fail the check against the "
+                        "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
+                        "its bands widen)")
+    p.add_argument("--no-monotone", action="store_true",
+                   help="use the paper's mixture as it is: its Bayes rule for p(y=1 | score) and its identification "
+                        "(positive mean above the negative mean). By default the classifier is assumed to rank "
+                        "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
+                        "the negative family's tail nor the bottom scores the positive family's")
+    p.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
+                   help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
+                        "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
+                        "units either way")
+    p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
+    p.add_argument("--performance", default="sample", choices=["sample", "population"],
+                   help="'sample' (default): performance on these N items, the unknown labels drawn from the "
+                        "posterior; 'population': performance from the model's parameters alone, as on an "
+                        "unlimited pool with the same score distribution (paper §3)")
+    p.add_argument("--compare-labeled-only", action="store_true",
+                   help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
+                        "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
+
+
+def _family_names():
+    from .families import family_names
+
+    return family_names()
+
+
 def build_parser():
     """The argparse parser of the ``spe`` command."""
     from . import __version__
@@ -58,46 +133,27 @@ def build_parser():
         description=ESTIMATE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    est.add_argument("scores", metavar="SCORES.csv", help="scores of all items (column 'score', optional 'id')")
-    est.add_argument("--labels", metavar="LABELS.csv", help="known labels (columns 'id,label'); omit for none")
+    _add_model_options(est)
     est.add_argument("--json", metavar="OUT.json", help="write the full result as JSON")
     est.add_argument("--plot", metavar="OUT.png", help="write the PR curve with its band as an image")
     est.add_argument("--items", metavar="OUT.csv",
-                     help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability)")
-    est.add_argument("--families", default="auto", metavar="auto|NEG,POS",
-                     help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
-                          "pair by BIC (beta only for probability scores; for other scores also truncnorm2 for the "
-                          "negatives). Known: truncnorm, gamma, asymlaplace, beta, truncnorm2 (two truncated normals)")
-    est.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
-    est.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
-    est.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
-    est.add_argument("--inference", default="importance", choices=["importance"],
-                     help="posterior sampler (default: importance sampling around the MAP)")
-    est.add_argument("--score-model", default="average",
-                     choices=["average", "mixture", "hybrid", "calibrated", "platt"],
-                     help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
-                          "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
-                          "'platt' is Bayesian Platt scaling; 'average' (default) weighs all four by how well they "
-                          "predicted the labels")
-    est.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
-                     help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
-                          "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
-                          "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
-                          "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
-    est.add_argument("--no-tempering", action="store_true",
-                     help="keep the paper's mixture posterior even when its densities fail the check against the "
-                          "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
-                          "its bands widen)")
-    est.add_argument("--no-monotone", action="store_true",
-                     help="use the paper's mixture as it is: its Bayes rule for p(y=1 | score) and its identification "
-                          "(positive mean above the negative mean). By default the classifier is assumed to rank "
-                          "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
-                          "the negative family's tail nor the bottom scores the positive family's")
-    est.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
-                     help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
-                          "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
-                          "units either way")
-    est.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
+                     help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
+                          "items keep their label)")
+    est.add_argument("--threshold", type=float, action="append", metavar="T",
+                     help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
+                          "at threshold T (score units; items scored >= T are predicted positive); repeatable")
+    thr = sub.add_parser(
+        "threshold",
+        help="the threshold most likely to meet a precision/recall requirement, and how likely",
+        description=THRESHOLD_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_model_options(thr)
+    thr.add_argument("--min-precision", type=float, default=0.0, metavar="P",
+                     help="required precision, in [0, 1] (default 0)")
+    thr.add_argument("--min-recall", type=float, default=0.0, metavar="R", help="required recall, in [0, 1] (default 0)")
+    thr.add_argument("--json", metavar="OUT.json",
+                     help="write the choice, the metrics there and p(requirement met) at every threshold as JSON")
     return parser
 
 
@@ -122,26 +178,104 @@ def _check_output(path, flag):
         raise SpeInputError(f"{flag}: directory {parent} does not exist")
 
 
-def _estimate(args):
+def _fit(args):
+    """Read the inputs and run :func:`spe.evaluate` with the shared options: (scores file, Evaluation)."""
     from .api import evaluate
     from .io import read_labels, read_scores
 
-    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.items, "--items")):
-        if path:
-            _check_output(path, flag)
     scores = read_scores(args.scores, score_column=args.score_column)
-    labels = None
-    if args.labels:
-        labels = read_labels(args.labels, scores)
+    labels = read_labels(args.labels, scores) if args.labels else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
                       score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
                       monotone=not args.no_monotone)
+    return scores, ev
+
+
+def _labeled_only(args, ev):
+    """The labeled-only baseline for ``--compare-labeled-only`` (None, with a note, without labels)."""
+    from .baselines import labeled_only
+
+    if not args.compare_labeled_only:
+        return None
+    if ev.n_labeled == 0:
+        print("note: --compare-labeled-only: there are no labeled items to compare with")
+        return None
+    return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
+                        rng=None if args.seed is None else args.seed + 1)
+
+
+def _fmt(v, width=0):
+    return f"{v:{width}.3f}" if np.isfinite(v) else f"{'n/a':>{width}}"
+
+
+def _interval_text(i):
+    return f"{_fmt(i.mean)} [{_fmt(i.lo)}, {_fmt(i.hi)}]"
+
+
+_METRIC_LABELS = {"precision": "precision", "recall": "recall", "f1": "F1", "accuracy": "accuracy",
+                  "false_positive_rate": "false positive rate", "true_positives": "true positives",
+                  "false_positives": "false positives", "true_negatives": "true negatives",
+                  "false_negatives": "false negatives"}
+
+
+def _metrics_lines(metrics, baseline=None, indent="    "):
+    lines = []
+    for name, label in _METRIC_LABELS.items():
+        if name not in metrics:
+            continue
+        i = metrics[name]
+        text = (f"{i.mean:.1f} [{i.lo:.1f}, {i.hi:.1f}]" if name.startswith(("true_", "false_n", "false_p")) and
+                name != "false_positive_rate" else _interval_text(i))
+        line = f"{indent}{label:<20s} {text}"
+        if baseline is not None and name in baseline:
+            line = f"{line:<60s} labeled only: {_interval_text(baseline[name])}"
+        lines.append(line)
+    return lines
+
+
+def _comparison_lines(ev, base, level, performance):
+    pct = f"{100 * level:g}%"
+    lines = [f"labeled items only ({base.n_labeled} items; estimate [{pct} interval]) next to SPE:"]
+    for name, label in (("prevalence", "prevalence"), ("average_precision", "average precision"),
+                        ("roc_auc", "ROC AUC"), ("equal_error_rate", "equal error rate")):
+        spe_i = getattr(ev, name)(level, performance)
+        lines.append(f"  {label:<18s} SPE {_interval_text(spe_i):<28s} labeled only {_interval_text(getattr(base, name)(level))}")
+    pr, bpr = ev.pr_curve(level, performance), base.pr_curve(level)
+    for r in (0.25, 0.5, 0.75):
+        g = int(np.argmin(np.abs(pr.x - r)))
+        lines.append(f"  precision at recall {pr.x[g]:.2f}: SPE {_fmt(pr.median[g])} [{_fmt(pr.lo[g])}, "
+                     f"{_fmt(pr.hi[g])}]   labeled only {_fmt(bpr.median[g])} [{_fmt(bpr.lo[g])}, {_fmt(bpr.hi[g])}]")
+    return lines
+
+
+def _estimate(args):
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.items, "--items")):
+        if path:
+            _check_output(path, flag)
+    for t in args.threshold or []:
+        if not np.isfinite(t):
+            raise ValueError(f"--threshold must be a finite number in score units, got {t}")
+    scores, ev = _fit(args)
+    base = _labeled_only(args, ev)
+    level, perf = ev.level, args.performance
+    result = ev.to_dict(performance=perf)
+    at = []
+    for t in args.threshold or []:
+        m = ev.metrics_at(t, performance=perf)
+        b = base.metrics_at(t) if base is not None else None
+        at.append((t, m, b))
+        entry = {"threshold": t, "metrics": {k: _num_dict(v) for k, v in m.items()}}
+        if b is not None:
+            entry["labeled_only"] = {k: _num_dict(v) for k, v in b.items()}
+        result.setdefault("at_threshold", []).append(entry)
+    if base is not None:
+        result["labeled_only"] = base.to_dict()
     outputs = {}
     if args.json:
-        outputs[args.json] = (json.dumps(ev.to_dict(), indent=1) + "\n").encode()
+        outputs[args.json] = (json.dumps(result, indent=1) + "\n").encode()
     if args.items:
         import pandas as pd
 
@@ -158,7 +292,7 @@ def _estimate(args):
 
         from .plot import plot_pr_curve
 
-        ax = plot_pr_curve(ev)
+        ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median)
         buf = io.BytesIO()
         fmt = Path(args.plot).suffix.lstrip(".").lower() or "png"
         ax.figure.savefig(buf, format=fmt, dpi=150)
@@ -166,9 +300,68 @@ def _estimate(args):
         outputs[args.plot] = buf.getvalue()
     for path, data in outputs.items():
         _atomic_write(path, data)
-    print(ev.summary())
+    print(ev.summary(performance=perf))
+    for t, m, b in at:
+        print(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
+        print("\n".join(_metrics_lines(m, b, indent="  ")))
+    if base is not None:
+        print("\n".join(_comparison_lines(ev, base, level, perf)))
     for path in outputs:
         print(f"wrote {path}")
+    return 0
+
+
+def _num_dict(interval):
+    return {k: (None if not np.isfinite(v) else float(v)) for k, v in interval.to_dict().items()}
+
+
+def _threshold(args):
+    if args.json:
+        _check_output(args.json, "--json")
+    for name in ("min_precision", "min_recall"):
+        v = getattr(args, name)
+        if not 0 <= v <= 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
+    scores, ev = _fit(args)
+    base = _labeled_only(args, ev)
+    perf, level = args.performance, ev.level
+    choice = ev.best_threshold(args.min_precision, args.min_recall, performance=perf)
+    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": level, **choice.to_dict(),
+              "warnings": list(ev.warnings)}
+    bchoice = None
+    if base is not None:
+        bchoice = base.best_threshold(args.min_precision, args.min_recall)
+        result["labeled_only"] = bchoice.to_dict()
+    if args.json:
+        _atomic_write(args.json, (json.dumps(result, indent=1) + "\n").encode())
+    n_pos = int(np.sum(ev.labeled_value == 1))
+    pct = f"{100 * level:g}%"
+    lines = [
+        f"spe: {ev.n_items} items, {ev.n_labeled} labeled ({n_pos} positive, {ev.n_labeled - n_pos} negative)",
+        f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
+        f"({perf} performance; an item is predicted positive when its score is >= the threshold)",
+    ]
+    curve = choice.curve
+    ok = curve.threshold[curve.probability >= 0.5]
+    if choice.likely:
+        lines.append(f"best threshold: {choice.threshold:.6g} (score units); probability the requirement is met: "
+                     f"{choice.probability:.3f}")
+        lines.append(f"thresholds meeting it with probability >= 0.5: {ok.min():.6g} to {ok.max():.6g}"
+                     + ("" if ok.size == np.sum((curve.threshold >= ok.min()) & (curve.threshold <= ok.max()))
+                        else " (not every threshold in between)"))
+    else:
+        lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} "
+                     f"(score units), meets it with probability {choice.probability:.3f}")
+    lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
+    lines += _metrics_lines(choice.metrics, None if base is None else base.metrics_at(choice.threshold))
+    if bchoice is not None:
+        lines.append(f"labeled items only would pick {bchoice.threshold:.6g} (requirement met in "
+                     f"{bchoice.probability:.3f} of bootstrap resamples of the {base.n_labeled} labeled items)")
+    for w in ev.warnings:
+        lines.append(f"warning: {w}")
+    print("\n".join(lines))
+    if args.json:
+        print(f"wrote {args.json}")
     return 0
 
 
@@ -187,6 +380,8 @@ def main(argv=None):
     try:
         if args.command == "estimate":
             return _estimate(args)
+        if args.command == "threshold":
+            return _threshold(args)
     except SpeInputError as e:
         print(f"spe: error: {e}", file=sys.stderr)
         return 2

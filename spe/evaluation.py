@@ -497,11 +497,19 @@ class Evaluation:
         out[self.labeled_index] = self.labeled_value
         return out
 
-    def to_dict(self, level=None) -> dict:
-        """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract)."""
+    def to_dict(self, level=None, performance="sample") -> dict:
+        """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
+
+        The contract's keys, plus ``performance`` ("sample" or
+        "population": which the estimates are), ``equal_error_rate`` and
+        ``threshold_curve`` (precision and recall against the T thresholds,
+        score units, with bands).
+        """
         level = self._level(level)
-        pr = self.pr_curve(level)
-        roc = self.roc_curve(level)
+        pr = self.pr_curve(level, performance)
+        roc = self.roc_curve(level, performance)
+        prec = self.precision_curve(level, performance)
+        rec = self.recall_curve(level, performance)
 
         def lst(a):
             return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]
@@ -514,10 +522,12 @@ class Evaluation:
             "n_labeled": self.n_labeled,
             "n_labeled_positive": int(np.sum(self.labeled_value == 1)),
             "level": level,
+            "performance": performance,
             "families": dict(self.families),
-            "prevalence": est(self.prevalence(level)),
-            "average_precision": est(self.average_precision(level)),
-            "roc_auc": est(self.roc_auc(level)),
+            "prevalence": est(self.prevalence(level, performance)),
+            "average_precision": est(self.average_precision(level, performance)),
+            "roc_auc": est(self.roc_auc(level, performance)),
+            "equal_error_rate": est(self.equal_error_rate(level, performance)),
             "pr_curve": {
                 "recall": lst(pr.x),
                 "precision": lst(pr.median),
@@ -525,16 +535,21 @@ class Evaluation:
                 "precision_hi": lst(pr.hi),
             },
             "roc_curve": {"fpr": lst(roc.x), "tpr": lst(roc.median), "tpr_lo": lst(roc.lo), "tpr_hi": lst(roc.hi)},
+            "threshold_curve": {
+                "threshold": lst(prec.x),
+                "precision": lst(prec.median), "precision_lo": lst(prec.lo), "precision_hi": lst(prec.hi),
+                "recall": lst(rec.median), "recall_lo": lst(rec.lo), "recall_hi": lst(rec.hi),
+            },
             "diagnostics": _jsonable(self.diagnostics),
             "warnings": list(self.warnings),
         }
 
-    def summary(self, level=None) -> str:
+    def summary(self, level=None, performance="sample") -> str:
         """A short human-readable report (what ``spe estimate`` prints)."""
         level = self._level(level)
         d = self.diagnostics
         n_pos = int(np.sum(self.labeled_value == 1))
-        pr = self.pr_curve(level)
+        pr = self.pr_curve(level, performance)
         pct = f"{100 * level:g}%"
         lines = [
             f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, {self.n_labeled - n_pos} negative)",
@@ -571,10 +586,13 @@ class Evaluation:
             lines.append(f"label check: the labeled items are {verdict} labels the model generates itself "
                          f"(posterior-predictive p = {lc['p_value']:.3f})")
         lines += [
-            f"estimates (posterior mean [{pct} credible interval]):",
-            f"  prevalence         {self.prevalence(level)}",
-            f"  average precision  {self.average_precision(level)}",
-            f"  ROC AUC            {self.roc_auc(level)}",
+            f"{performance} performance"
+            + (" (these N items; unknown labels drawn)" if performance == "sample" else " (from θ alone)")
+            + f", posterior mean [{pct} credible interval]:",
+            f"  prevalence         {self.prevalence(level, performance)}",
+            f"  average precision  {self.average_precision(level, performance)}",
+            f"  ROC AUC            {self.roc_auc(level, performance)}",
+            f"  equal error rate   {self.equal_error_rate(level, performance)}",
             f"precision at recall (median [{pct} band]):",
         ]
         for r in (0.1, 0.25, 0.5, 0.75, 0.9):

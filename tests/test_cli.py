@@ -143,3 +143,50 @@ def test_no_monotone_option_keeps_the_papers_bayes_rule(tmp_path):
         assert rc == 0
         outs[bool(flag)] = json.loads(out.read_text())["diagnostics"]["monotone"]
     assert outs == {False: True, True: False}
+
+
+def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "0.8", "--min-recall", "0.3",
+               "--seed", "1", "--draws", "300", "--json", str(out), "--compare-labeled-only"])
+    assert rc == 0
+    stdout = capsys.readouterr().out
+    d = json.loads(out.read_text())
+    sf = read_scores(SCORES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(sf.scores, read_labels(LABELS, sf), draws=300, rng=1)
+    choice = ev.best_threshold(0.8, 0.3)
+    assert d["threshold"] == pytest.approx(choice.threshold) and d["probability"] == pytest.approx(choice.probability)
+    assert d["metrics"]["precision"]["mean"] == pytest.approx(choice.metrics["precision"].mean)
+    assert len(d["curve"]["threshold"]) == len(d["curve"]["probability"]) == np.unique(sf.scores).size
+    assert "labeled_only" in d and d["labeled_only"]["performance"] == "labeled-only"
+    assert f"{choice.threshold:.6g}" in stdout and "labeled items only would pick" in stdout
+    # an impossible requirement is said plainly
+    rc = main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "1", "--min-recall", "1", "--seed", "1",
+               "--draws", "200"])
+    assert rc == 0 and "no threshold is likely to meet the requirement" in capsys.readouterr().out
+    assert main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "1.2"]) == 2
+    assert "--min-precision must be in [0, 1]" in capsys.readouterr().err
+
+
+def test_estimate_threshold_performance_and_labeled_only_options(tmp_path, capsys):
+    out = tmp_path / "o.json"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--seed", "2", "--draws", "300",
+               "--threshold", "0", "--threshold", "1.5", "--compare-labeled-only", "--performance", "population"])
+    assert rc == 0
+    stdout = capsys.readouterr().out
+    d = json.loads(out.read_text())
+    assert d["performance"] == "population" and [a["threshold"] for a in d["at_threshold"]] == [0.0, 1.5]
+    sf = read_scores(SCORES)
+    labels = read_labels(LABELS, sf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(sf.scores, labels, draws=300, rng=2)
+    assert d["prevalence"]["mean"] == pytest.approx(ev.prevalence(performance="population").mean)
+    assert d["at_threshold"][0]["metrics"]["recall"]["mean"] == pytest.approx(
+        ev.metrics_at(0.0, performance="population")["recall"].mean)
+    lab = d["labeled_only"]
+    assert lab["prevalence"]["mean"] == pytest.approx(np.mean(labels[1]))
+    assert "labeled only" in stdout and "at threshold 1.5" in stdout and "population performance" in stdout
+    assert len(d["threshold_curve"]["threshold"]) == len(d["threshold_curve"]["recall_hi"])
