@@ -19,7 +19,7 @@ from .inference import find_map, importance_sample, psis_loo
 from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace, resolve_score_type
-from .select import parse_families, rank_family_pairs
+from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
 __all__ = ["fit_mixture", "LIKELIHOOD_RESOLUTION"]
 
@@ -111,14 +111,16 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
+    extend = EXTENDED_CANDIDATES if families is None or (isinstance(families, str) and families == "auto") else ()
     ranking, top, bottom = [], None, None
     if identify_top:
         top, bottom = float(np.max(x)), float(np.min(x))
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
-                                    bottom=bottom)
+                                    bottom=bottom, extend=extend)
     if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
         top = bottom = None
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen)
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
+                                    extend=extend)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     best = ranking[0]
@@ -197,7 +199,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "proposal_rounds": post.rounds,
         "map_starts_agreeing": f"{best.n_agree}/{best.n_starts}",
         "map_log_posterior": float(best.log_posterior),
-        "family_pairs_tried": len(pairs),
+        "family_pairs_tried": len(set(map(tuple, pairs))
+                                  | {(f.mixture.negative.name, f.mixture.positive.name) for f in ranking}),
         "family_ranking": [f.to_dict() for f in ranking[:5]],
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),

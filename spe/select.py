@@ -20,10 +20,20 @@ from .families import family_names, get_family
 from .inference import find_map
 from .models.mixture import Mixture, MixtureData
 
-__all__ = ["FamilyFit", "rank_family_pairs", "parse_families", "DEFAULT_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]
+__all__ = ["FamilyFit", "ClassFamilyFit", "rank_family_pairs", "rank_class_families", "fit_family_weighted",
+           "parse_families", "DEFAULT_CANDIDATES", "EXTENDED_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]
 
 #: Families ``families="auto"`` considers for each class.
 DEFAULT_CANDIDATES = ("truncnorm", "gamma", "asymlaplace", "beta")
+
+#: The other families of the paper's Table 1 (§4.2) and Bennett's asymmetric Gaussian. ``families="auto"``
+#: considers them through a per-class screening (:func:`rank_class_families`): each is fitted to each
+#: class of the best default pair's soft assignment, and the best few per class are paired and fitted as
+#: mixtures; trying all pairs of all families costs about ten times as much.
+EXTENDED_CANDIDATES = ("trunct", "lognormal", "gumbel_r", "gumbel_l", "gompertz", "frechet_r", "asymgauss")
+
+#: Families per class that the screening passes on to be paired.
+CLASS_SCREEN_TOP = 3
 
 #: Families ``families="auto"`` also considers for the negative class when the
 #: scores are not probabilities (decision values, log-odds). The negatives of a
@@ -74,7 +84,9 @@ def parse_families(families, score_type="probability"):
 
     Parameters
     ----------
-    families : "auto", "NEG,POS", (NEG, POS) or list of such pairs
+    families : "auto", "all", "NEG,POS", (NEG, POS) or list of such pairs
+        ``"all"``: every pair of every registered family (the exhaustive
+        version of ``"auto"``'s screening; about ten times slower).
     score_type : {"probability", "log-odds", "decision"}
         What the scores are (see :func:`spe.models.mixture.resolve_score_type`). For
         ``"auto"`` with scores that are not probabilities, the beta family is
@@ -93,6 +105,12 @@ def parse_families(families, score_type="probability"):
     ValueError
         If a name is not a registered family or the string is malformed.
     """
+    if isinstance(families, str) and families == "all":
+        names = [f for f in family_names() if f != "truncnorm2" and (f != "beta" or score_type == "probability")]
+        pairs = list(product(names, names))
+        if score_type != "probability":
+            pairs += [(neg, pos) for neg in DECISION_NEGATIVE_CANDIDATES for pos in names]
+        return pairs
     if families is None or (isinstance(families, str) and families == "auto"):
         pairs = list(product(DEFAULT_CANDIDATES, DEFAULT_CANDIDATES))
         if score_type != "probability":
@@ -146,7 +164,7 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
-                      screen_data=None, top=None, bottom=None):
+                      screen_data=None, top=None, bottom=None, extend=(), class_top=CLASS_SCREEN_TOP):
     """Fit each (negative, positive) pair by MAP and rank by BIC, best first.
 
     All pairs are first screened on the coarse ``screen_data`` with
@@ -175,6 +193,13 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         score); a pair none of whose optima satisfies it is left out.
     bottom : float, optional
         :attr:`Mixture.bottom` (the same at the lowest score).
+    extend : sequence of str
+        More families to consider through the per-class screening: after
+        the screening pass, the families of ``pairs`` and these are ranked
+        per class on the best screened pair's soft assignment
+        (:func:`rank_class_families`), and the pairs of the ``class_top``
+        best per class not yet tried are screened too.
+    class_top : int
 
     Returns
     -------
@@ -192,6 +217,16 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         for n, p in pairs
     ]
     fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
+    if extend and fits:
+        names = list(dict.fromkeys([n for pair in pairs for n in pair if n not in DECISION_NEGATIVE_CANDIDATES]
+                                   + list(extend)))
+        per_class = rank_class_families(fits[0], screen, names)
+        tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
+        extra = [(n.family, p.family) for n in per_class["negative"][:class_top] for p in per_class["positive"][:class_top]
+                 if (n.family, p.family) not in tried]
+        more = [fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
+                         bottom=bottom) for n, p in extra]
+        fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
     refitted = []
     for f in fits[:refit]:
         g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
@@ -202,3 +237,117 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     refitted = sorted(refitted, key=lambda f: -f.bic)
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
+
+
+@dataclass
+class ClassFamilyFit:
+    """One family fitted to one class's (soft-assigned) scores.
+
+    Attributes
+    ----------
+    family : str
+    theta : array, shape (P,)
+        MAP parameters, constrained.
+    log_likelihood : float
+        Weighted log-likelihood Σ_i w_i log p(x_i | θ) at the MAP.
+    bic : float
+        ``log_likelihood − (P/2) log Σ_i w_i`` (higher is better).
+    """
+
+    family: str
+    theta: np.ndarray
+    log_likelihood: float
+    bic: float
+
+
+def _weighted_sample(x, w, size=512):
+    """A deterministic stand-in sample of a weighted set of scores: its weighted quantiles (size,)."""
+    order = np.argsort(x)
+    cw = np.cumsum(w[order])
+    q = (np.arange(size) + 0.5) / size * cw[-1]
+    return x[order][np.clip(np.searchsorted(cw, q), 0, x.size - 1)]
+
+
+def fit_family_weighted(family, x, w):
+    """MAP of one family on weighted model-space scores (the M-step of EM for one class).
+
+    Maximises Σ_i w_i log p(x_i | θ) + log p(θ) over unconstrained θ with
+    L-BFGS-B (``scipy.optimize.minimize``), from the family's initialiser
+    on the weighted quantiles of x.
+
+    Parameters
+    ----------
+    family : str or Family
+    x : array, shape (K,)
+        Model-space scores.
+    w : array, shape (K,)
+        Non-negative weights (e.g. counts × class responsibilities).
+
+    Returns
+    -------
+    ClassFamilyFit or None
+        None when the fit fails (no finite optimum).
+    """
+    from scipy import optimize
+
+    fam = get_family(family)
+    x = np.asarray(x, dtype=float)
+    w = np.asarray(w, dtype=float)
+    keep = w > 0
+    x, w = x[keep], w[keep]
+    if w.sum() <= 0:
+        return None
+
+    def negative(u):
+        theta, jac = fam.from_unconstrained(u[None, :])
+        val = w @ fam.logpdf(theta, x)[0] + fam.log_prior(theta)[0] + jac[0]
+        return -val if np.isfinite(val) else 1e300
+
+    try:
+        u0 = fam.to_unconstrained(fam.initialize(_weighted_sample(x, w))[None, :])[0]
+    except (ValueError, FloatingPointError):
+        return None
+    if not np.all(np.isfinite(u0)):
+        return None
+    with np.errstate(all="ignore"):
+        res = optimize.minimize(negative, u0, method="L-BFGS-B")
+    if not np.isfinite(res.fun) or res.fun >= 1e300:
+        return None
+    theta = fam.from_unconstrained(res.x[None, :])[0]
+    ll = float(w @ fam.logpdf(theta, x)[0])
+    if not np.isfinite(ll):
+        return None
+    return ClassFamilyFit(fam.name, theta[0], ll, ll - 0.5 * fam.n_params * np.log(w.sum()))
+
+
+def rank_class_families(fit, data, candidates):
+    """Rank families for each class on the soft assignment of a fitted mixture (paper §4.2, per class).
+
+    Every unlabeled score bin is split between the classes by the fit's
+    p(y = 1 | x) at its MAP (labeled items count for their own class), and
+    each candidate family is fitted to each class's weighted scores
+    (:func:`fit_family_weighted`) and ranked by BIC.
+
+    Parameters
+    ----------
+    fit : FamilyFit
+        A fitted mixture (typically the best default pair).
+    data : MixtureData
+    candidates : sequence of str
+
+    Returns
+    -------
+    dict
+        ``{"negative": [ClassFamilyFit, ...], "positive": [...]}``, best
+        first; families that could not be fitted are left out.
+    """
+    r = np.clip(fit.mixture.positive_probability(fit.u_map[None, :], data.x_unlabeled)[0], 0.0, 1.0)
+    xs = np.concatenate([data.x_unlabeled, data.x_negative, data.x_positive])
+    n0, n1 = data.x_negative.size, data.x_positive.size
+    w_pos = np.concatenate([data.count_unlabeled * r, np.zeros(n0), np.ones(n1)])
+    w_neg = np.concatenate([data.count_unlabeled * (1 - r), np.ones(n0), np.zeros(n1)])
+    out = {}
+    for cls, w in (("negative", w_neg), ("positive", w_pos)):
+        fits = [fit_family_weighted(name, xs, w) for name in candidates]
+        out[cls] = sorted([f for f in fits if f is not None], key=lambda f: -f.bic)
+    return out
