@@ -14,7 +14,17 @@ and every seed: draw n items at random as the labeled ones, run
   the true curve;
 * prevalence: absolute error of the posterior mean, and whether the
   interval covers the truth;
-* seconds per estimate.
+* seconds per estimate;
+* thresholds (paper §4.4): for two precision/recall requirements per case —
+  precision ≥ 0.9 with recall ≥ 0.5, and recall ≥ 0.6 with the precision the
+  true curve reaches there less 0.05 (attainable, not trivial) — the
+  threshold ``Evaluation.best_threshold`` recommends, its stated probability
+  of meeting the requirement and whether it truly does on the pool; the
+  same for the labeled-only choice (its bootstrap frequency); the summary
+  compares stated probabilities with observed frequencies (calibration);
+* per-item probabilities: log-loss of ``Evaluation.item_probabilities`` on
+  the unlabeled items against labeled-only Platt scaling (a logistic fit of
+  the labels on the score's log-odds with Platt's smoothed targets).
 
 Run:  python benchmarks/accuracy.py --labels 10 20 50 100 --seeds 10 --jobs 2
 Prints a per-case table, a summary, the worst five cases and how often the
@@ -48,7 +58,54 @@ def area_between(a, b, grid):
 
 COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type", "families", "chosen", "err_spe",
            "err_naive", "naive_missing", "coverage", "prev_err", "prev_covered", "ess", "pareto_k",
-           "histogram_passed", "tempering", "label_check_p", "seconds", "error", "traceback"]
+           "histogram_passed", "tempering", "label_check_p", "seconds",
+           "req1_precision", "req1_recall", "req1_p", "req1_met", "req1_naive_p", "req1_naive_met",
+           "req2_precision", "req2_recall", "req2_p", "req2_met", "req2_naive_p", "req2_naive_met",
+           "logloss_spe", "logloss_platt", "error", "traceback"]
+
+
+def platt_log_loss(feature, idx, y):
+    """Log-loss on the unlabeled items of Platt scaling fitted on the labeled ones alone.
+
+    Platt (1999): P(y = 1 | f) = σ(a + b f), fitted by maximum likelihood to
+    the smoothed targets (n₊ + 1)/(n₊ + 2) for positives and 1/(n₋ + 2) for
+    negatives, which keeps the fit finite with one class or separable labels.
+    """
+    from scipy import optimize, special
+
+    lab = np.zeros(feature.size, dtype=bool)
+    lab[idx] = True
+    f, yl = feature[idx], y[idx]
+    n_pos, n_neg = int(yl.sum()), int((1 - yl).sum())
+    target = np.where(yl == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    centre, spread = np.mean(f), np.std(f) or 1.0
+
+    def nll(ab):
+        z = ab[0] + ab[1] * (f - centre) / spread
+        return -np.sum(target * special.log_expit(z) + (1 - target) * special.log_expit(-z))
+
+    a, b = optimize.minimize(nll, np.zeros(2), method="BFGS").x
+    z = a + b * (feature[~lab] - centre) / spread
+    yu = y[~lab]
+    return float(-np.mean(np.where(yu == 1, special.log_expit(z), special.log_expit(-z))))
+
+
+def requirement_rows(ev, naive, s, y, requirements):
+    """Per requirement: SPE's recommended threshold, its stated probability and whether it truly meets it."""
+    out = {}
+    for k, (p_min, r_min) in enumerate(requirements, 1):
+        out[f"req{k}_precision"], out[f"req{k}_recall"] = p_min, r_min
+        for tag, chooser in (("", ev), ("_naive", naive)):
+            if chooser is None:
+                out[f"req{k}{tag}_p"], out[f"req{k}{tag}_met"] = np.nan, np.nan
+                continue
+            choice = chooser.best_threshold(p_min, r_min)
+            pred = s >= choice.threshold
+            prec = y[pred].mean() if pred.any() else np.nan
+            rec = y[pred].sum() / y.sum()
+            out[f"req{k}{tag}_p"] = choice.probability
+            out[f"req{k}{tag}_met"] = bool(pred.any() and prec >= p_min - 1e-12 and rec >= r_min - 1e-12)
+    return out
 
 
 def run_trial(args):
@@ -64,8 +121,14 @@ def run_trial(args):
 
 def _run_trial(args):
     case_path, n_labels, seed, draws, level, score_model = args
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread per worker: the jobs already use the cores, and OpenBLAS threads fighting over them
+    # made small optimisations (L-BFGS-B) several times slower
+    threadpool_limits(1)
     import spe
-    from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
+    from spe.api import _log_odds_feature
+    from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels
     from spe.metrics import RECALL_GRID
 
     df = pd.read_csv(case_path)
@@ -88,7 +151,19 @@ def _run_trial(args):
     covered = (pr.lo <= truth + 1e-9) & (truth <= pr.hi + 1e-9)
     prev = ev.prevalence()
     true_prev = y.mean()
+    naive_choice = labeled_only(s, idx, y[idx], rng=seed)
+    g06 = int(np.argmin(np.abs(RECALL_GRID - 0.6)))
+    requirements = [(0.9, 0.5), (round(float(max(truth[g06] - 0.05, 0.0)), 3), 0.6)]
+    lab = np.zeros(s.size, dtype=bool)
+    lab[idx] = True
+    p_items = np.clip(ev.item_probabilities()[~lab], 1e-12, 1 - 1e-12)
+    yu = y[~lab]
+    logloss_spe = float(-np.mean(np.where(yu == 1, np.log(p_items), np.log1p(-p_items))))
+    feature = _log_odds_feature(s, ev.diagnostics.get("score_type", "auto"))(s)
     return {
+        **requirement_rows(ev, naive_choice, s, y, requirements),
+        "logloss_spe": logloss_spe,
+        "logloss_platt": platt_log_loss(feature, idx, y),
         "case": name,
         "n_items": s.size,
         "n_labels": n_labels,
@@ -225,6 +300,8 @@ def report(df):
               f"worse by >0.02 in {np.mean(worst.err_spe > worst.err_naive + 0.02):.0%} of trials, "
               f"band coverage {worst.coverage.mean():.2f}")
         print(table.round(3).to_string())
+    if "req1_p" in df.columns and df.req1_p.notna().any():
+        report_thresholds(df)
     if "histogram_passed" in df.columns and df.histogram_passed.notna().any():
         print("\n=== checks ===")
         checks = df.groupby("n_labels").apply(lambda d: pd.Series({
@@ -233,6 +310,35 @@ def report(df):
             "label_check_failed": np.mean(d.label_check_p < 0.01),
         }), include_groups=False)
         print(checks.round(3).to_string())
+
+
+def report_thresholds(df):
+    """Calibration of the threshold statements and the item probabilities' log-loss."""
+    print("\n=== recommended thresholds: stated probability of meeting the requirement vs how often it did ===")
+    rows = []
+    for n in sorted(df.n_labels.unique()):
+        sub = df[df.n_labels == n]
+        for k, label in ((1, "precision ≥ 0.9, recall ≥ 0.5"), (2, "recall ≥ 0.6, precision ≥ true − 0.05")):
+            for tag, who in (("", "SPE"), ("_naive", "labeled only")):
+                p = sub[f"req{k}{tag}_p"].astype(float)
+                met = sub[f"req{k}{tag}_met"].astype(float)
+                ok = p.notna() & met.notna()
+                rows.append({"labels": n, "requirement": label, "method": who, "trials": int(ok.sum()),
+                             "mean_stated": p[ok].mean(), "observed": met[ok].mean(),
+                             "brier": np.mean((p[ok] - met[ok]) ** 2)})
+    print(pd.DataFrame(rows).round(3).to_string(index=False))
+    print("\nSPE's stated probabilities in bins (both requirements, all label counts):")
+    p = pd.concat([df.req1_p, df.req2_p]).astype(float)
+    met = pd.concat([df.req1_met, df.req2_met]).astype(float)
+    bins = pd.cut(p, [-0.001, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0])
+    print(pd.DataFrame({"stated": p, "met": met}).groupby(bins, observed=True).agg(
+        trials=("met", "size"), mean_stated=("stated", "mean"), observed=("met", "mean")).round(3).to_string())
+    if "logloss_spe" in df.columns:
+        print("\n=== per-item probabilities: log-loss on the unlabeled items (lower is better) ===")
+        ll = df.groupby("n_labels").apply(lambda d: pd.Series({
+            "spe": d.logloss_spe.mean(), "platt_labeled_only": d.logloss_platt.mean(),
+            "spe_better": np.mean(d.logloss_spe < d.logloss_platt)}), include_groups=False)
+        print(ll.round(3).to_string())
 
 
 if __name__ == "__main__":

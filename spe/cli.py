@@ -60,19 +60,56 @@ or says plainly that no threshold is likely to meet it.
 Inputs as for `spe estimate` (see `spe estimate --help`).
 
 example:
-  spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \
+  spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --min-precision 0.9 --min-recall 0.5 --seed 0
 """
 
 
-def _add_model_options(p):
-    """The options every fitting command shares: inputs, score model, sampler, randomness."""
+FAMILIES_HELP = """\
+Which class-conditional families fit these scores: the SPE paper's Table 1
+(Welinder et al. 2013, §4.2) for your data.
+
+Per class, every family is ranked — by the held-out log-likelihood of the
+labeled items of that class (5-fold) when the class has at least 10 labeled
+items, otherwise by the BIC of its fit to the class's share of all scores
+under the best default mixture. Then every (negative, positive) pair is
+fitted as a mixture to all scores and labels and ranked by BIC, next to the
+pair that --families auto (the default of `spe estimate`) chooses. Any pair
+can then be passed to `spe estimate --families NEG,POS`.
+
+Inputs as for `spe estimate`. Takes longer than an estimate (every pair of
+every family is fitted).
+
+example:
+  spe families examples/digits_scores.csv --labels examples/digits_labels.csv
+"""
+
+
+def _add_input_options(p):
+    """The input options every command shares: the files and how to read the scores."""
     p.add_argument("scores", metavar="SCORES.csv", help="scores of all items (column 'score', optional 'id')")
     p.add_argument("--labels", metavar="LABELS.csv", help="known labels (columns 'id,label'); omit for none")
-    p.add_argument("--families", default="auto", metavar="auto|NEG,POS",
+    p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
+                   help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
+                        "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
+                        "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
+                        "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
+    p.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
+                   help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
+                        "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
+                        "units either way")
+    p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
+
+
+def _add_model_options(p):
+    """The options every fitting command shares: inputs, score model, sampler, randomness."""
+    _add_input_options(p)
+    p.add_argument("--families", default="auto", metavar="auto|all|NEG,POS",
                    help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
-                        "pair by BIC (beta only for probability scores; for other scores also truncnorm2 for the "
-                        "negatives). Known: " + ", ".join(_family_names()))
+                        "pair by BIC among truncnorm, gamma, asymlaplace and beta (beta only for probability scores; "
+                        "for other scores also truncnorm2 for the negatives) and the pairs of the families that fit "
+                        "each class best on their soft assignment; 'all' fits every pair of every family (slower; "
+                        "see `spe families`). Known: " + ", ".join(_family_names()))
     p.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
     p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
     p.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
@@ -83,11 +120,6 @@ def _add_model_options(p):
                         "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
                         "'platt' is Bayesian Platt scaling; 'average' (default) weighs all four by how well they "
                         "predicted the labels")
-    p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
-                   help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
-                        "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
-                        "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
-                        "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
     p.add_argument("--no-tempering", action="store_true",
                    help="keep the paper's mixture posterior even when its densities fail the check against the "
                         "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
@@ -97,11 +129,6 @@ def _add_model_options(p):
                         "(positive mean above the negative mean). By default the classifier is assumed to rank "
                         "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
                         "the negative family's tail nor the bottom scores the positive family's")
-    p.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
-                   help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
-                        "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
-                        "units either way")
-    p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
     p.add_argument("--performance", default="sample", choices=["sample", "population"],
                    help="'sample' (default): performance on these N items, the unknown labels drawn from the "
                         "posterior; 'population': performance from the model's parameters alone, as on an "
@@ -154,6 +181,16 @@ def build_parser():
     thr.add_argument("--min-recall", type=float, default=0.0, metavar="R", help="required recall, in [0, 1] (default 0)")
     thr.add_argument("--json", metavar="OUT.json",
                      help="write the choice, the metrics there and p(requirement met) at every threshold as JSON")
+    fam = sub.add_parser(
+        "families",
+        help="rank the class-conditional families for these scores, per class and in pairs (paper Table 1)",
+        description=FAMILIES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_input_options(fam)
+    fam.add_argument("--top", type=int, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
+    fam.add_argument("--seed", type=int, default=None, help="random seed of the held-out folds")
+    fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON")
     return parser
 
 
@@ -365,6 +402,28 @@ def _threshold(args):
     return 0
 
 
+def _families(args):
+    from .io import read_labels, read_scores
+    from .ranking import family_table
+
+    if args.json:
+        _check_output(args.json, "--json")
+    if args.top < 1:
+        raise ValueError(f"--top must be a positive integer, got {args.top}")
+    scores = read_scores(args.scores, score_column=args.score_column)
+    labels = read_labels(args.labels, scores) if args.labels else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = family_table(scores.scores, labels, score_type=args.score_type, score_space=args.score_space,
+                             rng=args.seed)
+    if args.json:
+        _atomic_write(args.json, (json.dumps(table.to_dict(), indent=1) + "\n").encode())
+    print(table.summary(top=args.top))
+    if args.json:
+        print(f"wrote {args.json}")
+    return 0
+
+
 def main(argv=None):
     """Run the ``spe`` command; returns the exit status (0, 1 or 2)."""
     from .exceptions import SpeInputError
@@ -382,6 +441,8 @@ def main(argv=None):
             return _estimate(args)
         if args.command == "threshold":
             return _threshold(args)
+        if args.command == "families":
+            return _families(args)
     except SpeInputError as e:
         print(f"spe: error: {e}", file=sys.stderr)
         return 2

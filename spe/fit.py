@@ -21,7 +21,7 @@ from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace, resolve_score_type
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
-__all__ = ["fit_mixture", "LIKELIHOOD_RESOLUTION"]
+__all__ = ["fit_mixture", "rank_families", "LIKELIHOOD_RESOLUTION"]
 
 #: Unlabeled scores enter the likelihood on a grid of this width in model space
 #: (1/4096 of the score range); see :meth:`MixtureData.build`.
@@ -31,6 +31,54 @@ SCREENING_RESOLUTION = 1.0 / 512
 
 #: Points (quantiles of the scores) over which the mixture's p(y = 1 | s) is made non-decreasing.
 MONOTONE_GRID = 513
+
+
+def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
+                  resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True):
+    """Map the scores to model space and fit and rank the family pairs by BIC (paper §4.2).
+
+    The first half of :func:`fit_mixture` (see there for the parameters):
+    screening on a coarse grid, the best three refitted; with
+    ``identify_top`` the pairs must keep the log-likelihood ratio from
+    falling at the top score and rising at the bottom one, and if none
+    does, all are fitted again with the paper's identification.
+
+    Returns
+    -------
+    space : ScoreSpace
+    x : array, shape (N,)
+        Model-space scores.
+    data : MixtureData
+    pairs : list of (str, str)
+        The pairs asked for (``families="auto"`` also screens more, per class).
+    ranking : list of FamilyFit
+        Best first.
+    top, bottom : float or None
+        The identification used (None: the paper's, by the means).
+
+    Raises
+    ------
+    RuntimeError
+        If no family pair could be fitted.
+    """
+    space = ScoreSpace.fit(scores, kind=score_space)
+    x = space.to_model(scores)
+    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
+    pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
+    screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
+    extend = EXTENDED_CANDIDATES if families is None or (isinstance(families, str) and families == "auto") else ()
+    ranking, top, bottom = [], None, None
+    if identify_top:
+        top, bottom = float(np.max(x)), float(np.min(x))
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
+                                    bottom=bottom, extend=extend)
+    if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
+        top = bottom = None
+        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
+                                    extend=extend)
+    if not ranking:
+        raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
+    return space, x, data, pairs, ranking, top, bottom
 
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
@@ -106,23 +154,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         If no family pair could be fitted.
     """
     rng = np.random.default_rng(rng)
-    space = ScoreSpace.fit(scores, kind=score_space)
-    x = space.to_model(scores)
-    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
-    pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
-    screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
-    extend = EXTENDED_CANDIDATES if families is None or (isinstance(families, str) and families == "auto") else ()
-    ranking, top, bottom = [], None, None
-    if identify_top:
-        top, bottom = float(np.max(x)), float(np.min(x))
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
-                                    bottom=bottom, extend=extend)
-    if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
-        top = bottom = None
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
-                                    extend=extend)
-    if not ranking:
-        raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
+    space, x, data, pairs, ranking, top, bottom = rank_families(
+        scores, labeled_index, labeled_value, families=families, prevalence_prior=prevalence_prior,
+        resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top)
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
