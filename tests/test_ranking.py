@@ -70,3 +70,20 @@ def test_few_labels_rank_on_the_soft_assignment(tmp_path, capsys):
     assert d["classes"]["negative"]["basis"] == "soft assignment of all scores"
     assert "fewer than 10 labeled items" in text and text.count("\n  ") >= 5
     assert main(["families", str(scores), "--top", "0"]) == 2
+
+
+def test_weighted_family_fit_is_the_mle_of_the_repeated_data():
+    """Integer weights act as repeated items; with many items the MAP is scipy's maximum-likelihood fit."""
+    from scipy import stats
+
+    from spe.select import fit_family_weighted
+
+    rng = np.random.default_rng(5)
+    x = rng.gumbel(0.4, 0.08, 3000)
+    ref_loc, ref_scale = stats.gumbel_r.fit(x)
+    fit = fit_family_weighted("gumbel_r", x, np.ones(x.size))
+    assert fit.theta == pytest.approx([ref_loc, ref_scale], rel=2e-3)
+    w = rng.integers(1, 4, 200).astype(float)
+    a = fit_family_weighted("lognormal", x[:200] + 0.5, w)
+    b = fit_family_weighted("lognormal", np.repeat(x[:200] + 0.5, w.astype(int)), np.ones(int(w.sum())))
+    assert a.theta == pytest.approx(b.theta, rel=1e-4) and a.log_likelihood == pytest.approx(b.log_likelihood)
