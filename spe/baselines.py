@@ -27,6 +27,7 @@ from .evaluation import (
     ThresholdChoice,
     ThresholdProbability,
     _check_level,
+    _jsonable,
     _summarise,
 )
 from .metrics import (
@@ -286,26 +287,19 @@ class LabeledOnly:
     def to_dict(self, level=None) -> dict:
         """JSON-ready dict: the scalar estimates and the PR and ROC curves with bands."""
         level = self._level(level)
-
-        def lst(a):
-            return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]
-
-        def est(i):
-            return {k: (None if not np.isfinite(v) else v) for k, v in i.to_dict().items()}
-
         pr, roc = self.pr_curve(level), self.roc_curve(level)
-        return {
+        return _jsonable({
             "method": "labeled items only (Jeffreys intervals for proportions, percentile bootstrap otherwise)",
             "n_labeled": self.n_labeled,
             "n_bootstrap": int(self.bootstrap_tp.shape[0]),
-            "prevalence": est(self.prevalence(level)),
-            "average_precision": est(self.average_precision(level)),
-            "roc_auc": est(self.roc_auc(level)),
-            "equal_error_rate": est(self.equal_error_rate(level)),
-            "pr_curve": {"recall": lst(pr.x), "precision": lst(pr.median), "precision_lo": lst(pr.lo),
-                         "precision_hi": lst(pr.hi)},
-            "roc_curve": {"fpr": lst(roc.x), "tpr": lst(roc.median), "tpr_lo": lst(roc.lo), "tpr_hi": lst(roc.hi)},
-        }
+            "prevalence": self.prevalence(level).to_dict(),
+            "average_precision": self.average_precision(level).to_dict(),
+            "roc_auc": self.roc_auc(level).to_dict(),
+            "equal_error_rate": self.equal_error_rate(level).to_dict(),
+            "pr_curve": {"recall": pr.x, "precision": pr.median, "precision_lo": pr.lo,
+                         "precision_hi": pr.hi},
+            "roc_curve": {"fpr": roc.x, "tpr": roc.median, "tpr_lo": roc.lo, "tpr_hi": roc.hi},
+        })
 
 
 def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap=1000, rng=None) -> LabeledOnly:

@@ -349,7 +349,9 @@ def _estimate(args):
 
 
 def _num_dict(interval):
-    return {k: (None if not np.isfinite(v) else float(v)) for k, v in interval.to_dict().items()}
+    from .evaluation import _jsonable
+
+    return _jsonable(interval.to_dict())
 
 
 def _threshold(args):

@@ -124,20 +124,17 @@ class ThresholdChoice:
     curve: ThresholdProbability
 
     def to_dict(self):
-        def num(v):
-            return None if not np.isfinite(v) else float(v)
-
-        return {
+        """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added)."""
+        return _jsonable({
             "min_precision": self.curve.min_precision,
             "min_recall": self.curve.min_recall,
             "performance": self.curve.performance,
-            "threshold": num(self.threshold),
-            "probability": num(self.probability),
+            "threshold": self.threshold,
+            "probability": self.probability,
             "likely": bool(self.likely),
-            "metrics": {k: {kk: num(vv) for kk, vv in v.to_dict().items()} for k, v in self.metrics.items()},
-            "curve": {"threshold": [num(v) for v in self.curve.threshold],
-                      "probability": [num(v) for v in self.curve.probability]},
-        }
+            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+            "curve": {"threshold": self.curve.threshold, "probability": self.curve.probability},
+        })
 
 
 def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
@@ -512,10 +509,10 @@ class Evaluation:
         rec = self.recall_curve(level, performance)
 
         def lst(a):
-            return [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]
+            return _jsonable(np.asarray(a, dtype=float))
 
         def est(i):
-            return {k: (None if not np.isfinite(v) else v) for k, v in i.to_dict().items()}
+            return _jsonable(i.to_dict())
 
         return {
             "n_items": self.n_items,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import _as_scores, normalize_labels
+from .evaluation import _jsonable
 from .fit import LIKELIHOOD_RESOLUTION, SCREENING_RESOLUTION, rank_families
 from .models.mixture import MixtureData, resolve_score_type
 from .select import (
@@ -77,18 +78,7 @@ class FamilyTable:
 
     def to_dict(self) -> dict:
         """JSON-ready dict (what ``spe families --json`` writes)."""
-        def clean(v):
-            if isinstance(v, dict):
-                return {k: clean(x) for k, x in v.items()}
-            if isinstance(v, (list, tuple)):
-                return [clean(x) for x in v]
-            if isinstance(v, (float, np.floating)):
-                return float(v) if np.isfinite(v) else None
-            if isinstance(v, np.integer):
-                return int(v)
-            return v
-
-        return clean({"n_items": self.n_items, "n_labeled": self.n_labeled, "score_type": self.score_type,
+        return _jsonable({"n_items": self.n_items, "n_labeled": self.n_labeled, "score_type": self.score_type,
                       "classes": self.classes, "pairs": self.pairs, "auto": self.auto, "notes": self.notes})
 
     def summary(self, top=10) -> str:
