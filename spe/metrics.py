@@ -145,20 +145,23 @@ def pr_at_recall(tp, fp, grid=RECALL_GRID):
 
 
 def _roc_polyline(tp, fp):
-    """(FPR, TPR) vertices per row, starting at (0, 0): (M, K) → two (M, K + 1) arrays (NaN → 0)."""
-    m = tp.shape[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tpr = np.hstack([np.zeros((m, 1)), tp / tp[:, -1:]])
-        fpr = np.hstack([np.zeros((m, 1)), fp / fp[:, -1:]])
-    return np.nan_to_num(fpr, nan=0.0), np.nan_to_num(tpr, nan=0.0)
+    """(FPR, TPR) vertices per row, starting at (0, 0): (M, K) → two (M, K + 1) arrays (0 where undefined)."""
+    m, k = tp.shape
+    tpr = np.zeros((m, k + 1))
+    fpr = np.zeros((m, k + 1))
+    pos, neg = tp[:, -1:], fp[:, -1:]
+    np.divide(tp, pos, out=tpr[:, 1:], where=pos > 0)
+    np.divide(fp, neg, out=fpr[:, 1:], where=neg > 0)
+    return fpr, tpr
 
 
-def roc_at_fpr(tp, fp, grid=FPR_GRID):
+def roc_at_fpr(tp, fp, grid=FPR_GRID, polyline=None):
     """TPR at each false positive rate of ``grid`` (linear interpolation): (M, K) → (M, G).
 
-    Rows without positives or without negatives give NaN.
+    Rows without positives or without negatives give NaN. ``polyline``:
+    the rows' ROC vertices if already computed (:func:`_roc_polyline`).
     """
-    fpr, tpr = _roc_polyline(tp, fp)
+    fpr, tpr = _roc_polyline(tp, fp) if polyline is None else polyline
     g = np.asarray(grid, dtype=float)
     j = np.clip(_rowwise_searchsorted(fpr, g, side="right") - 1, 0, fpr.shape[1] - 2)
     f0 = np.take_along_axis(fpr, j, axis=1)
@@ -173,18 +176,22 @@ def roc_at_fpr(tp, fp, grid=FPR_GRID):
     return out
 
 
-def average_precision(tp, fp):
-    """Σ_k (R_k − R_{k−1}) P_k per row, as ``sklearn.metrics.average_precision_score``: (M, K) → (M,)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = tp / tp[:, -1:]
-        precision = tp / (tp + fp)
-    d = np.diff(np.hstack([np.zeros((tp.shape[0], 1)), recall]), axis=1)
-    return np.sum(d * np.nan_to_num(precision), axis=1) + np.where(tp[:, -1] > 0, 0.0, np.nan)
+def average_precision(tp, fp, polyline=None):
+    """Σ_k (R_k − R_{k−1}) P_k per row, as ``sklearn.metrics.average_precision_score``: (M, K) → (M,).
+
+    Rows without positives give NaN. ``polyline``: as :func:`roc_at_fpr`
+    (its TPR is the recall).
+    """
+    _, recall = _roc_polyline(tp, fp) if polyline is None else polyline
+    predicted = tp + fp
+    precision = np.zeros(tp.shape)
+    np.divide(tp, predicted, out=precision, where=predicted > 0)
+    return np.sum(np.diff(recall, axis=1) * precision, axis=1) + np.where(tp[:, -1] > 0, 0.0, np.nan)
 
 
-def roc_auc(tp, fp):
+def roc_auc(tp, fp, polyline=None):
     """Trapezoid area under the ROC polyline per row, as ``roc_auc_score``: (M, K) → (M,)."""
-    fpr, tpr = _roc_polyline(tp, fp)
+    fpr, tpr = _roc_polyline(tp, fp) if polyline is None else polyline
     auc = np.sum(np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]) / 2, axis=1)
     return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), auc, np.nan)
 
@@ -224,7 +231,7 @@ def weighted_quantile(values, weights, q):
     return out.reshape(np.shape(q) + out.shape[1:]) if np.ndim(q) == 0 else out
 
 
-def equal_error_rate(tp, fp):
+def equal_error_rate(tp, fp, polyline=None):
     """Equal error rate per row: the false positive rate where it equals the false negative rate.
 
     On the ROC polyline (linear between thresholds, as :func:`roc_at_fpr`)
@@ -232,7 +239,7 @@ def equal_error_rate(tp, fp):
     where it crosses 0 (there FPR = 1 − TPR = FNR). (M, K) → (M,); NaN for
     rows without positives or without negatives.
     """
-    fpr, tpr = _roc_polyline(tp, fp)
+    fpr, tpr = _roc_polyline(tp, fp) if polyline is None else polyline
     g = (fpr + tpr) / 2.0  # in [0, 1], non-decreasing; the EER is where it reaches 1/2
     j = np.clip(_rowwise_searchsorted(g, np.array([0.5]), side="left")[:, 0], 1, g.shape[1] - 1)
     rows = np.arange(g.shape[0])
@@ -344,11 +351,12 @@ class _Accumulator:
     def add(self, tp, fp):
         parts = self.parts
         parts["prev"].append(tp[:, -1] / self.n)
-        parts["ap"].append(average_precision(tp, fp))
-        parts["auc"].append(roc_auc(tp, fp))
-        parts["eer"].append(equal_error_rate(tp, fp))
+        poly = _roc_polyline(tp, fp)
+        parts["ap"].append(average_precision(tp, fp, poly))
+        parts["auc"].append(roc_auc(tp, fp, poly))
+        parts["eer"].append(equal_error_rate(tp, fp, poly))
         parts["pr"].append(pr_at_recall(tp, fp, self.recall_grid))
-        parts["roc"].append(roc_at_fpr(tp, fp, self.fpr_grid))
+        parts["roc"].append(roc_at_fpr(tp, fp, self.fpr_grid, poly))
         parts["tp"].append(tp[:, self.grid_groups[::-1]])
         with np.errstate(invalid="ignore", divide="ignore"):
             parts["lrec"].append(tp[:, self.lab_groups] / tp[:, -1:])
