@@ -391,6 +391,9 @@ def _threshold(args):
     else:
         lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} "
                      f"(score units), meets it with probability {choice.probability:.3f}")
+    if args.min_recall == 0 and choice.metrics["recall"].mean < 0.1:
+        lines.append("note: with no recall requirement the surest threshold keeps very few items; "
+                     "add --min-recall to ask for the recall you need")
     lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
     lines += _metrics_lines(choice.metrics, None if base is None else base.metrics_at(choice.threshold))
     if bchoice is not None:
