@@ -34,11 +34,13 @@ MONOTONE_GRID = 513
 
 
 def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
-                  resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True):
+                  resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True,
+                  refit=3):
     """Map the scores to model space and fit and rank the family pairs by BIC (paper §4.2).
 
     The first half of :func:`fit_mixture` (see there for the parameters):
-    screening on a coarse grid, the best three refitted; with
+    screening on a coarse grid, the best ``refit`` refitted (0: the
+    ranking is the screening's, every pair on the coarse grid); with
     ``identify_top`` the pairs must keep the log-likelihood ratio from
     falling at the top score and rising at the bottom one, and if none
     does, all are fitted again with the paper's identification.
@@ -71,11 +73,11 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     if identify_top:
         top, bottom = float(np.max(x)), float(np.min(x))
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
-                                    bottom=bottom, extend=extend)
+                                    bottom=bottom, extend=extend, refit=refit)
     if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
         top = bottom = None
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
-                                    extend=extend)
+                                    extend=extend, refit=refit)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     return space, x, data, pairs, ranking, top, bottom

@@ -14,7 +14,8 @@ and labels:
   mixture's p(y = 1 | s), as in EM);
 * **pairs**: every (negative, positive) pair is fitted as a mixture to all
   scores and labels (MAP, screened on a coarse grid, the best refitted)
-  and ranked by BIC (:func:`spe.select.rank_family_pairs`), next to the
+  and ranked by BIC, all on the coarse screening grid of
+  :func:`spe.select.rank_family_pairs` (so that they compare), next to the
   pair ``families="auto"`` chooses.
 
 All log-likelihoods are of model-space scores (:class:`~spe.models.ScoreSpace`),
@@ -65,7 +66,8 @@ class FamilyTable:
         Every pair fitted, best BIC first: negative, positive,
         log_likelihood, bic, relative_bic, map_starts_agreeing.
     auto : dict
-        The pair ``families="auto"`` chooses and its rank among ``pairs``.
+        The pair ``families="auto"`` chooses, its rank among ``pairs`` and
+        its BIC there (None if the exhaustive search could not fit it).
     """
 
     n_items: int
@@ -166,8 +168,10 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     names = [f for f in DEFAULT_CANDIDATES + EXTENDED_CANDIDATES if f != "beta" or kind == "probability"]
     _, x, data, _, auto_ranking, _, _ = rank_families(s, index, value, families="auto", resolution=resolution,
                                                       score_space=score_space, score_type=kind)
+    # every pair on the same coarse grid, so that their BICs compare (the refit of the best few on the fine grid
+    # would put them on another scale)
     _, _, _, all_pairs, ranking, _, _ = rank_families(s, index, value, families="all", resolution=resolution,
-                                                      score_space=score_space, score_type=kind)
+                                                      score_space=score_space, score_type=kind, refit=0)
     screen = MixtureData.build(x, index, value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     soft = rank_class_families(auto_ranking[0], screen, names)
     classes, notes = {}, []
@@ -187,8 +191,8 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     if any(c["basis"] != "held-out labeled items" for c in classes.values()):
         notes.append(f"a class with fewer than {MIN_HELD_OUT} labeled items is ranked on its share of all scores "
                      "under the best default mixture, which assumes that mixture splits the classes correctly")
-    notes.append("pairs below the third are ranked on the coarse screening grid (1/512 of the score range); the "
-                 "first three were refitted on the fine one")
+    notes.append("pairs are fitted and compared on the screening grid (unlabeled scores binned at 1/512 of the "
+                 "score range); spe estimate refits the chosen pair on a finer one")
     if kind != "probability":
         notes.append("beta is left out (the scores are not probabilities); "
                      f"{', '.join(DECISION_NEGATIVE_CANDIDATES)} is tried for the negatives in pairs")
@@ -198,5 +202,5 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     rank = next((i for i, p in enumerate(pairs, 1) if (p["negative"], p["positive"]) == chosen), None)
     auto_tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in auto_ranking}
     return FamilyTable(int(s.size), int(index.size), kind, classes, pairs,
-                       {"negative": chosen[0], "positive": chosen[1], "rank": rank, "bic": auto_ranking[0].bic,
-                        "pairs_tried": len(auto_tried)}, notes)
+                       {"negative": chosen[0], "positive": chosen[1], "rank": rank,
+                        "bic": pairs[rank - 1]["bic"] if rank else None, "pairs_tried": len(auto_tried)}, notes)

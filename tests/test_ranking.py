@@ -42,8 +42,8 @@ def test_pairs_ranked_and_auto_choice_reported(gumbel_table):
     _, _, _, table = gumbel_table
     pairs = table.pairs
     assert pairs[0]["relative_bic"] == 0 and len(pairs) > 20
-    bics = [p["bic"] for p in pairs[:3]]
-    assert bics == sorted(bics, reverse=True)
+    bics = [p["bic"] for p in pairs]
+    assert bics == sorted(bics, reverse=True)  # one grid for all pairs, so one order
     a = table.auto
     assert (pairs[a["rank"] - 1]["negative"], pairs[a["rank"] - 1]["positive"]) == (a["negative"], a["positive"])
     # the auto screening finds a pair within a few BIC units of the exhaustive best
