@@ -28,7 +28,9 @@ from .evaluation import (
     ThresholdProbability,
     _check_level,
     _jsonable,
+    _most_likely,
     _summarise,
+    threshold_metrics,
 )
 from .metrics import (
     FPR_GRID,
@@ -47,6 +49,8 @@ __all__ = ["pr_curve_from_labels", "labeled_only_pr_curve", "labeled_only", "Lab
 
 #: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
 _PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
+#: What the labeled items alone give at a threshold (rates; the pool's counts they do not give).
+_RATES = ("precision", "recall", "f1", "accuracy", "false_positive_rate")
 
 
 def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
@@ -202,25 +206,15 @@ class LabeledOnly:
         return self._curve(roc_at_fpr, grid, level)
 
     def _at(self, tp, fp, thresholds):
-        """Per-row metrics at thresholds from cumulative counts (rows, K): dict of (rows, Q)."""
+        """Per-row rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the counts."""
         tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
         j = np.searchsorted(-self.groups.scores, -tau, side="right")  # labeled groups scored ≥ τ
         pad = np.zeros((tp.shape[0], 1))
         tp_at = np.hstack([pad, tp])[:, j]
         fp_at = np.hstack([pad, fp])[:, j]
         pos, neg = tp[:, -1], fp[:, -1]
-        n = pos + neg
-        pred = tp_at + fp_at
-        # threshold_metrics takes one n_predicted per threshold: compute per row instead
-        with np.errstate(invalid="ignore", divide="ignore"):
-            precision = np.where(pred > 0, tp_at / pred, np.nan)
-            recall = np.where(pos[:, None] > 0, tp_at / pos[:, None], np.nan)
-            fpr = np.where(neg[:, None] > 0, fp_at / neg[:, None], np.nan)
-            denom = tp_at + pred + (pos[:, None] - tp_at)
-            f1 = np.where(denom > 0, 2 * tp_at / denom, np.nan)
-            accuracy = (tp_at + (neg[:, None] - fp_at)) / n[:, None]
-        return {"precision": precision, "recall": recall, "f1": f1, "accuracy": accuracy,
-                "false_positive_rate": fpr}, (tp_at, fp_at, pos, neg)
+        rates = threshold_metrics(tp_at, tp_at + fp_at, pos, self.n_labeled)
+        return {k: rates[k] for k in _RATES}, (tp_at, fp_at, pos, neg)
 
     def metrics_at(self, threshold, level=None) -> dict:
         """Precision, recall, F1, accuracy and false positive rate of the labeled items at a threshold.
@@ -275,11 +269,8 @@ class LabeledOnly:
     def best_threshold(self, min_precision=0.0, min_recall=0.0, level=None, thresholds=None) -> ThresholdChoice:
         """The threshold the labeled items alone would pick (highest bootstrap frequency, then F1)."""
         curve = self.threshold_probability(min_precision, min_recall, thresholds)
-        tp, fp = self._own()
-        own, _ = self._at(tp, fp, curve.threshold)
-        f1 = np.nan_to_num(own["f1"][0], nan=0.0)
-        top = curve.probability >= curve.probability.max() - 1e-9
-        best = int(np.flatnonzero(top)[np.argmax(f1[top])])
+        own, _ = self._at(*self._own(), curve.threshold)
+        best = _most_likely(curve, own["f1"][0])
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level),
                                bool(curve.probability[best] >= 0.5), curve)

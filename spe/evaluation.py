@@ -137,6 +137,12 @@ class ThresholdChoice:
         })
 
 
+def _most_likely(curve, mean_f1):
+    """Index of the threshold with the largest p(C(τ)); among ties (within 10⁻⁹), the highest mean F1."""
+    top = curve.probability >= curve.probability.max() - 1e-9
+    return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
+
+
 def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
     """Confusion counts and rates at thresholds, per draw.
 
@@ -144,8 +150,9 @@ def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
     ----------
     true_positives : array, shape (M, Q)
         Positives among the items scored ≥ each threshold.
-    n_predicted : array, shape (Q,)
-        Items scored ≥ each threshold.
+    n_predicted : array, shape (Q,) or (M, Q)
+        Items scored ≥ each threshold (per draw when it varies, as in a
+        bootstrap).
     n_positive : array, shape (M,)
         Positives among all N items.
     n_items : int
@@ -160,7 +167,8 @@ def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
         without positives, false positive rate without negatives).
     """
     tp = np.asarray(true_positives, dtype=float)
-    pred = np.asarray(n_predicted, dtype=float)[None, :]
+    pred = np.asarray(n_predicted, dtype=float)
+    pred = pred[None, :] if pred.ndim == 1 else pred
     pos = np.asarray(n_positive, dtype=float)[:, None]
     fp = pred - tp
     fn = pos - tp
@@ -445,9 +453,7 @@ class Evaluation:
         """
         curve = self.threshold_probability(min_precision, min_recall, performance)
         _, values = self._grid_metrics(performance)
-        mean_f1 = self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum()
-        top = curve.probability >= curve.probability.max() - 1e-9
-        best = int(np.flatnonzero(top)[np.argmax(mean_f1[top])])
+        best = _most_likely(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
                                bool(curve.probability[best] >= 0.5), curve)

@@ -312,9 +312,11 @@ class SamplePerformance:
         performance (labels replaced by p(y = 1 | s, θ)).
     population : SamplePerformance or None
         The population performance of the same draws (on a sample
-        performance object).
+        performance object; computed on first use, so estimates that never
+        ask for it do not pay for it).
     replay : tuple or None
-        (model, score groups, label-draw seeds): what
+        (model, score groups, label-draw seeds, groups of the labeled items,
+        groups of the thresholds): what :attr:`population`,
         :func:`replay_true_positives` and :func:`expected_true_positives`
         recount from.
     """
@@ -336,8 +338,21 @@ class SamplePerformance:
     labeled_recall: np.ndarray
     labeled_precision: np.ndarray
     kind: str = "sample"
-    population: SamplePerformance | None = None
     replay: tuple | None = field(default=None, repr=False)
+    _population: SamplePerformance | None = field(default=None, repr=False)
+
+    @property
+    def population(self) -> SamplePerformance | None:
+        if self.kind != "sample":
+            return None
+        if self._population is None:
+            model, groups, _, lab_groups, grid_groups = self.replay
+            acc = _Accumulator(self.recall_grid, self.fpr_grid, lab_groups, grid_groups, self.n_items)
+            for _, pos in _expected_positive_blocks(model, groups):
+                acc.add(*curves_from_counts(pos, groups.counts))
+            self._population = acc.result(self.weights, groups, "population")
+            self._population.replay = self.replay
+        return self._population
 
 
 class _Accumulator:
@@ -452,9 +467,9 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     Returns
     -------
     SamplePerformance
-        With ``population`` set, and the seeds of the label draws kept so
-        that :func:`replay_true_positives` can recount them at any
-        threshold.
+        With the seeds of the label draws kept, so that
+        :func:`replay_true_positives` can recount them at any threshold,
+        and ``population`` computed on first use.
     """
     labeled_index = np.asarray(labeled_index, dtype=int)
     groups = ScoreGroups.build(scores, labeled_index, labeled_value)
@@ -466,12 +481,8 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
     for _, pos in _positive_count_blocks(model, groups, streams):
         sample.add(*curves_from_counts(pos, groups.counts))
-    population = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
-    for _, pos in _expected_positive_blocks(model, groups):
-        population.add(*curves_from_counts(pos, groups.counts))
     perf = sample.result(weights, groups, "sample")
-    perf.population = population.result(weights, groups, "population")
-    perf.replay = perf.population.replay = (model, groups, seeds)
+    perf.replay = (model, groups, seeds, lab_groups, grid_groups)
     return perf
 
 
@@ -496,7 +507,7 @@ def replay_true_positives(performance, thresholds):
     """
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
-    model, groups, (kind, seeds) = performance.replay
+    model, groups, (kind, seeds) = performance.replay[:3]
     tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
     # groups are descending: the items ≥ τ are the first j groups, j = #distinct scores ≥ τ
     j = np.searchsorted(-groups.scores, -tau, side="right")
@@ -514,7 +525,7 @@ def expected_true_positives(performance, thresholds):
 
     Same shapes as :func:`replay_true_positives`.
     """
-    model, groups, _ = performance.replay
+    model, groups = performance.replay[:2]
     tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
     j = np.searchsorted(-groups.scores, -tau, side="right")
     n_pred = np.concatenate([[0], np.cumsum(groups.counts)])[j]
