@@ -181,6 +181,9 @@ def build_parser():
     thr.add_argument("--min-recall", type=float, default=0.0, metavar="R", help="required recall, in [0, 1] (default 0)")
     thr.add_argument("--json", metavar="OUT.json",
                      help="write the choice, the metrics there and p(requirement met) at every threshold as JSON")
+    thr.add_argument("--plot", metavar="OUT.png",
+                     help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
+                          "and the requirement drawn as a box (paper Fig. 4)")
     fam = sub.add_parser(
         "families",
         help="rank the class-conditional families for these scores, per class and in pairs (paper Table 1)",
@@ -325,16 +328,10 @@ def _estimate(args):
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         from .plot import plot_pr_curve
 
         ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median)
-        buf = io.BytesIO()
-        fmt = Path(args.plot).suffix.lstrip(".").lower() or "png"
-        ax.figure.savefig(buf, format=fmt, dpi=150)
-        plt.close(ax.figure)
-        outputs[args.plot] = buf.getvalue()
+        outputs[args.plot] = _figure_bytes(ax.figure, args.plot)
     for path, data in outputs.items():
         _atomic_write(path, data)
     print(ev.summary(performance=perf))
@@ -354,9 +351,20 @@ def _num_dict(interval):
     return _jsonable(interval.to_dict())
 
 
+def _figure_bytes(fig, path):
+    """Render a matplotlib figure in memory in the format of ``path``'s suffix (PNG by default), and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", dpi=150)
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def _threshold(args):
-    if args.json:
-        _check_output(args.json, "--json")
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
+        if path:
+            _check_output(path, flag)
     for name in ("min_precision", "min_recall"):
         v = getattr(args, name)
         if not 0 <= v <= 1:
@@ -371,8 +379,25 @@ def _threshold(args):
     if base is not None:
         bchoice = base.best_threshold(args.min_precision, args.min_recall)
         result["labeled_only"] = bchoice.to_dict()
+    outputs = {}
     if args.json:
-        _atomic_write(args.json, (json.dumps(result, indent=1) + "\n").encode())
+        outputs[args.json] = (json.dumps(result, indent=1) + "\n").encode()
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .plot import plot_pr_curve, plot_threshold_probability
+
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+        plot_threshold_probability(ev, axes[0], min_precision=args.min_precision, min_recall=args.min_recall,
+                                   performance=perf)
+        plot_pr_curve(ev, axes[1], requirement=(args.min_precision, args.min_recall),
+                      labeled_only=None if base is None else base.pr_curve().median)
+        outputs[args.plot] = _figure_bytes(fig, args.plot)
+    for path, data in outputs.items():
+        _atomic_write(path, data)
     n_pos = int(np.sum(ev.labeled_value == 1))
     pct = f"{100 * level:g}%"
     lines = [
@@ -402,8 +427,8 @@ def _threshold(args):
     for w in ev.warnings:
         lines.append(f"warning: {w}")
     print("\n".join(lines))
-    if args.json:
-        print(f"wrote {args.json}")
+    for path in outputs:
+        print(f"wrote {path}")
     return 0
 
 

@@ -147,8 +147,9 @@ def test_no_monotone_option_keeps_the_papers_bayes_rule(tmp_path):
 
 def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     out = tmp_path / "t.json"
+    png = tmp_path / "t.png"
     rc = main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "0.8", "--min-recall", "0.3",
-               "--seed", "1", "--draws", "300", "--json", str(out), "--compare-labeled-only"])
+               "--seed", "1", "--draws", "300", "--json", str(out), "--compare-labeled-only", "--plot", str(png)])
     assert rc == 0
     stdout = capsys.readouterr().out
     d = json.loads(out.read_text())
@@ -162,6 +163,7 @@ def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     assert len(d["curve"]["threshold"]) == len(d["curve"]["probability"]) == np.unique(sf.scores).size
     assert "labeled_only" in d and d["labeled_only"]["performance"] == "labeled-only"
     assert f"{choice.threshold:.6g}" in stdout and "labeled items only would pick" in stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {png}" in stdout
     # an impossible requirement is said plainly
     rc = main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "1", "--min-recall", "1", "--seed", "1",
                "--draws", "200"])

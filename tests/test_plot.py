@@ -32,3 +32,42 @@ def test_pr_plot_draws_the_computed_band_and_labeled_items():
     np.testing.assert_allclose(np.sort(offsets[:, 0]), np.sort(pts["recall"]))
     assert ax.get_xlabel() == "recall" and ax.get_ylabel() == "precision"
     assert "80%" in ax.get_title()
+
+
+def _evaluation():
+    s, y = simulate(600, 0.3, 1)
+    idx = np.arange(0, 600, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=200, rng=1)
+
+
+def test_threshold_plots_draw_the_computed_curves(tmp_path):
+    from spe.plot import plot_threshold_curves, plot_threshold_probability
+
+    ev = _evaluation()
+    ax = plot_threshold_curves(ev, level=0.8)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    prec, rec = ev.precision_curve(0.8), ev.recall_curve(0.8)
+    np.testing.assert_allclose(lines["precision, median"].get_xdata(), prec.x)
+    np.testing.assert_allclose(lines["precision, median"].get_ydata(), prec.median)
+    np.testing.assert_allclose(lines["recall, median"].get_ydata(), rec.median)
+    bands = [c for c in ax.collections if "band" in c.get_label()]
+    assert len(bands) == 2 and all("80%" in b.get_label() for b in bands)
+    ys = bands[1].get_paths()[0].vertices[:, 1]
+    assert np.isclose(ys.min(), np.nanmin(rec.lo)) and np.isclose(ys.max(), np.nanmax(rec.hi))
+    assert "score units" in ax.get_xlabel()
+    ax.figure.savefig(tmp_path / "threshold_curves.png")
+
+    ax = plot_threshold_probability(ev, min_precision=0.8, min_recall=0.5)
+    choice = ev.best_threshold(0.8, 0.5)
+    curve = {line.get_label(): line for line in ax.get_lines()}["p(requirement met)"]
+    np.testing.assert_allclose(curve.get_xdata(), choice.curve.threshold)
+    np.testing.assert_allclose(curve.get_ydata(), choice.curve.probability)
+    vline = [line for line in ax.get_lines() if line.get_label().startswith("best threshold")][0]
+    assert np.allclose(vline.get_xdata(), choice.threshold)
+    ax.figure.savefig(tmp_path / "threshold_probability.png")
+
+    ax = plot_pr_curve(ev, requirement=(0.8, 0.5))
+    box = ax.patches[0]
+    assert box.get_x() == 0.5 and box.get_y() == 0.8 and "precision ≥ 0.8" in box.get_label()
