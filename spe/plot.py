@@ -7,7 +7,6 @@ changes, no ``show``/``savefig`` (the CLI saves).
 
 from __future__ import annotations
 
-import numpy as np
 
 __all__ = ["plot_pr_curve", "plot_threshold_curves", "plot_threshold_probability"]
 
