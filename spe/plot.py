@@ -1,14 +1,17 @@
 """Figures from an :class:`~spe.Evaluation` (matplotlib, imported lazily).
 
 Functions take an ``Evaluation`` and ``ax=None`` and return the Axes; they
-draw what the evaluation computed and compute nothing new. No global style
+draw what the evaluation computed and estimate nothing new (the reliability
+diagram only bins the item probabilities against known labels). No global style
 changes, no ``show``/``savefig`` (the CLI saves).
 """
 
 from __future__ import annotations
 
+import numpy as np
 
-__all__ = ["plot_pr_curve", "plot_threshold_curves", "plot_threshold_probability"]
+__all__ = ["plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
+           "plot_reliability"]
 
 
 def _axes(ax):
@@ -148,5 +151,107 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     ax.set_title(f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
                  f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})", fontsize=10)
     ax.legend(loc="best", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", truth=None):
+    """ROC curve (true positive rate against false positive rate) with its credible band.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    ax : matplotlib Axes, optional
+    level : float, optional
+        Credible level of the band (default: the evaluation's).
+    performance : {"sample", "population"}
+    truth : array, shape (G,), optional
+        The true TPR on the evaluation's FPR grid (all labels known), drawn
+        in black.
+
+    Returns
+    -------
+    matplotlib Axes
+        The median and band of :meth:`Evaluation.roc_curve` (linear between
+        grid points, as the ROC polyline), and the chance diagonal.
+    """
+    ax = _axes(ax)
+    roc = evaluation.roc_curve(level, performance)
+    pct = f"{100 * roc.level:g}%"
+    ax.fill_between(roc.x, roc.lo, roc.hi, color="tab:purple", alpha=0.25, lw=0, label=f"SPE {pct} credible band")
+    ax.plot(roc.x, roc.median, color="tab:red", lw=1.8, label="SPE median estimate")
+    if truth is not None:
+        ax.plot(roc.x, truth, color="black", lw=1.2, label="true curve (all labels)")
+    ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="chance")
+    auc = evaluation.roc_auc(level, performance)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate (recall)")
+    ax.set_title(f"ROC, {evaluation.n_items} items, {evaluation.n_labeled} labeled; AUC {auc}\n"
+                 f"band: {pct} equal-tailed posterior interval", fontsize=10)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
+    """Reliability diagram of the recalibrated item probabilities against known labels (paper §4.4).
+
+    The unlabeled items are put in ``bins`` equal-count bins of p̂(y = 1 | S, Y_L)
+    (:meth:`Evaluation.item_probabilities`); each bin's mean p̂ is drawn against the
+    fraction of its items that are truly positive, with a Jeffreys interval
+    (Beta(k + ½, n − k + ½) quantiles at ``level``). Well-calibrated
+    probabilities lie on the diagonal.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    truth : 0/1 array, shape (N,)
+        The true label of every item (e.g. a benchmark case); only the
+        unlabeled items' labels are used.
+    ax : matplotlib Axes, optional
+    bins : int
+    level : float
+        Level of the per-bin intervals.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        ``truth`` not of length N, or no unlabeled item.
+    """
+    from scipy import stats
+
+    truth = np.asarray(truth)
+    if truth.shape != (evaluation.n_items,):
+        raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")
+    unlabeled = np.ones(evaluation.n_items, dtype=bool)
+    unlabeled[evaluation.labeled_index] = False
+    if not unlabeled.any():
+        raise ValueError("every item is labeled: nothing left to check the probabilities on")
+    p = evaluation.item_probabilities()[unlabeled]
+    y = truth[unlabeled].astype(int)
+    order = np.argsort(p, kind="stable")
+    groups = [g for g in np.array_split(order, min(bins, p.size)) if g.size]
+    mean_p = np.array([p[g].mean() for g in groups])
+    k = np.array([y[g].sum() for g in groups])
+    n = np.array([g.size for g in groups])
+    frac = k / n
+    lo = stats.beta.ppf((1 - level) / 2, k + 0.5, n - k + 0.5)
+    hi = stats.beta.ppf((1 + level) / 2, k + 0.5, n - k + 0.5)
+    ax = _axes(ax)
+    ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="perfect calibration")
+    ax.errorbar(mean_p, frac, yerr=[frac - lo, hi - frac], fmt="o-", color="tab:blue", ms=4, capsize=2,
+                label=f"{len(groups)} equal-count bins, {100 * level:g}% Jeffreys intervals")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("mean predicted probability p̂(y = 1 | scores, labels) in the bin")
+    ax.set_ylabel("fraction truly positive")
+    ax.set_title(f"Reliability of the item probabilities ({int(unlabeled.sum())} unlabeled items)", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
     ax.grid(alpha=0.3)
     return ax

@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pytest
 
 import spe
 from spe.plot import plot_pr_curve
@@ -71,3 +72,37 @@ def test_threshold_plots_draw_the_computed_curves(tmp_path):
     ax = plot_pr_curve(ev, requirement=(0.8, 0.5))
     box = ax.patches[0]
     assert box.get_x() == 0.5 and box.get_y() == 0.8 and "precision ≥ 0.8" in box.get_label()
+
+
+def test_roc_and_reliability_plots_draw_the_computed_data(tmp_path):
+    from scipy import stats
+
+    from spe.plot import plot_reliability, plot_roc_curve
+
+    s, y = simulate(600, 0.3, 1)
+    idx = np.arange(0, 600, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=200, rng=1)
+    ax = plot_roc_curve(ev, level=0.8)
+    roc = ev.roc_curve(0.8)
+    line = {ln.get_label(): ln for ln in ax.get_lines()}["SPE median estimate"]
+    np.testing.assert_allclose(line.get_xdata(), roc.x)
+    np.testing.assert_allclose(line.get_ydata(), roc.median)
+    ys = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert np.isclose(ys.min(), np.nanmin(roc.lo)) and np.isclose(ys.max(), np.nanmax(roc.hi))
+    ax.figure.savefig(tmp_path / "roc.png")
+
+    ax = plot_reliability(ev, y, bins=5)
+    unl = np.setdiff1d(np.arange(600), idx)
+    p, yu = ev.item_probabilities()[unl], y[unl]
+    groups = np.array_split(np.argsort(p, kind="stable"), 5)
+    pts = [ln for ln in ax.get_lines() if ln.get_marker() == "o"][0]
+    np.testing.assert_allclose(pts.get_xdata(), [p[g].mean() for g in groups])
+    np.testing.assert_allclose(pts.get_ydata(), [yu[g].mean() for g in groups])
+    k, n = yu[groups[2]].sum(), groups[2].size
+    bars = ax.collections[-1].get_segments()[2][:, 1]
+    np.testing.assert_allclose(bars, stats.beta.ppf([0.05, 0.95], k + 0.5, n - k + 0.5))
+    ax.figure.savefig(tmp_path / "reliability.png")
+    with pytest.raises(ValueError, match="one label per item"):
+        plot_reliability(ev, y[:10])
