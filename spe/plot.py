@@ -14,6 +14,23 @@ __all__ = ["plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_thr
            "plot_reliability"]
 
 
+#: The x-axis label of every figure against the threshold.
+_THRESHOLD_AXIS = "threshold (score units; items scored ≥ it are predicted positive)"
+
+
+def _finish(ax, *, xlabel, ylabel, title, legend="best", unit_x=False):
+    """The common ending of every figure: y (and x for rates) in [0, 1], labels, title, legend, grid."""
+    if unit_x:
+        ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc=legend, fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
 def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
@@ -72,17 +89,10 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
                    label=f"labeled positive ({int(pos.sum())})")
         ax.scatter(pts["recall"][~pos], pts["precision"][~pos], marker="x", s=22, color="black", zorder=3,
                    label=f"labeled negative ({int((~pos).sum())})")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("recall")
-    ax.set_ylabel("precision")
-    ax.set_title(
-        f"Precision-recall, {evaluation.n_items} items, {evaluation.n_labeled} labeled\n"
-        f"band: {pct} equal-tailed posterior interval", fontsize=10,
-    )
-    ax.legend(loc="lower left", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, xlabel="recall", ylabel="precision",
+                   title=f"Precision-recall, {evaluation.n_items} items, {evaluation.n_labeled} labeled\n"
+                         f"band: {pct} equal-tailed posterior interval",
+                   legend="lower left", unit_x=True)
 
 
 def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sample"):
@@ -110,14 +120,9 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
     for band, color, name in ((prec, "tab:blue", "precision"), (rec, "tab:orange", "recall")):
         ax.fill_between(band.x, band.lo, band.hi, color=color, alpha=0.2, lw=0, label=f"{name}, {pct} credible band")
         ax.plot(band.x, band.median, color=color, lw=1.8, label=f"{name}, median")
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("threshold (score units; items scored ≥ it are predicted positive)")
-    ax.set_ylabel("precision / recall")
-    ax.set_title(f"Precision and recall against the threshold ({performance} performance)\n"
-                 f"bands: {pct} equal-tailed posterior intervals", fontsize=10)
-    ax.legend(loc="best", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="precision / recall",
+                   title=f"Precision and recall against the threshold ({performance} performance)\n"
+                         f"bands: {pct} equal-tailed posterior intervals")
 
 
 def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_recall=0.0, performance="sample"):
@@ -145,14 +150,9 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     ax.axvline(choice.threshold, color="black", lw=1.0,
                label=f"best threshold {choice.threshold:.4g} (p = {choice.probability:.2f})")
     ax.axhline(0.5, color="tab:gray", ls="--", lw=0.8)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("threshold (score units; items scored ≥ it are predicted positive)")
-    ax.set_ylabel("posterior probability")
-    ax.set_title(f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
-                 f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})", fontsize=10)
-    ax.legend(loc="best", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="posterior probability",
+                   title=f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
+                         f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
 
 
 def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", truth=None):
@@ -184,15 +184,10 @@ def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", tru
         ax.plot(roc.x, truth, color="black", lw=1.2, label="true curve (all labels)")
     ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="chance")
     auc = evaluation.roc_auc(level, performance)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate (recall)")
-    ax.set_title(f"ROC, {evaluation.n_items} items, {evaluation.n_labeled} labeled; AUC {auc}\n"
-                 f"band: {pct} equal-tailed posterior interval", fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, xlabel="false positive rate", ylabel="true positive rate (recall)",
+                   title=f"ROC, {evaluation.n_items} items, {evaluation.n_labeled} labeled; AUC {auc}\n"
+                         f"band: {pct} equal-tailed posterior interval",
+                   legend="lower right", unit_x=True)
 
 
 def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
@@ -247,11 +242,7 @@ def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
     ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="perfect calibration")
     ax.errorbar(mean_p, frac, yerr=[frac - lo, hi - frac], fmt="o-", color="tab:blue", ms=4, capsize=2,
                 label=f"{len(groups)} equal-count bins, {100 * level:g}% Jeffreys intervals")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("mean predicted probability p̂(y = 1 | scores, labels) in the bin")
-    ax.set_ylabel("fraction truly positive")
-    ax.set_title(f"Reliability of the item probabilities ({int(unlabeled.sum())} unlabeled items)", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, xlabel="mean predicted probability p̂(y = 1 | scores, labels) in the bin",
+                   ylabel="fraction truly positive",
+                   title=f"Reliability of the item probabilities ({int(unlabeled.sum())} unlabeled items)",
+                   legend="upper left", unit_x=True)
