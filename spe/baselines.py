@@ -36,6 +36,7 @@ from .metrics import (
     FPR_GRID,
     RECALL_GRID,
     ScoreGroups,
+    _groups_at,
     average_precision,
     curves_from_counts,
     equal_error_rate,
@@ -207,8 +208,7 @@ class LabeledOnly:
 
     def _at(self, tp, fp, thresholds):
         """Per-row rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the counts."""
-        tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
-        j = np.searchsorted(-self.groups.scores, -tau, side="right")  # labeled groups scored ≥ τ
+        j, _ = _groups_at(self.groups, thresholds)  # labeled score groups scored ≥ each threshold
         pad = np.zeros((tp.shape[0], 1))
         tp_at = np.hstack([pad, tp])[:, j]
         fp_at = np.hstack([pad, fp])[:, j]

@@ -144,6 +144,12 @@ def _family_names():
     return family_names()
 
 
+def _command(sub, name, help_line, description):
+    """A subcommand whose --help shows ``description`` as written (examples keep their line breaks)."""
+    return sub.add_parser(name, help=help_line, description=description,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser():
     """The argparse parser of the ``spe`` command."""
     from . import __version__
@@ -154,12 +160,9 @@ def build_parser():
     )
     parser.add_argument("--version", action="version", version=f"spe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    est = sub.add_parser(
-        "estimate",
-        help="estimate PR/ROC curves, average precision and prevalence from scores and a few labels",
-        description=ESTIMATE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    est = _command(sub, "estimate",
+                   "estimate PR/ROC curves, average precision and prevalence from scores and a few labels",
+                   ESTIMATE_HELP)
     _add_model_options(est)
     est.add_argument("--json", metavar="OUT.json", help="write the full result as JSON")
     est.add_argument("--plot", metavar="OUT.png", help="write the PR curve with its band as an image")
@@ -169,12 +172,9 @@ def build_parser():
     est.add_argument("--threshold", type=float, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
-    thr = sub.add_parser(
-        "threshold",
-        help="the threshold most likely to meet a precision/recall requirement, and how likely",
-        description=THRESHOLD_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    thr = _command(sub, "threshold",
+                   "the threshold most likely to meet a precision/recall requirement, and how likely",
+                   THRESHOLD_HELP)
     _add_model_options(thr)
     thr.add_argument("--min-precision", type=float, default=0.0, metavar="P",
                      help="required precision, in [0, 1] (default 0)")
@@ -184,12 +184,9 @@ def build_parser():
     thr.add_argument("--plot", metavar="OUT.png",
                      help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
                           "and the requirement drawn as a box (paper Fig. 4)")
-    fam = sub.add_parser(
-        "families",
-        help="rank the class-conditional families for these scores, per class and in pairs (paper Table 1)",
-        description=FAMILIES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    fam = _command(sub, "families",
+                   "rank the class-conditional families for these scores, per class and in pairs (paper Table 1)",
+                   FAMILIES_HELP)
     _add_input_options(fam)
     fam.add_argument("--top", type=int, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
     fam.add_argument("--seed", type=int, default=None, help="random seed of the held-out folds")

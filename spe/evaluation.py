@@ -426,10 +426,12 @@ class Evaluation:
         ValueError
             A requirement outside [0, 1].
         """
+        return self._threshold_probability(min_precision, min_recall, performance, *self._grid_metrics(performance))
+
+    def _threshold_probability(self, min_precision, min_recall, performance, p, values):
         for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
             if not 0 <= v <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {v!r}")
-        p, values = self._grid_metrics(performance)
         with np.errstate(invalid="ignore"):
             meets = (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
                 np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
@@ -451,8 +453,8 @@ class Evaluation:
             ``likely`` is False when even the best threshold meets the
             requirement with probability < 0.5.
         """
-        curve = self.threshold_probability(min_precision, min_recall, performance)
-        _, values = self._grid_metrics(performance)
+        p, values = self._grid_metrics(performance)
+        curve = self._threshold_probability(min_precision, min_recall, performance, p, values)
         best = _most_likely(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),

@@ -486,6 +486,14 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     return perf
 
 
+def _groups_at(groups, thresholds):
+    """For thresholds (Q,): how many leading score groups are scored ≥ each (groups are descending), and
+    how many items that is."""
+    tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    j = np.searchsorted(-groups.scores, -tau, side="right")
+    return j, np.concatenate([[0], np.cumsum(groups.counts)])[j]
+
+
 def replay_true_positives(performance, thresholds):
     """Per-draw positives among the items scored ≥ each threshold, recounted from the same label draws.
 
@@ -501,17 +509,20 @@ def replay_true_positives(performance, thresholds):
     true_positives : array, shape (M, Q)
         The very label draws behind ``performance`` (same seeds), so the
         counts agree with its curves; expected counts for population
-        performance.
+        performance. Thresholds that select the same items as one of the
+        kept thresholds (``performance.thresholds``) are read from the kept
+        counts; the label draws are replayed only for the others.
     n_predicted : int array, shape (Q,)
         Items with score ≥ each threshold.
     """
+    model, groups, (kind, seeds) = performance.replay[:3]
+    j, n_pred = _groups_at(groups, thresholds)
+    # thresholds that select the same items as a kept threshold: the kept counts, no recount
+    kept = {int(v): c for c, v in enumerate(performance.n_predicted)}
+    if all(int(v) in kept for v in n_pred):
+        return performance.true_positives[:, [kept[int(v)] for v in n_pred]], n_pred
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
-    model, groups, (kind, seeds) = performance.replay[:3]
-    tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
-    # groups are descending: the items ≥ τ are the first j groups, j = #distinct scores ≥ τ
-    j = np.searchsorted(-groups.scores, -tau, side="right")
-    n_pred = np.concatenate([[0], np.cumsum(groups.counts)])[j]
     streams = [np.random.Generator(kind(s)) for s in seeds]
     out = []
     for _, pos in _positive_count_blocks(model, groups, streams):
@@ -526,9 +537,7 @@ def expected_true_positives(performance, thresholds):
     Same shapes as :func:`replay_true_positives`.
     """
     model, groups = performance.replay[:2]
-    tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
-    j = np.searchsorted(-groups.scores, -tau, side="right")
-    n_pred = np.concatenate([[0], np.cumsum(groups.counts)])[j]
+    j, n_pred = _groups_at(groups, thresholds)
     out = []
     for _, pos in _expected_positive_blocks(model, groups):
         cum = np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1)])
