@@ -16,7 +16,7 @@ from .check import format_items
 from .metrics import _BLOCK, SamplePerformance, replay_true_positives, weighted_quantile
 from .models.base import FittedScoreModel
 
-__all__ = ["Evaluation", "Interval", "CurveBand", "ThresholdProbability", "ThresholdChoice",
+__all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS"]
 
 #: Metrics of the whole ranking (no threshold).
@@ -70,6 +70,53 @@ class CurveBand:
     lo: np.ndarray
     hi: np.ndarray
     level: float
+
+
+@dataclass(frozen=True)
+class ClassDensities:
+    """The SPE mixture's class-conditional densities with credible bands (paper Fig. 1A).
+
+    Densities are per unit of ``axis``: the classifier's score for a
+    linear score space, the score's log-odds ``logit(s)`` for a logit score
+    space (probability scores); a histogram of the scores on that axis,
+    normalised to area 1, is directly comparable.
+
+    Attributes
+    ----------
+    score : array, shape (G,)
+        Grid over the range of the scores, in score units (ascending).
+    z : array, shape (G,)
+        The same grid on ``axis`` (the score itself, or its logit).
+    axis : {"score", "logit(score)"}
+        What the densities are per unit of.
+    negative, positive : CurveBand
+        (1 − π) p₀ and π p₁ on the grid: the class-conditional densities
+        scaled by the class fractions (their ``x`` is ``score``).
+    total : CurveBand
+        The mixture density (1 − π) p₀ + π p₁.
+    prevalence : Interval
+        π, the mixture's prevalence (its own posterior, before averaging
+        with the other score models).
+    weight : float
+        The mixture's weight in the estimates (1 when it is the only score
+        model; see ``diagnostics["score_models"]``).
+    families : dict
+        ``{"negative": name, "positive": name}``.
+    histogram_check : dict or None
+        The mixture's posterior-predictive check of the score histogram
+        (:mod:`spe.check`), as in the diagnostics.
+    """
+
+    score: np.ndarray
+    z: np.ndarray
+    axis: str
+    negative: CurveBand
+    positive: CurveBand
+    total: CurveBand
+    prevalence: Interval
+    weight: float
+    families: dict
+    histogram_check: dict | None
 
 
 @dataclass(frozen=True)
@@ -459,6 +506,73 @@ class Evaluation:
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
                                bool(curve.probability[best] >= 0.5), curve)
+
+    def _mixture_fit(self):
+        """The fitted SPE mixture among the score models, or None."""
+        if "mixture" in self.model.details:
+            return self.model
+        return next((m for m in self.model.details.get("models", ()) if "mixture" in m.details), None)
+
+    def class_densities(self, level=None, points=400) -> ClassDensities:
+        """The fitted class-conditional densities, scaled by the class fractions, with bands (paper Fig. 1A).
+
+        For each posterior draw θ_m of the SPE mixture (its own importance
+        draws and weights, eqs. 8–10) the densities (1 − π) p₀(s | θ₀) and
+        π p₁(s | θ₁) of eq. 2 are evaluated on a grid over the scores and
+        summarised pointwise (weighted median and equal-tailed band).
+        Cost O(M · G).
+
+        Parameters
+        ----------
+        level : float, optional
+            Credible level of the bands (default: the evaluation's).
+        points : int
+            G, grid points (≥ 2).
+
+        Returns
+        -------
+        ClassDensities
+
+        Raises
+        ------
+        ValueError
+            The evaluation has no SPE mixture among its score models, or
+            ``points`` < 2.
+        """
+        level = self._level(level)
+        if int(points) != points or points < 2:
+            raise ValueError(f"points must be an integer ≥ 2, got {points!r}")
+        fit = self._mixture_fit()
+        if fit is None:
+            raise ValueError("this evaluation has no SPE mixture among its score models")
+        mix, space = fit.details["mixture"], fit.details["space"]
+        x_obs = space.to_model(self.scores)
+        x = np.linspace(float(x_obs.min()), float(x_obs.max()), int(points))
+        pi, th0, th1, _ = mix.unpack(fit.draws)
+        jac = 1.0 / (space.hi - space.lo)  # dx/dz: densities per unit of z (the score, or its logit)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            neg = (1 - pi)[:, None] * np.exp(mix.negative.logpdf(th0, x)) * jac
+            pos = pi[:, None] * np.exp(mix.positive.logpdf(th1, x)) * jac
+        neg, pos = np.nan_to_num(neg), np.nan_to_num(pos)
+        w = np.asarray(fit.weights, dtype=float)
+        q = [(1 - level) / 2, 0.5, (1 + level) / 2]
+        score = space.to_scores(x)
+
+        def band(values):
+            lo, med, hi = weighted_quantile(values, w, q)
+            return CurveBand(score, med, lo, hi, level)
+
+        weight = 1.0
+        if fit is not self.model:
+            k = [m is fit for m in self.model.details["models"]].index(True)
+            weight = float(self.model.details["weights"][k])
+        return ClassDensities(
+            score=score, z=space.lo + x * (space.hi - space.lo),
+            axis="logit(score)" if space.kind == "logit" else "score",
+            negative=band(neg), positive=band(pos), total=band(neg + pos),
+            prevalence=_summarise(pi, w, level), weight=weight,
+            families={"negative": mix.negative.name, "positive": mix.positive.name},
+            histogram_check=fit.diagnostics.get("histogram_check"))
 
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
+__all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
            "plot_reliability"]
 
 
@@ -36,6 +36,89 @@ def _axes(ax):
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(5.5, 4.5), layout="constrained")
+    return ax
+
+
+def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_labeled=True):
+    """Histogram of all N scores with the SPE mixture's class-conditional densities (paper Fig. 1A).
+
+    Draws the histogram of every item's score (area 1), the densities
+    (1 − π) p₀ and π p₁ of :meth:`Evaluation.class_densities` (weighted
+    medians with credible bands) and their sum, and marks the labeled items
+    under the histogram by class. Probability scores modelled in logit space
+    are drawn on matplotlib's logit axis, so the ticks stay in score units
+    and the densities are per unit of log-odds.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    ax : matplotlib Axes, optional
+    level : float, optional
+        Credible level of the bands (default: the evaluation's).
+    bins : int
+        Equal-width histogram bins (on the density's axis).
+    show_labeled : bool
+        Mark labeled positives (green triangles) and negatives (black
+        crosses) just above the score axis.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        The evaluation has no SPE mixture.
+    """
+    from scipy import special
+
+    dens = evaluation.class_densities(level)
+    ax = _axes(ax)
+    logit = dens.axis == "logit(score)"
+    z_of = (lambda s: special.logit(np.clip(s, dens.score[0], dens.score[-1]))) if logit else (lambda s: s)
+    to_x = special.expit if logit else (lambda z: z)
+    edges = np.linspace(dens.z[0], dens.z[-1], int(bins) + 1)
+    counts, _ = np.histogram(z_of(evaluation.scores), edges)
+    ax.stairs(counts / (counts.sum() * np.diff(edges)), to_x(edges), fill=True, color="0.82",
+              label=f"all {evaluation.n_items:,} scores")
+    pct = f"{100 * dens.negative.level:g}%"
+    for band, color, name in ((dens.negative, "tab:blue", "(1 − π) p₀, negative class"),
+                              (dens.positive, "tab:red", "π p₁, positive class")):
+        ax.fill_between(band.x, band.lo, band.hi, color=color, alpha=0.25, lw=0)
+        ax.plot(band.x, band.median, color=color, lw=1.6, label=f"{name} (median, {pct} band)")
+    ax.plot(dens.total.x, dens.total.median, color="black", lw=1.0, ls="--", label="mixture (median)")
+    if logit:
+        from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+        ax.set_xscale("logit")
+        ticks = [v for v in (*10.0 ** np.arange(-8, 0), 0.5, *(1 - 10.0 ** np.arange(-1, -9, -1)))
+                 if dens.score[0] <= v <= dens.score[-1]]
+        mid = ticks.index(0.5) if 0.5 in ticks else len(ticks) // 2
+        step = -(-len(ticks) // 7)  # at most about 7 labels, symmetric about 0.5
+        ticks = ticks[mid::-step][::-1] + ticks[mid + step::step]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.10g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+    top = float(np.max(counts / (counts.sum() * np.diff(edges)), initial=0.0))
+    ax.set_ylim(0, 1.12 * max(top, float(np.nanmax(dens.total.hi, initial=0.0))))
+    if show_labeled and evaluation.n_labeled:
+        pts = evaluation.labeled_points()
+        pos = pts["label"] == 1
+        trans = ax.get_xaxis_transform()  # x in data units, y in axes fraction
+        ax.scatter(pts["score"][pos], np.full(pos.sum(), 0.05), transform=trans, marker="^", s=30,
+                   color="tab:green", zorder=3, label=f"labeled positive ({int(pos.sum())})")
+        ax.scatter(pts["score"][~pos], np.full((~pos).sum(), 0.025), transform=trans, marker="x", s=22,
+                   color="black", zorder=3, label=f"labeled negative ({int((~pos).sum())})")
+    ax.set_xlabel("score (logit axis; densities per unit of log-odds)" if logit else "score (score units)")
+    ax.set_ylabel("density")
+    check = dens.histogram_check
+    fit_text = ("" if check is None else
+                f"histogram check p = {check['p_value']:.2f}" + (", " if check["passed"] else " (misfit), "))
+    ax.set_title(f"SPE mixture: {dens.families['negative']} negative, {dens.families['positive']} positive\n"
+                 f"π = {dens.prevalence} ({pct} interval)\n"
+                 f"{fit_text}weight in the estimates {dens.weight:.2f}", fontsize=10)
+    ax.legend(loc="best", fontsize=8)
+    ax.grid(alpha=0.3)
     return ax
 
 

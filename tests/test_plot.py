@@ -106,3 +106,93 @@ def test_roc_and_reliability_plots_draw_the_computed_data(tmp_path):
     ax.figure.savefig(tmp_path / "reliability.png")
     with pytest.raises(ValueError, match="one label per item"):
         plot_reliability(ev, y[:10])
+
+
+def test_class_densities_are_the_fitted_truncated_normals_per_draw():
+    """Fig. 1A's bands: per draw (1 − π)·p₀ and π·p₁ from scipy's truncnorm, weighted quantiles, per score unit."""
+    from scipy import stats
+
+    from spe.metrics import weighted_quantile
+
+    s, y = simulate(500, 0.3, 2)
+    idx = np.arange(0, 500, 25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", score_model="mixture", draws=200, rng=2)
+    dens = ev.class_densities(level=0.8, points=50)
+    fit = ev.model
+    space = fit.details["space"]
+    x = space.to_model(dens.score)
+    th = fit.constrained_draws  # prevalence, negative.loc, negative.scale, positive.loc, positive.scale
+    per_unit = 1 / (space.hi - space.lo)
+
+    def tn(loc, scale):
+        return stats.truncnorm.pdf(x[None, :], (0 - loc[:, None]) / scale[:, None], (1 - loc[:, None]) / scale[:, None],
+                                   loc=loc[:, None], scale=scale[:, None]) * per_unit
+
+    neg = (1 - th[:, :1]) * tn(th[:, 1], th[:, 2])
+    pos = th[:, :1] * tn(th[:, 3], th[:, 4])
+    for band, values in ((dens.negative, neg), (dens.positive, pos), (dens.total, neg + pos)):
+        lo, med, hi = weighted_quantile(values, fit.weights, [0.1, 0.5, 0.9])
+        np.testing.assert_allclose(band.median, med, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(band.lo, lo, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(band.hi, hi, rtol=1e-8, atol=1e-12)
+    assert dens.axis == "score" and dens.weight == 1.0
+    np.testing.assert_allclose(dens.score[[0, -1]], [s.min(), s.max()])
+    # densities per score unit: the mixture holds almost all its mass over the scores' range
+    assert 0.95 < np.trapezoid(dens.total.median, dens.score) < 1.02
+    assert abs(np.trapezoid(dens.positive.median, dens.score) - dens.prevalence.median) < 0.05
+
+
+def test_score_histogram_draws_the_densities_the_histogram_and_the_labeled_items(digits):
+    """Fig. 1A on the shipped real example (digits): the drawn curves are class_densities, the histogram has area 1."""
+    from spe.io import read_labels, read_scores
+    from spe.plot import plot_score_histogram
+
+    from .conftest import EXAMPLES
+
+    scores = read_scores(EXAMPLES / "digits_scores.csv")
+    labels = read_labels(EXAMPLES / "digits_labels.csv", scores)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(scores.scores, labels, draws=200, rng=0)
+    ax = plot_score_histogram(ev, bins=40)
+    dens = ev.class_densities()
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    neg = next(v for k, v in lines.items() if k.startswith("(1 − π) p₀"))
+    pos = next(v for k, v in lines.items() if k.startswith("π p₁"))
+    np.testing.assert_allclose(neg.get_xdata(), dens.score)
+    np.testing.assert_allclose(neg.get_ydata(), dens.negative.median)
+    np.testing.assert_allclose(pos.get_ydata(), dens.positive.median)
+    np.testing.assert_allclose(lines["mixture (median)"].get_ydata(), dens.total.median)
+    hist = next(p for p in ax.patches if p.get_label().startswith("all "))
+    heights, edges = hist.get_data().values, hist.get_data().edges
+    assert heights.size == 40 and np.isclose(np.sum(heights * np.diff(edges)), 1.0)
+    marks = [c for c in ax.collections if c.get_label().startswith("labeled")]
+    assert sum(c.get_offsets().shape[0] for c in marks) == ev.n_labeled
+    assert f"{dens.prevalence}" in ax.get_title() and "weight in the estimates" in ax.get_title()
+    assert "90%" in neg.get_label()
+
+
+def test_score_histogram_of_probability_scores_on_a_logit_axis():
+    """Probabilities modelled in logit space: logit axis, densities per unit of log-odds, histogram area 1 there."""
+    from scipy import special
+
+    from spe.plot import plot_score_histogram
+
+    s, y = simulate(400, 0.3, 3)
+    p = special.expit(s - 1)
+    idx = np.arange(0, 400, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(p, (idx, y[idx]), families="truncnorm,truncnorm", score_model="mixture",
+                          score_space="logit", draws=200, rng=3)
+    dens = ev.class_densities()
+    assert dens.axis == "logit(score)"
+    np.testing.assert_allclose(dens.z, special.logit(dens.score), rtol=1e-9)
+    ax = plot_score_histogram(ev)
+    assert ax.get_xscale() == "logit" and "log-odds" in ax.get_xlabel()
+    hist = next(q for q in ax.patches if q.get_label().startswith("all ")).get_data()
+    heights, edges = hist.values, hist.edges
+    assert np.isclose(np.sum(heights * np.diff(special.logit(edges))), 1.0)
+    assert 0.9 < np.trapezoid(dens.total.median, dens.z) < 1.02
