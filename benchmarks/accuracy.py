@@ -26,7 +26,7 @@ and every seed: draw n items at random as the labeled ones, run
   the unlabeled items against labeled-only Platt scaling (a logistic fit of
   the labels on the score's log-odds with Platt's smoothed targets).
 
-Run:  python benchmarks/accuracy.py --labels 10 20 50 100 --seeds 10 --jobs 2
+Run:  python benchmarks/accuracy.py --labels 10 20 50 100 --seeds 10 --jobs 2 [--plot error.png]
 Prints a per-case table, a summary, the worst five cases and how often the
 model checks failed; writes every trial to --out (CSV; trials are appended
 to OUT.partial as they finish, so a run cut short can still be summarised
@@ -50,10 +50,6 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
-
-
-def area_between(a, b, grid):
-    return float(np.trapezoid(np.abs(np.asarray(a) - np.asarray(b)), grid))
 
 
 COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type", "families", "chosen", "err_spe",
@@ -129,6 +125,7 @@ def _run_trial(args):
     import spe
     from spe.api import _log_odds_feature
     from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels
+    from spe.benchmark import pr_curve_error
     from spe.metrics import RECALL_GRID
 
     df = pd.read_csv(case_path)
@@ -146,8 +143,6 @@ def _run_trial(args):
     pr = ev.pr_curve()
     naive = labeled_only_pr_curve(s, idx, y[idx])
     naive_missing = bool(np.all(np.isnan(naive)))
-    naive = np.nan_to_num(naive, nan=0.0)
-    med = np.nan_to_num(pr.median, nan=0.0)
     covered = (pr.lo <= truth + 1e-9) & (truth <= pr.hi + 1e-9)
     prev = ev.prevalence()
     true_prev = y.mean()
@@ -172,8 +167,8 @@ def _run_trial(args):
         "score_type": ev.diagnostics.get("score_type"),
         "families": f"{ev.families['negative']},{ev.families['positive']}",
         "chosen": ev.diagnostics.get("chosen", score_model),
-        "err_spe": area_between(med, truth, RECALL_GRID),
-        "err_naive": area_between(naive, truth, RECALL_GRID),
+        "err_spe": pr_curve_error(pr.median, truth),
+        "err_naive": pr_curve_error(naive, truth),
         "naive_missing": naive_missing,
         "coverage": float(np.mean(covered)),
         "prev_err": abs(prev.mean - true_prev),
@@ -216,10 +211,14 @@ def main(argv=None):
                     help="score model passed to spe.evaluate (average, mixture, hybrid, calibrated, platt)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
+    ap.add_argument("--plot", type=Path, metavar="OUT.png",
+                    help="also draw the error against the number of labels, all cases pooled (paper Fig. 2A)")
     args = ap.parse_args(argv)
 
     if args.from_csv:
-        report(pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True))
+        df = pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True)
+        report(df)
+        plot(df, args.plot)
         return
     paths = sorted(args.cases_dir.glob("*.csv"))
     if args.cases:
@@ -246,7 +245,24 @@ def main(argv=None):
     df.to_csv(args.out, index=False)
     partial.unlink(missing_ok=True)
     report(df)
+    plot(df, args.plot)
     print(f"\ntrials written to {args.out}; wall time {time.time() - t0:.0f}s", file=sys.stderr)
+
+
+def plot(df, path):
+    """Write the error against the number of labels (Fig. 2A) of the successful trials to ``path`` (if given)."""
+    if path is None:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from spe.plot import plot_error_vs_labels
+
+    ok = df[df["error"].isna()] if "error" in df.columns else df
+    ax = plot_error_vs_labels(ok, title=f"PR-curve error against the number of labels\n"
+                                        f"{ok.case.nunique()} real cases pooled, {len(ok)} trials")
+    ax.figure.savefig(path, dpi=150)
+    print(f"figure written to {path}", file=sys.stderr)
 
 
 def report(df):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
-           "plot_reliability"]
+           "plot_reliability", "plot_error_vs_labels"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -329,3 +329,65 @@ def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
                    ylabel="fraction truly positive",
                    title=f"Reliability of the item probabilities ({int(unlabeled.sum())} unlabeled items)",
                    legend="upper left", unit_x=True)
+
+
+def plot_error_vs_labels(trials, ax=None, *, spread=0.5, title=None):
+    """Error of the PR-curve estimate against the number of labels, SPE and labeled-only (paper Fig. 2A).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        One row per trial with columns ``n_labels``, ``err_spe`` and
+        ``err_labeled_only`` (or ``err_naive``): the table of
+        :func:`spe.benchmark.error_vs_labels` or the trials CSV of
+        ``benchmarks/accuracy.py`` (all its cases pooled; filter rows to show one).
+    ax : matplotlib Axes, optional
+    spread : float in (0, 1)
+        The central fraction of trials drawn as the shaded spread around
+        each median (default 0.5: the interquartile range).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        x: number of labeled items (log axis); y: area between the estimated
+        and the true PR curve (:func:`spe.benchmark.pr_curve_error`), the
+        median over trials with its spread.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, no trials, or ``spread`` outside (0, 1).
+    """
+    if not 0 < spread < 1:
+        raise ValueError(f"spread must be in (0, 1), got {spread!r}")
+    naive_col = "err_labeled_only" if "err_labeled_only" in trials.columns else "err_naive"
+    missing = {"n_labels", "err_spe", naive_col} - set(trials.columns)
+    if missing:
+        raise ValueError(f"trials lack the columns {sorted(missing)}")
+    trials = trials.dropna(subset=["err_spe", naive_col])
+    if trials.empty:
+        raise ValueError("no trials to plot")
+    q = [(1 - spread) / 2, 0.5, (1 + spread) / 2]
+    by = trials.groupby("n_labels")
+    n = np.asarray(sorted(by.groups), dtype=float)
+    ax = _axes(ax)
+    for col, color, marker, name in (("err_spe", "tab:red", "o", "SPE (all scores + labels)"),
+                                     (naive_col, "tab:gray", "s", "labeled items only")):
+        lo, med, hi = (by[col].quantile(v).reindex(n).to_numpy() for v in q)
+        ax.fill_between(n, lo, hi, color=color, alpha=0.2, lw=0)
+        ax.plot(n, med, color=color, marker=marker, ms=4, lw=1.6,
+                label=f"{name}: median, {100 * spread:g}% of trials shaded")
+    ax.set_xscale("log")
+    ax.set_xticks(n, [f"{v:g}" for v in n])
+    ax.minorticks_off()
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("number of labeled items (drawn at random)")
+    ax.set_ylabel("error: area between estimated and true PR curve")
+    per = by.size()
+    trials_text = f"{per.min()}" if per.min() == per.max() else f"{per.min()}–{per.max()}"
+    ax.set_title(title or f"PR-curve error against the number of labels\n({trials_text} trials per count)",
+                 fontsize=10)
+    ax.legend(loc="best", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
