@@ -46,7 +46,7 @@ from .metrics import (
     weighted_quantile,
 )
 
-__all__ = ["pr_curve_from_labels", "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
+__all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
 
 #: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
 _PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
@@ -75,6 +75,60 @@ def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
     g = ScoreGroups.build(scores, np.arange(scores.size), labels)
     tp, fp = curves_from_counts(g.n_labeled_pos[None, :], g.counts)
     return pr_at_recall(tp, fp, grid)[0]
+
+
+def roc_curve_from_labels(scores, labels, grid=FPR_GRID):
+    """True positive rate at each false positive rate of ``grid`` for fully labeled items.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        Score units.
+    labels : 0/1 array, shape (N,)
+    grid : array, shape (G,)
+        False positive rates in [0, 1].
+
+    Returns
+    -------
+    array, shape (G,)
+        The ROC polyline (ties as one step, as ``sklearn.metrics.roc_curve``)
+        at ``grid``; NaN without a positive or a negative.
+    """
+    scores = np.asarray(scores, dtype=float)
+    labels = np.asarray(labels).astype(int)
+    g = ScoreGroups.build(scores, np.arange(scores.size), labels)
+    tp, fp = curves_from_counts(g.n_labeled_pos[None, :], g.counts)
+    return roc_at_fpr(tp, fp, grid)[0]
+
+
+def metrics_from_labels(scores, labels, thresholds):
+    """The metrics of :data:`spe.evaluation.THRESHOLD_METRICS` at thresholds, for fully labeled items.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        Score units.
+    labels : 0/1 array, shape (N,)
+    thresholds : array, shape (Q,)
+        Score units; an item is predicted positive when its score is ≥ the
+        threshold.
+
+    Returns
+    -------
+    dict of str → array, shape (Q,)
+        Rates in [0, 1] (NaN where undefined) and counts, as
+        :func:`spe.evaluation.threshold_metrics`.
+    """
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels).astype(int)
+    t = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    order = np.argsort(s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    below = np.searchsorted(s_sorted, t, side="left")  # items scored < t
+    pos_below = np.concatenate([[0], np.cumsum(y_sorted)])[below]
+    tp = y.sum() - pos_below
+    out = threshold_metrics(tp[None, :], s.size - below, np.array([y.sum()]), s.size)
+    return {k: np.asarray(v)[0] for k, v in out.items()}
 
 
 def labeled_only_pr_curve(scores, labeled_index, labeled_value, grid=RECALL_GRID):

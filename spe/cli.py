@@ -38,9 +38,17 @@ Prints prevalence, average precision and ROC AUC with credible intervals and
 precision at a few recall levels with bands; --json writes everything,
 including the whole PR and ROC curves with bands.
 
-example:
+--report DIR writes every figure (score histogram with the fitted
+class-conditional densities, precision and recall against the threshold, PR
+and ROC curves with bands; with --requirement the probability that each
+threshold meets it; with --truth the true curves and a reliability diagram)
+next to the JSON, the item probabilities and a README.md that lists them.
+
+examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --json out.json --plot pr.png --seed 0
+  spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
+      --report digits_report --requirement 0.9,0.5 --truth examples/digits_truth.csv
 """
 
 
@@ -172,6 +180,15 @@ def build_parser():
     est.add_argument("--threshold", type=float, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
+    est.add_argument("--report", metavar="DIR",
+                     help="write every figure (PNG) with the JSON, the item probabilities, the summary and a "
+                          "README.md listing them to directory DIR (created if missing)")
+    est.add_argument("--requirement", metavar="P,R", type=_requirement,
+                     help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
+                          "--report adds p(requirement met) against the threshold (paper Fig. 4)")
+    est.add_argument("--truth", metavar="TRUTH.csv",
+                     help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
+                          "labeled set: the figures add the true curves and --report the reliability diagram")
     thr = _command(sub, "threshold",
                    "the threshold most likely to meet a precision/recall requirement, and how likely",
                    THRESHOLD_HELP)
@@ -194,12 +211,85 @@ def build_parser():
     return parser
 
 
+def _requirement(text):
+    """Parse ``--requirement P,R`` into (min_precision, min_recall), both in [0, 1]."""
+    try:
+        p, r = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN_PRECISION,MIN_RECALL such as 0.9,0.5, got {text!r}") from None
+    if not (0 <= p <= 1 and 0 <= r <= 1):
+        raise argparse.ArgumentTypeError(f"precision and recall must be in [0, 1], got {text!r}")
+    return p, r
+
+
+def _read_truth(path, scores):
+    """Every item's true label from ``--truth`` (columns as a labels file): 0/1 array of shape (N,)."""
+    from .exceptions import SpeInputError
+    from .io import read_labels
+
+    index, value = read_labels(path, scores)
+    n = scores.scores.size
+    if index.size != n:
+        raise SpeInputError(f"--truth must label every item: it labels {index.size} of the {n} scored items",
+                            path=path)
+    truth = np.empty(n, dtype=int)
+    truth[index] = value
+    return truth
+
+
+def _write_report(directory, files):
+    """Write {file name: bytes} into ``directory``: all or nothing when the directory is new, each file whole."""
+    directory = Path(directory)
+    if directory.exists():
+        for name, data in files.items():
+            _atomic_write(directory / name, data)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        os.chmod(tmp, 0o777 & ~_umask())
+        os.replace(tmp, directory)
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _report_files(ev, scores, base, truth, requirement, perf, json_bytes, items_bytes, summary):
+    """The files of ``--report``: the figures as PNG, estimate.json, items.csv, summary.txt and README.md."""
+    from .plot import report_figures
+
+    files = {}
+    index = [f"# spe estimate: {Path(scores.path).name}", "",
+             "```", summary.rstrip(), "```", ""]
+    for name, (fig, caption) in report_figures(ev, labeled_only=base, truth=truth, requirement=requirement,
+                                               performance=perf).items():
+        files[f"{name}.png"] = _figure_bytes(fig, f"{name}.png")
+        index += [f"## {name}", "", caption, "", f"![{name}]({name}.png)", ""]
+    files["estimate.json"] = json_bytes
+    files["items.csv"] = items_bytes
+    files["summary.txt"] = summary.encode()
+    index += ["Also here: `estimate.json` (everything, as `spe estimate --json`), `items.csv` (per-item "
+              "probabilities, as `--items`), `summary.txt` (the printed summary).", ""]
+    files["README.md"] = "\n".join(index).encode()
+    return files
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path, data: bytes):
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it a new file's usual mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -289,13 +379,17 @@ def _comparison_lines(ev, base, level, performance):
 
 
 def _estimate(args):
-    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.items, "--items")):
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.items, "--items"),
+                       (args.report, "--report")):
         if path:
             _check_output(path, flag)
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
+        raise ValueError(f"--report: {args.report} exists and is not a directory")
     for t in args.threshold or []:
         if not np.isfinite(t):
             raise ValueError(f"--threshold must be a finite number in score units, got {t}")
     scores, ev = _fit(args)
+    truth = _read_truth(args.truth, scores) if args.truth else None
     base = _labeled_only(args, ev)
     level, perf = ev.level, args.performance
     result = ev.to_dict(performance=perf)
@@ -311,34 +405,51 @@ def _estimate(args):
     if base is not None:
         result["labeled_only"] = base.to_dict()
     outputs = {}
-    if args.json:
-        outputs[args.json] = (json.dumps(result, indent=1) + "\n").encode()
-    if args.items:
+    json_bytes = (json.dumps(result, indent=1) + "\n").encode()
+    items_bytes = None
+    if args.items or args.report:
         import pandas as pd
 
         ids = scores.ids if scores.ids is not None else range(ev.n_items)
         buf = io.StringIO()
         pd.DataFrame({"id": ids, "score": scores.scores, "probability": ev.item_probabilities()}).to_csv(
             buf, index=False, float_format="%.6g")
-        outputs[args.items] = buf.getvalue().encode()
-    if args.plot:
+        items_bytes = buf.getvalue().encode()
+    if args.json:
+        outputs[args.json] = json_bytes
+    if args.items:
+        outputs[args.items] = items_bytes
+    if args.plot or args.report:
         import matplotlib
 
         matplotlib.use("Agg")
+    if args.plot:
+        from .baselines import pr_curve_from_labels
         from .plot import plot_pr_curve
 
-        ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median)
+        ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median,
+                           truth=None if truth is None else pr_curve_from_labels(ev.scores, truth),
+                           requirement=args.requirement)
         outputs[args.plot] = _figure_bytes(ax.figure, args.plot)
+    lines = [ev.summary(performance=perf)]
+    for t, m, b in at:
+        lines.append(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
+        lines.append("\n".join(_metrics_lines(m, b, indent="  ")))
+    if base is not None:
+        lines.append("\n".join(_comparison_lines(ev, base, level, perf)))
+    summary = "\n".join(lines) + "\n"
+    report = None
+    if args.report:
+        report = _report_files(ev, scores, base, truth, args.requirement, perf, json_bytes, items_bytes, summary)
     for path, data in outputs.items():
         _atomic_write(path, data)
-    print(ev.summary(performance=perf))
-    for t, m, b in at:
-        print(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
-        print("\n".join(_metrics_lines(m, b, indent="  ")))
-    if base is not None:
-        print("\n".join(_comparison_lines(ev, base, level, perf)))
+    if report is not None:
+        _write_report(args.report, report)
+    print(summary, end="")
     for path in outputs:
         print(f"wrote {path}")
+    if report is not None:
+        print(f"wrote {len(report)} files to {args.report}/: " + ", ".join(report))
     return 0
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
-           "plot_reliability", "plot_error_vs_labels"]
+           "plot_reliability", "plot_error_vs_labels", "report_figures"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -178,7 +178,7 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
                    legend="lower left", unit_x=True)
 
 
-def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sample"):
+def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sample", truth=None):
     """Precision and recall against the threshold, with their credible bands (paper Fig. 1B).
 
     Parameters
@@ -188,6 +188,9 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
     level : float, optional
         Credible level of the bands (default: the evaluation's).
     performance : {"sample", "population"}
+    truth : 0/1 array, shape (N,), optional
+        Every item's true label: the true precision and recall are drawn
+        as thin dark lines.
 
     Returns
     -------
@@ -203,6 +206,12 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
     for band, color, name in ((prec, "tab:blue", "precision"), (rec, "tab:orange", "recall")):
         ax.fill_between(band.x, band.lo, band.hi, color=color, alpha=0.2, lw=0, label=f"{name}, {pct} credible band")
         ax.plot(band.x, band.median, color=color, lw=1.8, label=f"{name}, median")
+    if truth is not None:
+        from .baselines import metrics_from_labels
+
+        true = metrics_from_labels(evaluation.scores, truth, prec.x)
+        ax.plot(prec.x, true["precision"], color="navy", lw=0.9, label="true precision (all labels)")
+        ax.plot(rec.x, true["recall"], color="saddlebrown", lw=0.9, label="true recall (all labels)")
     return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="precision / recall",
                    title=f"Precision and recall against the threshold ({performance} performance)\n"
                          f"bands: {pct} equal-tailed posterior intervals")
@@ -319,8 +328,9 @@ def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
     k = np.array([y[g].sum() for g in groups])
     n = np.array([g.size for g in groups])
     frac = k / n
-    lo = stats.beta.ppf((1 - level) / 2, k + 0.5, n - k + 0.5)
-    hi = stats.beta.ppf((1 + level) / 2, k + 0.5, n - k + 0.5)
+    # Jeffreys interval, with the usual boundary fix (Brown, Cai & DasGupta 2001): 0 when k = 0, 1 when k = n
+    lo = np.where(k == 0, 0.0, stats.beta.ppf((1 - level) / 2, k + 0.5, n - k + 0.5))
+    hi = np.where(k == n, 1.0, stats.beta.ppf((1 + level) / 2, k + 0.5, n - k + 0.5))
     ax = _axes(ax)
     ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="perfect calibration")
     ax.errorbar(mean_p, frac, yerr=[frac - lo, hi - frac], fmt="o-", color="tab:blue", ms=4, capsize=2,
@@ -391,3 +401,81 @@ def plot_error_vs_labels(trials, ax=None, *, spread=0.5, title=None):
     ax.legend(loc="best", fontsize=8)
     ax.grid(alpha=0.3)
     return ax
+
+
+def report_figures(evaluation, *, labeled_only=None, truth=None, requirement=None, performance="sample"):
+    """Every figure of an evaluation, each on its own new Figure (what ``spe estimate --report`` saves).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    labeled_only : LabeledOnly, optional
+        The labeled-only estimate (:func:`spe.baselines.labeled_only`),
+        drawn dashed on the PR curve.
+    truth : 0/1 array, shape (N,), optional
+        Every item's true label (checking the method on a labeled set): the
+        true PR and ROC curves are drawn, and the reliability diagram is added.
+    requirement : (float, float), optional
+        (min_precision, min_recall): adds p(requirement met) against the
+        threshold (Fig. 4B) and draws the requirement on the PR curve (Fig. 4A).
+    performance : {"sample", "population"}
+
+    Returns
+    -------
+    dict of str → (matplotlib Figure, str)
+        File stem → (figure, one-line caption), in reading order:
+        ``scores`` (Fig. 1A; only when the evaluation has an SPE mixture),
+        ``threshold_curves`` (Fig. 1B), ``pr_curve`` (Fig. 1C, 2B, 4A),
+        ``roc_curve``, ``threshold_probability`` (Fig. 4B, with
+        ``requirement``), ``reliability`` (with ``truth``). The caller saves
+        and closes them.
+
+    Raises
+    ------
+    ValueError
+        ``truth`` not of length N.
+    """
+    import matplotlib.pyplot as plt
+
+    from .baselines import pr_curve_from_labels, roc_curve_from_labels
+
+    if truth is not None:
+        truth = np.asarray(truth)
+        if truth.shape != (evaluation.n_items,):
+            raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")
+    pct = f"{100 * evaluation.level:g}%"
+    out = {}
+
+    def new(name, caption, draw):
+        fig, ax = plt.subplots(figsize=(6, 4.8), layout="constrained")
+        draw(ax)
+        out[name] = (fig, caption)
+
+    if evaluation._mixture_fit() is not None:
+        new("scores", f"Histogram of all scores with the SPE mixture's class-conditional densities and their {pct} "
+            "bands; labeled items marked by class (paper Fig. 1A).", lambda ax: plot_score_histogram(evaluation, ax))
+    new("threshold_curves", f"Precision and recall against the threshold (score units) with {pct} credible bands "
+        "(paper Fig. 1B)" + (", and the true ones" if truth is not None else "") + ".",
+        lambda ax: plot_threshold_curves(evaluation, ax, performance=performance, truth=truth))
+    pr_truth = None if truth is None else pr_curve_from_labels(evaluation.scores, truth)
+    parts = [f"its {pct} credible band"] + (["the labeled-only estimate"] if labeled_only is not None else []) + \
+        (["the true curve"] if truth is not None else []) + \
+        (["the requirement as a box"] if requirement is not None else [])
+    new("pr_curve", f"Precision-recall curve with {', '.join(parts[:-1]) + ' and ' if len(parts) > 1 else ''}"
+        f"{parts[-1]} (paper Fig. 1C, 2B, 4A).",
+        lambda ax: plot_pr_curve(evaluation, ax, truth=pr_truth, requirement=requirement,
+                                 labeled_only=None if labeled_only is None else labeled_only.pr_curve().median))
+    roc_truth = None if truth is None else roc_curve_from_labels(evaluation.scores, truth)
+    new("roc_curve", f"ROC curve with its {pct} credible band, its AUC" +
+        (" and the true curve" if truth is not None else "") + ".",
+        lambda ax: plot_roc_curve(evaluation, ax, performance=performance, truth=roc_truth))
+    if requirement is not None:
+        p_min, r_min = requirement
+        new("threshold_probability", f"Probability that each threshold meets precision ≥ {p_min:g} and recall ≥ "
+            f"{r_min:g}, with the best threshold marked (paper Fig. 4B).",
+            lambda ax: plot_threshold_probability(evaluation, ax, min_precision=p_min, min_recall=r_min,
+                                                  performance=performance))
+    if truth is not None:
+        new("reliability", "Reliability diagram: the unlabeled items' probabilities against the fraction truly "
+            "positive, in equal-count bins.", lambda ax: plot_reliability(evaluation, truth, ax))
+    return out

@@ -70,3 +70,26 @@ def test_threshold_probability_and_errors():
         lo.metrics_at(float("nan"))
     d = lo.to_dict()
     assert d["prevalence"]["mean"] == pytest.approx(0.5) and len(d["pr_curve"]["recall"]) == 101
+
+
+def test_truth_curves_and_metrics_match_sklearn():
+    from sklearn.metrics import precision_score, recall_score, roc_curve
+
+    from spe.baselines import metrics_from_labels, roc_curve_from_labels
+
+    rng = np.random.default_rng(7)
+    y = (rng.random(300) < 0.3).astype(int)
+    s = np.round(rng.normal(y * 1.5, 1.0), 1)  # rounded: many ties
+    thresholds = np.array([-1.0, 0.0, 0.5, 1.2, 2.0, 9.0])
+    m = metrics_from_labels(s, y, thresholds)
+    for t, p, r in zip(thresholds, m["precision"], m["recall"]):
+        pred = (s >= t).astype(int)
+        if pred.any():
+            assert p == pytest.approx(precision_score(y, pred))
+        else:
+            assert np.isnan(p)
+        assert r == pytest.approx(recall_score(y, pred))
+    assert np.all(m["true_positives"] + m["false_negatives"] == y.sum())
+    fpr, tpr, _ = roc_curve(y, s)
+    grid = np.sort(rng.random(50))  # off the vertices, where the polyline is single-valued
+    np.testing.assert_allclose(roc_curve_from_labels(s, y, grid), np.interp(grid, fpr, tpr), atol=1e-12)

@@ -192,3 +192,45 @@ def test_estimate_threshold_performance_and_labeled_only_options(tmp_path, capsy
     assert lab["prevalence"]["mean"] == pytest.approx(np.mean(labels[1]))
     assert "labeled only" in stdout and "at threshold 1.5" in stdout and "population performance" in stdout
     assert len(d["threshold_curve"]["threshold"]) == len(d["threshold_curve"]["recall_hi"])
+
+
+TRUTH = str(EXAMPLES / "digits_truth.csv")
+
+
+def test_report_writes_every_figure_the_json_and_an_index(tmp_path, capsys):
+    """`spe estimate --report DIR` on the shipped real example: every figure saved, the JSON the same as --json."""
+    import matplotlib.image as mpimg
+
+    report, out = tmp_path / "report", tmp_path / "o.json"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--report", str(report), "--json", str(out), "--truth", TRUTH,
+               "--requirement", "0.9,0.5", "--compare-labeled-only", "--seed", "1", "--draws", "200"])
+    assert rc == 0
+    figures = ["scores", "threshold_curves", "pr_curve", "roc_curve", "threshold_probability", "reliability"]
+    assert sorted(p.name for p in report.iterdir()) == sorted(
+        [f"{f}.png" for f in figures] + ["estimate.json", "items.csv", "summary.txt", "README.md"])
+    index = (report / "README.md").read_text()
+    for f in figures:
+        assert f"![{f}]({f}.png)" in index
+        img = mpimg.imread(report / f"{f}.png")
+        assert img.shape[0] >= 600 and img.shape[1] >= 800  # 6 × 4.8 in at 150 dpi
+    assert (report / "estimate.json").read_bytes() == out.read_bytes()
+    assert (report / "summary.txt").read_text() in capsys.readouterr().out
+    assert len(pd.read_csv(report / "items.csv")) == 899
+    # without truth or requirement: the four figures that need neither
+    plain = tmp_path / "plain"
+    assert main(["estimate", SCORES, "--labels", LABELS, "--report", str(plain), "--seed", "1", "--draws", "200"]) == 0
+    assert sorted(p.stem for p in plain.glob("*.png")) == sorted(["scores", "threshold_curves", "pr_curve",
+                                                                  "roc_curve"])
+
+
+def test_report_bad_truth_or_requirement_exits_2_and_writes_nothing(tmp_path, capsys):
+    report = tmp_path / "report"
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--report", str(report), "--truth", LABELS, "--draws", "100"])
+    assert rc == 2 and "labels 20 of the 899" in capsys.readouterr().err
+    assert not report.exists() and list(tmp_path.iterdir()) == []
+    assert main(["estimate", SCORES, "--labels", LABELS, "--requirement", "0.9", "--draws", "100"]) == 2
+    assert "MIN_PRECISION,MIN_RECALL" in capsys.readouterr().err
+    assert main(["estimate", SCORES, "--requirement", "1.5,0.5"]) == 2
+    (tmp_path / "file").write_text("x")
+    assert main(["estimate", SCORES, "--report", str(tmp_path / "file"), "--draws", "100"]) == 2
+    assert "not a directory" in capsys.readouterr().err

@@ -196,3 +196,16 @@ def test_score_histogram_of_probability_scores_on_a_logit_axis():
     heights, edges = hist.values, hist.edges
     assert np.isclose(np.sum(heights * np.diff(special.logit(edges))), 1.0)
     assert 0.9 < np.trapezoid(dens.total.median, dens.z) < 1.02
+
+
+def test_reliability_interval_at_a_bin_without_positives_starts_at_zero():
+    from spe.plot import plot_reliability
+
+    ev = _evaluation()
+    truth = np.zeros(ev.n_items, dtype=int)
+    p = np.where(np.isin(np.arange(ev.n_items), ev.labeled_index), -1.0, ev.item_probabilities())
+    truth[np.argmax(p)] = 1  # one positive, the most probable unlabeled item: the top bin has k = 1, the others 0
+    ax = plot_reliability(ev, truth, bins=4)
+    segments = ax.collections[-1].get_segments()
+    assert [seg[0, 1] for seg in segments[:3]] == [0.0, 0.0, 0.0]
+    assert all(seg[1, 1] > 0 for seg in segments)
