@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from .evaluation import (
+    SCALAR_METRICS,
     CurveBand,
     Interval,
     ThresholdChoice,
@@ -304,6 +305,33 @@ class LabeledOnly:
             else:
                 out[name] = self._boot_interval(point, boot[name][:, 0], level)
         return out
+
+    def metric(self, name, threshold=None, level=None) -> Interval:
+        """One metric by name, as :meth:`spe.Evaluation.metric`.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`spe.evaluation.SCALAR_METRICS` (no threshold) or a
+            rate at a threshold: precision, recall, f1, accuracy,
+            false_positive_rate (the labeled items alone give no counts for
+            the pool).
+        threshold : float, optional
+            Score units.
+        level : float, optional
+
+        Raises
+        ------
+        ValueError
+            Unknown name; a rate without a threshold.
+        """
+        if name in SCALAR_METRICS:
+            return getattr(self, name)(level)
+        if name not in _RATES:
+            raise ValueError(f"unknown metric {name!r} for the labeled items alone; known: {SCALAR_METRICS + _RATES}")
+        if threshold is None:
+            raise ValueError(f"metric {name!r} needs a threshold (score units)")
+        return self.metrics_at(threshold, level)[name]
 
     def threshold_probability(self, min_precision=0.0, min_recall=0.0, thresholds=None) -> ThresholdProbability:
         """The bootstrap frequency with which each threshold meets [precision ≥ p̂ ∧ recall ≥ r̂].

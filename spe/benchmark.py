@@ -92,7 +92,9 @@ def error_vs_labels(scores, labels, label_counts=(10, 20, 50, 100), *, seeds=5, 
         ``labeled_only_missing`` (no labeled positive: the labeled-only curve
         was taken as precision 0), ``coverage`` (fraction of the recall grid
         where SPE's band holds the true curve), ``prevalence_error`` (SPE
-        posterior mean minus the true prevalence) and ``seconds``.
+        posterior mean minus the true prevalence), ``chosen`` (the score
+        model with the largest weight, ``diagnostics["chosen"]``) and
+        ``seconds``.
 
     Raises
     ------
@@ -134,6 +136,7 @@ def error_vs_labels(scores, labels, label_counts=(10, 20, 50, 100), *, seeds=5, 
             "err_spe": pr_curve_error(pr.median, truth), "err_labeled_only": pr_curve_error(naive, truth),
             "labeled_only_missing": bool(np.isnan(naive).all()),
             "coverage": float(np.mean((pr.lo <= truth + 1e-9) & (truth <= pr.hi + 1e-9))),
-            "prevalence_error": ev.prevalence().mean - y.mean(), "seconds": secs,
+            "prevalence_error": ev.prevalence().mean - y.mean(),
+            "chosen": ev.diagnostics.get("chosen", ev.model.name), "seconds": secs,
         })
     return pd.DataFrame(rows)

@@ -91,13 +91,14 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
         from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
         ax.set_xscale("logit")
-        ticks = [v for v in (*10.0 ** np.arange(-8, 0), 0.5, *(1 - 10.0 ** np.arange(-1, -9, -1)))
+        ticks = [v for v in (*10.0 ** np.arange(-15, 0), 0.5, *(1 - 10.0 ** np.arange(-1, -16, -1)))
                  if dens.score[0] <= v <= dens.score[-1]]
         mid = ticks.index(0.5) if 0.5 in ticks else len(ticks) // 2
         step = -(-len(ticks) // 7)  # at most about 7 labels, symmetric about 0.5
         ticks = ticks[mid::-step][::-1] + ticks[mid + step::step]
         ax.xaxis.set_major_locator(FixedLocator(ticks))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.10g}"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v <= 0.5 else f"1−{1 - v:.0e}"
+                                                   if v > 0.9999 else f"{v:.4g}"))
         ax.xaxis.set_minor_locator(NullLocator())
     top = float(np.max(counts / (counts.sum() * np.diff(edges)), initial=0.0))
     ax.set_ylim(0, 1.12 * max(top, float(np.nanmax(dens.total.hi, initial=0.0))))
@@ -105,9 +106,10 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
         pts = evaluation.labeled_points()
         pos = pts["label"] == 1
         trans = ax.get_xaxis_transform()  # x in data units, y in axes fraction
-        ax.scatter(pts["score"][pos], np.full(pos.sum(), 0.05), transform=trans, marker="^", s=30,
+        at = np.clip(pts["score"], dens.score[0], dens.score[-1])  # exact 0/1 probabilities at the axis ends
+        ax.scatter(at[pos], np.full(pos.sum(), 0.05), transform=trans, marker="^", s=30,
                    color="tab:green", zorder=3, label=f"labeled positive ({int(pos.sum())})")
-        ax.scatter(pts["score"][~pos], np.full((~pos).sum(), 0.025), transform=trans, marker="x", s=22,
+        ax.scatter(at[~pos], np.full((~pos).sum(), 0.025), transform=trans, marker="x", s=22,
                    color="black", zorder=3, label=f"labeled negative ({int((~pos).sum())})")
     ax.set_xlabel("score (logit axis; densities per unit of log-odds)" if logit else "score (score units)")
     ax.set_ylabel("density")

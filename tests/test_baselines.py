@@ -93,3 +93,20 @@ def test_truth_curves_and_metrics_match_sklearn():
     fpr, tpr, _ = roc_curve(y, s)
     grid = np.sort(rng.random(50))  # off the vertices, where the polyline is single-valued
     np.testing.assert_allclose(roc_curve_from_labels(s, y, grid), np.interp(grid, fpr, tpr), atol=1e-12)
+
+
+def test_metric_by_name_is_the_named_query():
+    from spe.baselines import labeled_only
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(200) < 0.4).astype(int)
+    s = rng.normal(y, 1.0)
+    idx = np.arange(0, 200, 4)
+    base = labeled_only(s, idx, y[idx], n_bootstrap=200, rng=0)
+    assert base.metric("prevalence") == base.prevalence()
+    assert base.metric("roc_auc", level=0.8) == base.roc_auc(0.8)
+    assert base.metric("recall", threshold=0.5) == base.metrics_at(0.5)["recall"]
+    with pytest.raises(ValueError, match="needs a threshold"):
+        base.metric("precision")
+    with pytest.raises(ValueError, match="unknown metric"):
+        base.metric("true_positives", threshold=0.5)
