@@ -24,7 +24,7 @@ def test_pr_curve_error_exact_small_cases():
 
 def test_error_vs_labels_is_exact_when_every_item_is_labeled_and_reproducible():
     s, y = simulate(120, 0.3, 4)
-    table = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt")
+    table = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt", families="truncnorm,truncnorm")
     assert len(table) == 4 and sorted(table.n_labels.unique()) == [10, 120]
     full = table[table.n_labels == 120]
     # all labels known: the label draws are the truth, both estimates are the true curve
@@ -35,7 +35,8 @@ def test_error_vs_labels_is_exact_when_every_item_is_labeled_and_reproducible():
     assert (full.n_labeled_positive == y.sum()).all()
     few = table[table.n_labels == 10]
     assert ((few.err_spe >= 0) & (few.err_spe <= 1)).all() and (few.n_labeled_positive <= 10).all()
-    again = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt")
+    again = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt",
+                            families="truncnorm,truncnorm")
     pd.testing.assert_frame_equal(table.drop(columns="seconds"), again.drop(columns="seconds"))
     with pytest.raises(ValueError, match="label counts"):
         error_vs_labels(s, y, (0,))
@@ -61,3 +62,21 @@ def test_error_plot_draws_medians_and_spread_of_the_trials():
     assert "8 trials per count" in ax.get_title()
     with pytest.raises(ValueError, match="columns"):
         plot_error_vs_labels(table.drop(columns="err_spe"))
+
+
+def test_error_plot_of_the_saved_real_benchmark_run(tmp_path):
+    """Fig. 2A from the trials of a real benchmark run (30 real cases), saved as an image."""
+    import matplotlib.image as mpimg
+
+    from spe.plot import plot_error_vs_labels
+
+    from .conftest import ROOT
+
+    trials = pd.read_csv(ROOT / "benchmarks" / "results" / "accuracy_20_50_4105a34.csv")
+    ax = plot_error_vs_labels(trials)
+    spe_line = ax.get_lines()[0]
+    np.testing.assert_allclose(spe_line.get_xdata(), [20, 50])
+    np.testing.assert_allclose(spe_line.get_ydata(), trials.groupby("n_labels").err_spe.median())
+    assert "300 trials per count" in ax.get_title()
+    ax.figure.savefig(tmp_path / "error_vs_labels.png", dpi=100)
+    assert mpimg.imread(tmp_path / "error_vs_labels.png").shape[0] > 300
