@@ -55,6 +55,13 @@ _PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
 _RATES = ("precision", "recall", "f1", "accuracy", "false_positive_rate")
 
 
+def _curves_from_labels(scores, labels):
+    """True and false positives above each distinct score of fully labeled items: two arrays of shape (1, K)."""
+    scores = np.asarray(scores, dtype=float)
+    g = ScoreGroups.build(scores, np.arange(scores.size), np.asarray(labels).astype(int))
+    return curves_from_counts(g.n_labeled_pos[None, :], g.counts)
+
+
 def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
     """Precision at each recall of ``grid`` for fully labeled items.
 
@@ -71,11 +78,7 @@ def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
         Precision of the highest threshold whose recall is ≥ r; NaN if there
         is no positive.
     """
-    scores = np.asarray(scores, dtype=float)
-    labels = np.asarray(labels).astype(int)
-    g = ScoreGroups.build(scores, np.arange(scores.size), labels)
-    tp, fp = curves_from_counts(g.n_labeled_pos[None, :], g.counts)
-    return pr_at_recall(tp, fp, grid)[0]
+    return pr_at_recall(*_curves_from_labels(scores, labels), grid)[0]
 
 
 def roc_curve_from_labels(scores, labels, grid=FPR_GRID):
@@ -95,11 +98,7 @@ def roc_curve_from_labels(scores, labels, grid=FPR_GRID):
         The ROC polyline (ties as one step, as ``sklearn.metrics.roc_curve``)
         at ``grid``; NaN without a positive or a negative.
     """
-    scores = np.asarray(scores, dtype=float)
-    labels = np.asarray(labels).astype(int)
-    g = ScoreGroups.build(scores, np.arange(scores.size), labels)
-    tp, fp = curves_from_counts(g.n_labeled_pos[None, :], g.counts)
-    return roc_at_fpr(tp, fp, grid)[0]
+    return roc_at_fpr(*_curves_from_labels(scores, labels), grid)[0]
 
 
 def metrics_from_labels(scores, labels, thresholds):

@@ -39,6 +39,24 @@ def _axes(ax):
     return ax
 
 
+def _mark_labeled(ax, x, y, labels, transform=None):
+    """Labeled positives as green triangles, negatives as black crosses, at (x, y) (arrays of shape (n,))."""
+    pos = np.asarray(labels) == 1
+    extra = {} if transform is None else {"transform": transform}
+    ax.scatter(x[pos], y[pos], marker="^", s=28, color="tab:green", zorder=3,
+               label=f"labeled positive ({int(pos.sum())})", **extra)
+    ax.scatter(x[~pos], y[~pos], marker="x", s=22, color="black", zorder=3,
+               label=f"labeled negative ({int((~pos).sum())})", **extra)
+
+
+def _check_truth(evaluation, truth):
+    """Every item's true label as an array of shape (N,), or a ValueError."""
+    truth = np.asarray(truth)
+    if truth.shape != (evaluation.n_items,):
+        raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")
+    return truth
+
+
 def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_labeled=True):
     """Histogram of all N scores with the SPE mixture's class-conditional densities (paper Fig. 1A).
 
@@ -104,13 +122,9 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
     ax.set_ylim(0, 1.12 * max(top, float(np.nanmax(dens.total.hi, initial=0.0))))
     if show_labeled and evaluation.n_labeled:
         pts = evaluation.labeled_points()
-        pos = pts["label"] == 1
-        trans = ax.get_xaxis_transform()  # x in data units, y in axes fraction
         at = np.clip(pts["score"], dens.score[0], dens.score[-1])  # exact 0/1 probabilities at the axis ends
-        ax.scatter(at[pos], np.full(pos.sum(), 0.05), transform=trans, marker="^", s=30,
-                   color="tab:green", zorder=3, label=f"labeled positive ({int(pos.sum())})")
-        ax.scatter(at[~pos], np.full((~pos).sum(), 0.025), transform=trans, marker="x", s=22,
-                   color="black", zorder=3, label=f"labeled negative ({int((~pos).sum())})")
+        # just above the score axis: x in data units, y in axes fraction (positives above negatives)
+        _mark_labeled(ax, at, np.where(pts["label"] == 1, 0.05, 0.025), pts["label"], ax.get_xaxis_transform())
     ax.set_xlabel("score (logit axis; densities per unit of log-odds)" if logit else "score (score units)")
     ax.set_ylabel("density")
     check = dens.histogram_check
@@ -169,11 +183,7 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
         ax.step(pr.x, labeled_only, where="post", color="tab:gray", ls="--", lw=1.2, label="labeled items only")
     if show_labeled and evaluation.n_labeled:
         pts = evaluation.labeled_points()
-        pos = pts["label"] == 1
-        ax.scatter(pts["recall"][pos], pts["precision"][pos], marker="^", s=28, color="tab:green", zorder=3,
-                   label=f"labeled positive ({int(pos.sum())})")
-        ax.scatter(pts["recall"][~pos], pts["precision"][~pos], marker="x", s=22, color="black", zorder=3,
-                   label=f"labeled negative ({int((~pos).sum())})")
+        _mark_labeled(ax, pts["recall"], pts["precision"], pts["label"])
     return _finish(ax, xlabel="recall", ylabel="precision",
                    title=f"Precision-recall, {evaluation.n_items} items, {evaluation.n_labeled} labeled\n"
                          f"band: {pct} equal-tailed posterior interval",
@@ -315,9 +325,7 @@ def plot_reliability(evaluation, truth, ax=None, *, bins=10, level=0.9):
     """
     from scipy import stats
 
-    truth = np.asarray(truth)
-    if truth.shape != (evaluation.n_items,):
-        raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")
+    truth = _check_truth(evaluation, truth)
     unlabeled = np.ones(evaluation.n_items, dtype=bool)
     unlabeled[evaluation.labeled_index] = False
     if not unlabeled.any():
@@ -442,9 +450,7 @@ def report_figures(evaluation, *, labeled_only=None, truth=None, requirement=Non
     from .baselines import pr_curve_from_labels, roc_curve_from_labels
 
     if truth is not None:
-        truth = np.asarray(truth)
-        if truth.shape != (evaluation.n_items,):
-            raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")
+        truth = _check_truth(evaluation, truth)
     pct = f"{100 * evaluation.level:g}%"
     out = {}
 
