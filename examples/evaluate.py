@@ -17,13 +17,12 @@ import warnings
 from pathlib import Path
 
 import matplotlib
-import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import spe  # noqa: E402
-from spe.io import read_labels, read_scores  # noqa: E402
+from spe.io import read_labels, read_scores, read_truth  # noqa: E402
 from spe.plot import plot_pr_curve, plot_score_histogram  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -50,12 +49,7 @@ def main(argv=None):
     if args.truth:
         from spe.baselines import pr_curve_from_labels
 
-        index, value = read_labels(args.truth, scores)
-        if index.size != scores.scores.size:
-            raise SystemExit(f"{args.truth}: labels {index.size} of {scores.scores.size} items; --truth needs all")
-        truth = np.empty(index.size, dtype=int)
-        truth[index] = value
-        truth_curve = pr_curve_from_labels(scores.scores, truth)
+        truth_curve = pr_curve_from_labels(scores.scores, read_truth(args.truth, scores))
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), layout="constrained")
     plot_score_histogram(ev, axes[0])
     plot_pr_curve(ev, axes[1], truth=truth_curve)

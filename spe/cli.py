@@ -222,21 +222,6 @@ def _requirement(text):
     return p, r
 
 
-def _read_truth(path, scores):
-    """Every item's true label from ``--truth`` (columns as a labels file): 0/1 array of shape (N,)."""
-    from .exceptions import SpeInputError
-    from .io import read_labels
-
-    index, value = read_labels(path, scores)
-    n = scores.scores.size
-    if index.size != n:
-        raise SpeInputError(f"--truth must label every item: it labels {index.size} of the {n} scored items",
-                            path=path)
-    truth = np.empty(n, dtype=int)
-    truth[index] = value
-    return truth
-
-
 def _write_report(directory, files):
     """Write {file name: bytes} into ``directory``: all or nothing when the directory is new, each file whole."""
     directory = Path(directory)
@@ -305,12 +290,14 @@ def _check_output(path, flag):
         raise SpeInputError(f"{flag}: directory {parent} does not exist")
 
 
-def _fit(args):
-    """Read the inputs and run :func:`spe.evaluate` with the shared options: (scores file, Evaluation)."""
+def _fit(args, scores=None):
+    """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
+    (scores file, Evaluation)."""
     from .api import evaluate
     from .io import read_labels, read_scores
 
-    scores = read_scores(args.scores, score_column=args.score_column)
+    if scores is None:
+        scores = read_scores(args.scores, score_column=args.score_column)
     labels = read_labels(args.labels, scores) if args.labels else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -388,8 +375,11 @@ def _estimate(args):
     for t in args.threshold or []:
         if not np.isfinite(t):
             raise ValueError(f"--threshold must be a finite number in score units, got {t}")
-    scores, ev = _fit(args)
-    truth = _read_truth(args.truth, scores) if args.truth else None
+    from .io import read_scores, read_truth
+
+    scores = read_scores(args.scores, score_column=args.score_column)
+    truth = read_truth(args.truth, scores) if args.truth else None  # checked before the fit
+    scores, ev = _fit(args, scores)
     base = _labeled_only(args, ev)
     level, perf = ev.level, args.performance
     result = ev.to_dict(performance=perf)

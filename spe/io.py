@@ -18,7 +18,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["ScoresFile", "read_scores", "read_labels"]
+__all__ = ["ScoresFile", "read_scores", "read_labels", "read_truth"]
 
 
 @dataclass
@@ -191,3 +191,34 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
                 )
             index[r] = j
     return index, lab.astype(int)
+
+
+def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
+    """Read every item's true label (a labels file that labels all N items), in the order of the scores.
+
+    For checking an estimate on a fully labeled set (``spe estimate --truth``).
+
+    Parameters
+    ----------
+    path : str or Path
+        Columns as a labels file (:func:`read_labels`).
+    scores : ScoresFile
+
+    Returns
+    -------
+    int array, shape (N,)
+        0/1 label of each scored item.
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`read_labels`, and when some scored item has no label (naming the file).
+    """
+    index, value = read_labels(path, scores, id_column, label_column)
+    n = scores.scores.size
+    if index.size != n:
+        raise SpeInputError(f"a truth file must label every item: it labels {index.size} of the {n} scored items",
+                            path=str(path))
+    truth = np.empty(n, dtype=int)
+    truth[index] = value
+    return truth

@@ -226,7 +226,7 @@ def test_report_writes_every_figure_the_json_and_an_index(tmp_path, capsys):
 def test_report_bad_truth_or_requirement_exits_2_and_writes_nothing(tmp_path, capsys):
     report = tmp_path / "report"
     rc = main(["estimate", SCORES, "--labels", LABELS, "--report", str(report), "--truth", LABELS, "--draws", "100"])
-    assert rc == 2 and "labels 20 of the 899" in capsys.readouterr().err
+    assert rc == 2 and "labels 20 of the 899" in capsys.readouterr().err  # before any fitting
     assert not report.exists() and list(tmp_path.iterdir()) == []
     assert main(["estimate", SCORES, "--labels", LABELS, "--requirement", "0.9", "--draws", "100"]) == 2
     assert "MIN_PRECISION,MIN_RECALL" in capsys.readouterr().err

@@ -90,3 +90,16 @@ def test_files_are_not_modified(tmp_path):
     p = write(tmp_path, "s.csv", text)
     read_scores(p)
     assert p.read_text() == text
+
+
+def test_read_truth_orders_labels_as_the_scores_and_needs_every_item(tmp_path):
+    from spe.exceptions import SpeInputError
+    from spe.io import read_scores, read_truth
+
+    (tmp_path / "s.csv").write_text("id,score\na,0.1\nb,0.7\nc,0.4\n")
+    (tmp_path / "t.csv").write_text("id,label\nc,1\na,0\nb,1\n")
+    scores = read_scores(tmp_path / "s.csv")
+    np.testing.assert_array_equal(read_truth(tmp_path / "t.csv", scores), [0, 1, 1])
+    (tmp_path / "few.csv").write_text("id,label\nc,1\n")
+    with pytest.raises(SpeInputError, match="few.csv.*labels 1 of the 3"):
+        read_truth(tmp_path / "few.csv", scores)
