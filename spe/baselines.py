@@ -47,7 +47,8 @@ from .metrics import (
     weighted_quantile,
 )
 
-__all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
+__all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "labeled_only_pr_curve",
+           "labeled_only", "LabeledOnly"]
 
 #: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
 _PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves", "plot_threshold_probability",
-           "plot_reliability", "plot_error_vs_labels", "report_figures"]
+__all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
+           "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures"]
 
 
 #: The x-axis label of every figure against the threshold.

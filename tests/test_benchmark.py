@@ -24,7 +24,8 @@ def test_pr_curve_error_exact_small_cases():
 
 def test_error_vs_labels_is_exact_when_every_item_is_labeled_and_reproducible():
     s, y = simulate(120, 0.3, 4)
-    table = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt", families="truncnorm,truncnorm")
+    table = error_vs_labels(s, y, (10, 120), seeds=2, rng=5, draws=100, score_model="platt",
+                            families="truncnorm,truncnorm")
     assert len(table) == 4 and sorted(table.n_labels.unique()) == [10, 120]
     full = table[table.n_labels == 120]
     # all labels known: the label draws are the truth, both estimates are the true curve
