@@ -109,9 +109,7 @@ def test_roc_and_reliability_plots_draw_the_computed_data(tmp_path):
 
 
 def test_class_densities_are_the_fitted_truncated_normals_per_draw():
-    """Fig. 1A's bands: per draw (1 − π)·p₀ and π·p₁ from scipy's truncnorm, weighted quantiles, per score unit.
-
-    """
+    """Fig. 1A's bands: per draw (1 − π)·p₀ and π·p₁ by scipy's truncnorm, weighted quantiles, per score unit."""
     from scipy import stats
 
     from spe.metrics import weighted_quantile
