@@ -212,7 +212,7 @@ def _mixture_log_odds_feature(mixture_model, scores):
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
-             temper=True, monotone=True):
+             temper=True, monotone=True, progressbar=False):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -245,8 +245,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         M, posterior draws (≥ 100).
     level : float
         Credible level of the bands and intervals, in (0, 1).
-    inference : {"importance"}
-        Posterior sampler (the NUTS backend is planned separately).
+    inference : {"importance", "nuts"}
+        Sampler of the SPE mixture's posterior: importance sampling around
+        the MAP (default; the paper's §3.1), or NUTS on the same log
+        posterior with PyMC (:mod:`spe.inference.nuts`; the reference, much
+        slower; PyMC is imported only then). Every query works the same on
+        either.
     rng : numpy.random.Generator, int or None
         Seed or generator; the same seed gives the same result.
     proposal : {"full", "diagonal"}
@@ -284,6 +288,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         coarsened posterior (default True; :mod:`spe.check`). False keeps
         the paper's posterior as it is (e.g. to reproduce the paper); the
         check is still reported.
+    progressbar : bool
+        Show a progress bar while NUTS samples (``inference="nuts"`` only).
     monotone : bool
         Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
         (default True: "the classifier ranks items sensibly"; see
@@ -335,8 +341,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     level = _check_level(level)
     if score_model != "average" and score_model not in SCORE_MODELS:
         raise ValueError(f"score_model must be 'average' or one of {SCORE_MODELS}, got {score_model!r}")
-    if inference != "importance":
-        raise ValueError(f"inference must be 'importance' (NUTS is not available yet), got {inference!r}")
+    if inference not in ("importance", "nuts"):
+        raise ValueError(f"inference must be 'importance' or 'nuts', got {inference!r}")
     if int(draws) != draws or draws < 100:
         raise ValueError(f"draws must be an integer ≥ 100, got {draws!r}")
     s = _as_scores(scores)
@@ -353,7 +359,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
                                        proposal=proposal, score_space=score_space, temper=bool(temper),
                                        score_type=score_type, monotone=bool(monotone),
-                                       identify_top=bool(monotone))
+                                       identify_top=bool(monotone), inference=inference,
+                                       progressbar=bool(progressbar))
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s),

@@ -121,8 +121,10 @@ def _add_model_options(p):
     p.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
     p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
     p.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
-    p.add_argument("--inference", default="importance", choices=["importance"],
-                   help="posterior sampler (default: importance sampling around the MAP)")
+    p.add_argument("--inference", default="importance", choices=["importance", "nuts"],
+                   help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
+                        "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
+                        "bar)")
     p.add_argument("--score-model", default="average", choices=["average", "mixture", "hybrid", "calibrated", "platt"],
                    help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
                         "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
@@ -304,7 +306,7 @@ def _fit(args, scores=None):
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
                       score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
-                      monotone=not args.no_monotone)
+                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty())
     return scores, ev
 
 

@@ -574,6 +574,85 @@ class Evaluation:
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
+    def to_inference_data(self):
+        """The SPE mixture's posterior as an ``arviz.InferenceData``, for ArviZ's summaries and plots.
+
+        Groups:
+
+        * ``posterior``: the parameters θ in their natural units, one
+          variable per name (``prevalence``, ``negative.loc``, …; the
+          families' parameters of model-space scores in (0, 1)), dims
+          (chain, draw). Importance draws are weighted, and ArviZ assumes
+          equal weights, so they are resampled systematically by their
+          weights (M draws, one chain; duplicates are expected). NUTS draws
+          keep their chains, each cut to the same number of draws in the
+          identified region.
+        * ``importance_sampling`` (importance only): the raw draws θ (draw,)
+          with their PSIS-smoothed normalised ``weight``; attrs ``pareto_k``,
+          ``ess``, ``proposal``.
+        * ``sample_stats`` (NUTS only): PyMC's (step size, tree depth,
+          divergences, energy) of the same draws.
+        * ``observed_data``: ``score`` (N,), the scores in score units;
+          ``constant_data``: ``labeled_index`` (n,) and ``labeled_value`` (n,).
+
+        attrs carry the inference method, the families, and the mixture's
+        weight among the averaged score models.
+
+        Returns
+        -------
+        arviz.InferenceData
+
+        Raises
+        ------
+        ValueError
+            The evaluation has no SPE mixture among its score models.
+        """
+        import arviz as az
+        import xarray as xr
+
+        from .models.average import systematic_resample
+
+        fit = self._mixture_fit()
+        if fit is None:
+            raise ValueError("this evaluation has no SPE mixture among its score models")
+        names = list(fit.param_names)
+        theta = np.asarray(fit.constrained_draws, dtype=float)
+        d = fit.diagnostics
+        attrs = {"inference": d.get("inference"), "negative_family": self.families["negative"],
+                 "positive_family": self.families["positive"], "level": self.level}
+        groups = {}
+        nuts_idata = fit.details.get("inference_data")
+        if d.get("inference") == "nuts" and nuts_idata is not None:
+            mix = fit.details["mixture"]
+            u = nuts_idata.posterior["u"].values  # (chains, per_chain, P), before the identification filter
+            kept = [np.flatnonzero(mix.identified(*mix.unpack(uc)[1:3])) for uc in u]
+            length = min(k.size for k in kept)
+            kept = [k[:length] for k in kept]
+            stacked = np.stack([mix.constrained(uc[k]) for uc, k in zip(u, kept)])  # (chains, length, P)
+            stats = nuts_idata.sample_stats
+            groups["sample_stats"] = xr.concat(
+                [stats.isel(chain=c, draw=k).assign_coords(draw=np.arange(length)) for c, k in enumerate(kept)],
+                dim="chain")
+        else:
+            idx = systematic_resample(np.asarray(fit.weights, dtype=float), theta.shape[0], np.random.default_rng(0))
+            stacked = theta[np.sort(idx)][None]
+            groups["importance_sampling"] = xr.Dataset(
+                {**{n: ("draw", theta[:, j]) for j, n in enumerate(names)},
+                 "weight": ("draw", np.asarray(fit.weights, dtype=float))},
+                coords={"draw": np.arange(theta.shape[0])},
+                attrs={"pareto_k": d.get("pareto_k"), "ess": d.get("ess"), "proposal": d.get("proposal")})
+        groups["posterior"] = xr.Dataset(
+            {n: (("chain", "draw"), stacked[:, :, j]) for j, n in enumerate(names)},
+            coords={"chain": np.arange(stacked.shape[0]), "draw": np.arange(stacked.shape[1])}, attrs=attrs)
+        groups["observed_data"] = xr.Dataset({"score": ("item", self.scores)},
+                                             coords={"item": np.arange(self.n_items)})
+        groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", self.labeled_index),
+                                              "labeled_value": ("labeled", self.labeled_value)},
+                                             coords={"labeled": np.arange(self.n_labeled)})
+        weights = [m for m in self.diagnostics.get("score_models", []) if m.get("model") == fit.name]
+        groups["posterior"].attrs["mixture_weight"] = weights[0]["weight"] if weights else 1.0
+        return az.InferenceData(**groups)
+
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.
 
@@ -717,9 +796,15 @@ class Evaluation:
         for r in (0.1, 0.25, 0.5, 0.75, 0.9):
             g = int(np.argmin(np.abs(pr.x - r)))
             lines.append(f"  recall {pr.x[g]:.2f}: {pr.median[g]:.3f} [{pr.lo[g]:.3f}, {pr.hi[g]:.3f}]")
+        if d.get("inference") == "nuts":
+            nuts = d.get("nuts", {})
+            quality = (f"R-hat {nuts.get('r_hat', float('nan')):.3f}, {nuts.get('divergences', 0)} divergences, "
+                       f"{100 * nuts.get('dropped', 0.0):.1f}% of draws outside the identified region")
+        else:
+            quality = f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}"
         lines.append(
             f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS {d.get('ess', float('nan')):.0f}, "
-            f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}, MAP starts agreeing {d.get('map_starts_agreeing')}"
+            f"{quality}, MAP starts agreeing {d.get('map_starts_agreeing')}"
         )
         for w in self.warnings:
             lines.append(f"warning: {w}")

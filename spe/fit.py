@@ -86,7 +86,7 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
                 score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
-                identify_top=True):
+                identify_top=True, inference="importance", progressbar=False):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -109,8 +109,16 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         ``families="auto"``, scores that are not probabilities leave the beta
         family out.
     draws : int
-        M importance-sampling draws.
+        M posterior draws.
     rng : numpy.random.Generator, int or None
+    inference : {"importance", "nuts"}
+        The posterior sampler: importance sampling around the MAP (the
+        paper's §3.1, :func:`spe.inference.importance_sample`) or NUTS on the
+        same log posterior (PyMC, :func:`spe.inference.nuts.nuts_sample`;
+        slower, the reference). The log evidence p(labels | scores) is
+        estimated by importance sampling either way.
+    progressbar : bool
+        Show PyMC's progress bar (NUTS only).
     proposal : {"full", "diagonal"}
     prevalence_prior : (float, float)
         Beta prior on π.
@@ -162,11 +170,22 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
+    if inference not in ("importance", "nuts"):
+        raise ValueError(f"inference must be 'importance' or 'nuts', got {inference!r}")
+
+    def sample(d, u_start):
+        if inference == "nuts":
+            from .inference.nuts import nuts_sample
+
+            return nuts_sample(lambda u: mix.log_posterior(u, d, identify=False), u_start, draws=draws, rng=rng,
+                               accept=lambda u: mix.identified(*mix.unpack(u)[1:3]), progressbar=progressbar)
+        return importance_sample(lambda u: mix.log_posterior(u, d), u_start, draws=draws, rng=rng,
+                                 proposal=proposal,
+                                 curvature_log_posterior=lambda u: mix.log_posterior(u, d, identify=False))
+
     with warnings.catch_warnings(record=True) as first_warnings:
         warnings.simplefilter("always")
-        post = importance_sample(lambda u: mix.log_posterior(u, data), best.u_map, draws=draws, rng=rng,
-                                 proposal=proposal,
-                                 curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
+        post = sample(data, best.u_map)
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
         hist = histogram_check(mix, post.u, post.weights, x, rng=check_rng)
@@ -187,9 +206,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         data = tempered
         u_map = res.u
         # the untempered posterior is discarded, and its sampling warnings with it
-        post = importance_sample(lambda u: mix.log_posterior(u, data), u_map, draws=draws, rng=rng,
-                                 proposal=proposal,
-                                 curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
+        post = sample(data, u_map)
         warnings.warn(
             f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
@@ -227,10 +244,10 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                               post.weights)
 
     diagnostics = {
-        "inference": "importance",
+        "inference": inference,
         "draws": int(draws),
         "ess": float(post.ess),
-        "pareto_k": float(post.pareto_k),
+        "pareto_k": float(post.pareto_k) if inference == "importance" else None,
         "proposal": post.proposal,
         "proposal_rounds": post.rounds,
         "map_starts_agreeing": f"{best.n_agree}/{best.n_starts}",
@@ -245,6 +262,12 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "loo_pareto_k_max": None if loo_k is None else float(np.max(loo_k, initial=0.0)),
         "histogram_check": hist.to_dict() if hist is not None else None,
     }
+    if inference == "nuts":
+        from .inference.nuts import nuts_warnings
+
+        diagnostics["nuts"] = dict(post.rounds[0])
+        for msg in nuts_warnings(post.rounds[0]):
+            warnings.warn(msg, SpeWarning, stacklevel=2)
     model = FittedScoreModel(
         name=f"mixture({mix.name})",
         draws=post.u,
@@ -256,7 +279,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         log_evidence=log_evidence,
         loo=loo,
     )
-    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist)
+    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist,
+                         inference_data=post.inference_data)
     return model, ranking
 
 

@@ -53,7 +53,10 @@ class PosteriorDraws:
     proposal : str
         Description of the proposal that produced the draws.
     rounds : list of dict
-        Each adaptation round's proposal, k̂ and ESS.
+        Each adaptation round's proposal, k̂ and ESS (for NUTS: its
+        convergence diagnostics).
+    inference_data : arviz.InferenceData or None
+        The sampler's own record (NUTS: PyMC's, unconstrained ``u``).
     """
 
     u: np.ndarray
@@ -62,6 +65,7 @@ class PosteriorDraws:
     pareto_k: float
     proposal: str
     rounds: list = field(default_factory=list)
+    inference_data: object = None
 
 
 def psis(log_weights):
@@ -256,7 +260,7 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
             "from Normal around its MAP"
             + (", so the draws are taken from the Laplace approximation (a Normal at the MAP) with equal "
                "weights: an approximation, and the bands are only indicative" if fallback else "")
-            + ". Try other families, more draws (--draws), or --inference nuts when it is available.",
+            + ". Run with inference='nuts' (--inference nuts), the reference sampler, or try other families.",
             ImportanceSamplingWarning,
             stacklevel=2,
         )
