@@ -210,9 +210,27 @@ def _mixture_log_odds_feature(mixture_model, scores):
     return feature
 
 
+#: ``score_bins="auto"``: bin the label draws above this many distinct scores, into this many bins.
+AUTO_BIN_ABOVE = 50_000
+AUTO_SCORE_BINS = 20_000
+
+
+def resolve_score_bins(score_bins, scores):
+    """The number of score bins for the label draws (None: exact), from ``evaluate``'s ``score_bins``."""
+    if score_bins is None:
+        return None
+    if isinstance(score_bins, str):
+        if score_bins != "auto":
+            raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
+        return AUTO_SCORE_BINS if np.unique(scores).size > AUTO_BIN_ABOVE else None
+    if int(score_bins) != score_bins or score_bins < 1:
+        raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
+    return int(score_bins)
+
+
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
-             temper=True, monotone=True, progressbar=False):
+             temper=True, monotone=True, progressbar=False, score_bins="auto"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -290,6 +308,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         check is still reported.
     progressbar : bool
         Show a progress bar while NUTS samples (``inference="nuts"`` only).
+    score_bins : "auto", int or None
+        For large N, draw the unknown labels per score bin instead of per
+        item (:func:`spe.metrics.sample_performance`): about B equal-count
+        bins, Binomial label counts per bin, thresholds at bin boundaries,
+        item probabilities interpolated between bins. ``"auto"`` (default):
+        :data:`AUTO_SCORE_BINS` bins when there are more than
+        :data:`AUTO_BIN_ABOVE` distinct scores, else exact; None: always
+        exact (O(M · N) work).
     monotone : bool
         Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
         (default True: "the classifier ranks items sensibly"; see
@@ -391,10 +417,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model = fitted[0]
     else:
         model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
-    perf = sample_performance(model, s, index, value, rng=label_rng)
+    bins = resolve_score_bins(score_bins, s)
+    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model
+    diagnostics["score_bins"] = None if not perf.replay[1].binned else int(perf.replay[1].n_groups)
     diagnostics["score_type"] = score_type
     if len(fitted) == 1:
         diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,

@@ -677,21 +677,29 @@ class Evaluation:
         """Posterior probability that each item is positive, p̂(y_i = 1 | S, Y_L) (paper §4.4).
 
         The weighted average over draws of p(y = 1 | s_i, θ_m); labeled
-        items keep their label (0 or 1).
+        items keep their label (0 or 1). When the label draws were binned
+        (``diagnostics["score_bins"]``), p̂ is computed at each bin's mean
+        score and interpolated linearly in the score between them (O(M · B)
+        instead of O(M · N)).
 
         Returns
         -------
         array, shape (N,)
             Probabilities in [0, 1], in the order of ``scores``.
         """
-        uniq, inv = np.unique(self.scores, return_inverse=True)
+        groups = self.performance.replay[1] if self.performance.replay else None
+        binned = groups is not None and groups.binned
+        if binned:
+            at = np.sort(groups.p_scores)
+        else:
+            at, inv = np.unique(self.scores, return_inverse=True)
         w = self.weights
-        acc = np.zeros(uniq.size)
-        step = max(1, _BLOCK // max(uniq.size, 1))
+        acc = np.zeros(at.size)
+        step = max(1, _BLOCK // max(at.size, 1))
         for start in range(0, w.size, step):
             rows = slice(start, min(start + step, w.size))
-            acc += w[rows] @ self.model.positive_probability(uniq, rows)
-        out = acc[inv]
+            acc += w[rows] @ self.model.positive_probability(at, rows)
+        out = np.interp(self.scores, at, acc) if binned else acc[inv]
         out[self.labeled_index] = self.labeled_value
         return out
 

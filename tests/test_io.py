@@ -103,3 +103,21 @@ def test_read_truth_orders_labels_as_the_scores_and_needs_every_item(tmp_path):
     (tmp_path / "few.csv").write_text("id,label\nc,1\n")
     with pytest.raises(SpeInputError, match="few.csv.*labels 1 of the 3"):
         read_truth(tmp_path / "few.csv", scores)
+
+
+def test_fast_and_validating_reads_give_the_same_scores(tmp_path):
+    from spe.io import _read_scores_fast
+
+    (tmp_path / "s.csv").write_text("id,score\n a1 , 1.5\nb2,1e-3\nc3, -0.1000000000000000055511151231257827\n007,3\n")
+    fast = _read_scores_fast(tmp_path / "s.csv", "score", "id")
+    assert fast is not None
+    from spe.io import _numeric, _read_table
+
+    df = _read_table(tmp_path / "s.csv", ["score"])
+    np.testing.assert_array_equal(fast.scores, _numeric(df, "score", str(tmp_path / "s.csv")))
+    assert list(fast.ids) == ["a1", "b2", "c3", "007"]
+    # anything irregular leaves it to the validating path, which names the row
+    (tmp_path / "bad.csv").write_text("id,score\na,1\nb,\n")
+    assert _read_scores_fast(tmp_path / "bad.csv", "score", "id") is None
+    with pytest.raises(SpeInputError, match="row 2, column 'score'"):
+        read_scores(tmp_path / "bad.csv")

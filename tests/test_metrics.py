@@ -1,5 +1,7 @@
 """Curves and metrics from label draws, against sklearn.metrics on the same labels."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score, roc_curve
@@ -17,6 +19,10 @@ from spe.metrics import (
     weighted_quantile,
 )
 from spe.models.base import FittedScoreModel
+
+import spe
+
+from .conftest import simulate
 
 
 def _tp_fp(scores, labels):
@@ -138,3 +144,40 @@ def test_pr_curve_from_labels_is_the_truth_definition():
     y = (rng.random(400) < 0.3).astype(int)
     s = rng.normal(size=400) + y
     np.testing.assert_allclose(pr_curve_from_labels(s, y), _sklearn_pr_at_recall(s, y, RECALL_GRID))
+
+
+def test_binned_groups_keep_ties_whole_and_cover_every_item():
+    from spe.metrics import ScoreGroups
+
+    rng = np.random.default_rng(4)
+    s = np.round(rng.normal(size=5000), 2)  # many ties
+    idx = np.arange(0, 5000, 250)
+    y = (rng.random(idx.size) < 0.3).astype(int)
+    g = ScoreGroups.build(s, idx, y, bins=40)
+    assert g.binned and 30 <= g.n_groups <= 40
+    assert np.all(np.diff(g.scores) < 0) and g.counts.sum() == s.size
+    assert g.n_labeled_pos.sum() == y.sum() and g.n_labeled_neg.sum() == (1 - y).sum()
+    # every item lies in its bin: at or above the bin's threshold, below the previous bin's
+    assert np.all(s >= g.scores[g.group_of_item])
+    upper = np.r_[np.inf, g.scores[:-1]]
+    assert np.all(s < upper[g.group_of_item])
+    np.testing.assert_allclose(g.p_scores, [s[g.group_of_item == b].mean() for b in range(g.n_groups)])
+    exact = ScoreGroups.build(s, idx, y, bins=10**6)  # more bins than distinct scores: exact
+    assert not exact.binned and exact.n_groups == np.unique(s).size
+
+
+def test_binned_label_draws_approximate_the_exact_curves():
+    s, y = simulate(20000, 0.2, 9)
+    idx = np.arange(0, 20000, 500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=300, rng=3, score_bins=None)
+        binned = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=300, rng=3, score_bins=500)
+    assert exact.diagnostics["score_bins"] is None and 400 <= binned.diagnostics["score_bins"] <= 500
+    from spe.benchmark import pr_curve_error
+
+    assert pr_curve_error(binned.pr_curve().median, exact.pr_curve().median) < 0.005
+    assert abs(binned.prevalence().mean - exact.prevalence().mean) < 0.005
+    assert np.max(np.abs(binned.item_probabilities() - exact.item_probabilities())) < 0.01
+    with pytest.raises(ValueError, match="score_bins"):
+        spe.evaluate(s[:100], None, score_bins=0)
