@@ -9,6 +9,7 @@ draw and weight (eq. 8). Returns the fitted model behind the one seam
 from __future__ import annotations
 
 import dataclasses
+import time
 import warnings
 
 import numpy as np
@@ -173,7 +174,16 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     if inference not in ("importance", "nuts"):
         raise ValueError(f"inference must be 'importance' or 'nuts', got {inference!r}")
 
+    sampling_seconds = []
+
     def sample(d, u_start):
+        t0 = time.perf_counter()
+        try:
+            return _sample(d, u_start)
+        finally:
+            sampling_seconds.append(time.perf_counter() - t0)
+
+    def _sample(d, u_start):
         if inference == "nuts":
             from .inference.nuts import nuts_sample
 
@@ -247,6 +257,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "inference": inference,
         "draws": int(draws),
         "ess": float(post.ess),
+        "sampling_seconds": float(sum(sampling_seconds)),
         "pareto_k": float(post.pareto_k) if inference == "importance" else None,
         "proposal": post.proposal,
         "proposal_rounds": post.rounds,

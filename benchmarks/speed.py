@@ -1,0 +1,130 @@
+"""Wall time and peak memory of spe at N = 10³ … 10⁷ scored items, next to the floor of reading and sorting.
+
+For every N: a scores file of N items (two Normal classes, prevalence 0.1,
+6 significant digits, an ``id`` column) and a labels file of 20 items drawn
+at random are written to a temporary directory. Then, each in a fresh
+Python process so that its peak memory (``ru_maxrss``) is its own:
+
+* ``floor``: read the scores with pandas and sort them — what any method
+  must at least do;
+* ``evaluate``: ``spe.read_scores`` + ``spe.evaluate`` (default draws, the
+  importance-sampling path), timed from before ``import spe``;
+* ``estimate``: the whole ``spe estimate SCORES --labels LABELS --json OUT``
+  command, in-process through ``spe.cli.main``;
+* ``nuts``: ``spe.evaluate(..., inference="nuts")`` for N up to
+  ``--nuts-max`` (NUTS's cost grows with the likelihood's bins, not N, but
+  every iteration costs a full log-posterior evaluation).
+
+It also prints the effective sample size of each sampler and the seconds
+per effective draw, the comparison the paper makes (§3.1: importance
+sampling around the MAP was faster than MCMC).
+
+Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CHILD = r"""
+import json, resource, sys, time, warnings
+t0 = time.perf_counter()
+what, scores_path, labels_path, out_path = sys.argv[1:5]
+result = {}
+if what == "floor":
+    import numpy as np, pandas as pd
+    s = pd.read_csv(scores_path)["score"].to_numpy(float)
+    np.sort(s)
+elif what == "estimate":
+    import contextlib, io
+    from spe.cli import main
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["estimate", scores_path, "--labels", labels_path, "--json", out_path, "--seed", "0"])
+    assert rc == 0
+else:
+    import spe
+    from spe.io import read_labels, read_scores
+    sc = read_scores(scores_path)
+    labels = read_labels(labels_path, sc)
+    t1 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(sc.scores, labels, rng=0, inference="nuts" if what == "nuts" else "importance")
+    result.update(fit_seconds=time.perf_counter() - t1, ess=ev.diagnostics["ess"],
+                  sampling_seconds=ev.diagnostics["sampling_seconds"],
+                  draws=ev.diagnostics["draws"], score_bins=ev.diagnostics["score_bins"],
+                  prevalence=ev.prevalence().mean)
+result["seconds"] = time.perf_counter() - t0
+result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(result))
+"""
+
+
+def write_case(directory, n, rng):
+    y = rng.random(n) < 0.1
+    s = np.where(y, rng.normal(2.0, 1.0, n), rng.normal(0.0, 1.0, n))
+    ids = np.char.add("item", np.arange(n).astype(str))
+    scores = directory / f"scores_{n}.csv"
+    pd.DataFrame({"id": ids, "score": s}).to_csv(scores, index=False, float_format="%.6g")
+    pick = np.sort(rng.choice(n, 20, replace=False))
+    labels = directory / f"labels_{n}.csv"
+    pd.DataFrame({"id": ids[pick], "label": y[pick].astype(int)}).to_csv(labels, index=False)
+    return scores, labels
+
+
+def run(what, scores, labels, out):
+    proc = subprocess.run([sys.executable, "-c", CHILD, what, str(scores), str(labels), str(out)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else f"exit {proc.returncode}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5, 1e6, 1e7])
+    ap.add_argument("--nuts-max", type=float, default=1e4, help="largest N for the NUTS path (default 1e4)")
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for n in map(int, args.sizes):
+            scores, labels = write_case(tmp, n, rng)
+            for what in ("floor", "evaluate", "estimate") + (("nuts",) if n <= args.nuts_max else ()):
+                r = run(what, scores, labels, tmp / "out.json")
+                rows.append({"N": n, "path": what, **r})
+                print(f"N={n:>9,} {what:9s} " + (f"{r['seconds']:7.1f} s  {r['peak_mb']:7.0f} MB"
+                                                 if "seconds" in r else r["error"]), file=sys.stderr)
+            (tmp / f"scores_{n}.csv").unlink()
+    table = pd.DataFrame(rows)
+    wide = table.pivot(index="N", columns="path", values="seconds").round(1)
+    mem = table.pivot(index="N", columns="path", values="peak_mb").round(0)
+    print("wall time, seconds (each path in a fresh process, imports included):")
+    print(wide.to_string())
+    print("\npeak memory, MB (ru_maxrss):")
+    print(mem.to_string())
+    ess = table[table.path.isin(["evaluate", "nuts"]) & table.get("ess", pd.Series(dtype=float)).notna()]
+    if len(ess):
+        ess = ess.assign(seconds_per_effective_draw=ess.sampling_seconds / ess.ess)
+        print("\nsampler efficiency (seconds spent sampling the SPE mixture's posterior / its ESS; the rest of "
+              "spe.evaluate is the same for both):")
+        print(ess[["N", "path", "fit_seconds", "sampling_seconds", "ess", "seconds_per_effective_draw",
+                   "score_bins"]]
+              .round(4).to_string(index=False))
+        both = ess.pivot(index="N", columns="path", values="seconds_per_effective_draw").dropna()
+        for n, r in both.iterrows():
+            print(f"N={n:,}: importance sampling is {r['nuts'] / r['evaluate']:.0f}× faster than NUTS per effective "
+                  "draw")
+
+
+if __name__ == "__main__":
+    main()
