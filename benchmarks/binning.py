@@ -69,7 +69,7 @@ def main(argv=None):
                         "ap_diff": abs(binned.average_precision().mean - exact.average_precision().mean),
                         "seconds_exact": t_exact, "seconds_binned": t_binned,
                     })
-            print(f"{path.stem}: done", file=sys.stderr)
+            print(f"{path.stem} seed {seed}: done", file=sys.stderr)
     table = pd.DataFrame(rows)
     pd.set_option("display.width", 200)
     print(table.groupby(["case", "bins"])[["groups", "pr_area", "band_max_diff", "prevalence_diff", "ap_diff"]]
