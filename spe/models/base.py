@@ -53,7 +53,9 @@ class FittedScoreModel:
         keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
         (:class:`~spe.models.ScoreSpace`), ``u_map`` (P,; of the tempered
         posterior when the histogram check failed), ``u_map_untempered`` and
-        ``histogram_check`` (:class:`~spe.check.HistogramCheck` or None); an averaged
+        ``histogram_check`` (:class:`~spe.check.HistogramCheck` or None),
+        ``inference_data`` (NUTS: PyMC's record) and ``sampling_seconds``
+        (wall time of the posterior sampling); an averaged
         model keeps ``models`` (its components) and ``weights`` (their
         posterior probabilities).
     """
