@@ -121,7 +121,8 @@ def nuts_sample(log_posterior, u_start, *, draws=1000, chains=2, tune=None, acce
     -------
     PosteriorDraws
         ``u`` (M', P) the kept draws, chain by chain; equal ``weights``;
-        ``ess`` the smallest bulk ESS over the parameters (ArviZ);
+        ``ess`` the smallest bulk ESS over the parameters (ArviZ) times the
+        fraction of draws kept;
         ``pareto_k`` NaN (no importance weights); ``proposal`` "NUTS";
         ``rounds`` one dict with ``r_hat`` (largest over the parameters),
         ``ess_bulk``, ``ess_tail``, ``divergences``, ``dropped`` (fraction
