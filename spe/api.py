@@ -103,7 +103,7 @@ def normalize_labels(labels, n_items):
     return idx_int, val_i
 
 
-def _input_warnings(scores, index, value):
+def _input_warnings(scores, index, value, n_distinct):
     out = []
     n_pos = int(np.sum(value == 1))
     n_neg = int(np.sum(value == 0))
@@ -119,7 +119,6 @@ def _input_warnings(scores, index, value):
             f"no labeled {which} items among {index.size}: the {which} class is located by the mixture "
             "model alone; the bands may be too narrow if the model is wrong"
         )
-    n_distinct = np.unique(scores).size
     if n_distinct < 0.5 * scores.size:
         out.append(
             f"scores are heavily tied ({n_distinct} distinct values among {scores.size} items, e.g. a random "
@@ -215,14 +214,15 @@ AUTO_BIN_ABOVE = 50_000
 AUTO_SCORE_BINS = 20_000
 
 
-def resolve_score_bins(score_bins, scores):
-    """The number of score bins for the label draws (None: exact), from ``evaluate``'s ``score_bins``."""
+def resolve_score_bins(score_bins, n_distinct):
+    """The number of score bins for the label draws (None: exact), from ``evaluate``'s ``score_bins`` and the
+    number of distinct scores."""
     if score_bins is None:
         return None
     if isinstance(score_bins, str):
         if score_bins != "auto":
             raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
-        return AUTO_SCORE_BINS if np.unique(scores).size > AUTO_BIN_ABOVE else None
+        return AUTO_SCORE_BINS if n_distinct > AUTO_BIN_ABOVE else None
     if int(score_bins) != score_bins or score_bins < 1:
         raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
     return int(score_bins)
@@ -379,7 +379,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     index, value = normalize_labels(labels, s.size)
     rng = np.random.default_rng(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = rng.spawn(5)
-    messages = _input_warnings(s, index, value)
+    n_distinct = np.unique(s).size  # one sort, for the tie warning and the choice of score bins
+    bins = resolve_score_bins(score_bins, n_distinct)
+    messages = _input_warnings(s, index, value, n_distinct)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
@@ -417,7 +419,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model = fitted[0]
     else:
         model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
-    bins = resolve_score_bins(score_bins, s)
     perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
