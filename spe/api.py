@@ -215,8 +215,26 @@ AUTO_SCORE_BINS = 20_000
 
 
 def resolve_score_bins(score_bins, n_distinct):
-    """The number of score bins for the label draws (None: exact), from ``evaluate``'s ``score_bins`` and the
-    number of distinct scores."""
+    """B, the number of score bins for the label draws, or None for the exact path.
+
+    Parameters
+    ----------
+    score_bins : "auto", int or None
+        As :func:`evaluate`'s ``score_bins``.
+    n_distinct : int
+        Distinct scores among the N items.
+
+    Returns
+    -------
+    int or None
+        ``"auto"``: :data:`AUTO_SCORE_BINS` above :data:`AUTO_BIN_ABOVE`
+        distinct scores, else None; an int: itself; None: None.
+
+    Raises
+    ------
+    ValueError
+        Anything else (another string, an integer < 1, a non-integer).
+    """
     if score_bins is None:
         return None
     if isinstance(score_bins, str):

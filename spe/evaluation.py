@@ -513,6 +513,13 @@ class Evaluation:
             return self.model
         return next((m for m in self.model.details.get("models", ()) if "mixture" in m.details), None)
 
+    def _mixture_weight(self, fit):
+        """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model)."""
+        if fit is self.model:
+            return 1.0
+        k = [m is fit for m in self.model.details["models"]].index(True)
+        return float(self.model.details["weights"][k])
+
     def class_densities(self, level=None, points=400) -> ClassDensities:
         """The fitted class-conditional densities, scaled by the class fractions, with bands (paper Fig. 1A).
 
@@ -562,15 +569,11 @@ class Evaluation:
             lo, med, hi = weighted_quantile(values, w, q)
             return CurveBand(score, med, lo, hi, level)
 
-        weight = 1.0
-        if fit is not self.model:
-            k = [m is fit for m in self.model.details["models"]].index(True)
-            weight = float(self.model.details["weights"][k])
         return ClassDensities(
             score=score, z=space.lo + x * (space.hi - space.lo),
             axis="logit(score)" if space.kind == "logit" else "score",
             negative=band(neg), positive=band(pos), total=band(neg + pos),
-            prevalence=_summarise(pi, w, level), weight=weight,
+            prevalence=_summarise(pi, w, level), weight=self._mixture_weight(fit),
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
@@ -649,8 +652,7 @@ class Evaluation:
         groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", self.labeled_index),
                                               "labeled_value": ("labeled", self.labeled_value)},
                                              coords={"labeled": np.arange(self.n_labeled)})
-        weights = [m for m in self.diagnostics.get("score_models", []) if m.get("model") == fit.name]
-        groups["posterior"].attrs["mixture_weight"] = weights[0]["weight"] if weights else 1.0
+        groups["posterior"].attrs["mixture_weight"] = self._mixture_weight(fit)
         return az.InferenceData(**groups)
 
     def labeled_points(self):
