@@ -15,7 +15,7 @@ from .fit import fit_mixture
 from .metrics import sample_performance
 from .models.average import average_models
 from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
-from .models.mixture import outward_envelope, pivot_index
+from .models.mixture import outward_envelope, pivot_index, sorted_quantile
 from .models.recalibration import fit_recalibration
 
 #: The score models ``score_model="average"`` averages by evidence.
@@ -182,6 +182,7 @@ def _mixture_log_odds_feature(mixture_model, scores):
         The fitted SPE mixture (:func:`spe.fit.fit_mixture`).
     scores : array, shape (N,)
         All scores of the pool, score units: where the envelope is taken.
+        Sorted ascending saves a sort (:func:`evaluate` passes them so).
 
     Returns
     -------
@@ -200,8 +201,11 @@ def _mixture_log_odds_feature(mixture_model, scores):
                   - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
         return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
 
-    grid = np.unique(scores)
-    envelope = outward_envelope(log_odds(grid), pivot_index(grid, np.median(scores)))
+    ss = np.asarray(scores, dtype=float)
+    if np.any(ss[1:] < ss[:-1]):
+        ss = np.sort(ss)
+    grid = ss[np.concatenate([[True], ss[1:] != ss[:-1]])]  # the distinct scores
+    envelope = outward_envelope(log_odds(grid), pivot_index(grid, sorted_quantile(ss, [0.5])[0]))
 
     def feature(v):
         return np.interp(np.asarray(v, dtype=float), grid, envelope)
@@ -209,9 +213,23 @@ def _mixture_log_odds_feature(mixture_model, scores):
     return feature
 
 
-#: ``score_bins="auto"``: bin the label draws above this many distinct scores, into this many bins.
+#: ``score_bins="auto"`` and ``likelihood_bins="auto"``: above this many distinct scores, draw the labels per
+#: score bin (this many bins) and let the unlabeled scores into the likelihood as a histogram (about this many).
 AUTO_BIN_ABOVE = 50_000
 AUTO_SCORE_BINS = 20_000
+AUTO_LIKELIHOOD_BINS = 1024
+
+
+def _resolve_bins(name, value, n_distinct, auto):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto', a positive integer or None, got {value!r}")
+        return auto if n_distinct > AUTO_BIN_ABOVE else None
+    if isinstance(value, bool) or int(value) != value or value < 2:
+        raise ValueError(f"{name} must be 'auto', an integer ≥ 2 or None, got {value!r}")
+    return int(value)
 
 
 def resolve_score_bins(score_bins, n_distinct):
@@ -233,22 +251,23 @@ def resolve_score_bins(score_bins, n_distinct):
     Raises
     ------
     ValueError
-        Anything else (another string, an integer < 1, a non-integer).
+        Anything else (another string, an integer < 2, a non-integer).
     """
-    if score_bins is None:
-        return None
-    if isinstance(score_bins, str):
-        if score_bins != "auto":
-            raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
-        return AUTO_SCORE_BINS if n_distinct > AUTO_BIN_ABOVE else None
-    if int(score_bins) != score_bins or score_bins < 1:
-        raise ValueError(f"score_bins must be 'auto', a positive integer or None, got {score_bins!r}")
-    return int(score_bins)
+    return _resolve_bins("score_bins", score_bins, n_distinct, AUTO_SCORE_BINS)
+
+
+def resolve_likelihood_bins(likelihood_bins, n_distinct):
+    """About how many histogram bins the unlabeled scores enter the likelihood through, or None (densities).
+
+    As :func:`resolve_score_bins`, with :data:`AUTO_LIKELIHOOD_BINS` for ``"auto"``.
+    """
+    return _resolve_bins("likelihood_bins", likelihood_bins, n_distinct, AUTO_LIKELIHOOD_BINS)
 
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
-             temper=True, monotone=True, progressbar=False, score_bins="auto"):
+             temper=True, monotone=True, progressbar=False, score_bins="auto",
+             likelihood_bins="auto"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -334,6 +353,16 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         :data:`AUTO_SCORE_BINS` bins when there are more than
         :data:`AUTO_BIN_ABOVE` distinct scores, else exact; None: always
         exact (O(M · N) work).
+    likelihood_bins : "auto", int or None
+        For large N, let the unlabeled scores into the SPE mixture's
+        likelihood as a histogram of about B bins (half equal-width, half
+        equal-count; :func:`spe.fit.likelihood_edges`), whose likelihood is
+        exact by differences of the class-conditional CDFs: each
+        log-posterior evaluation then costs O(B) whatever N is. ``"auto"``
+        (default): :data:`AUTO_LIKELIHOOD_BINS` bins above
+        :data:`AUTO_BIN_ABOVE` distinct scores; None: every unlabeled score
+        through its density (on a grid of 1/4096 of the score range).
+        ``diagnostics["likelihood"]`` says which ("histogram" or "density").
     monotone : bool
         Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
         (default True: "the classifier ranks items sensibly"; see
@@ -397,8 +426,10 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     index, value = normalize_labels(labels, s.size)
     rng = np.random.default_rng(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = rng.spawn(5)
-    n_distinct = np.unique(s).size  # one sort, for the tie warning and the choice of score bins
+    s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
+    n_distinct = int(np.count_nonzero(s_sorted[1:] != s_sorted[:-1])) + 1
     bins = resolve_score_bins(score_bins, n_distinct)
+    like_bins = resolve_likelihood_bins(likelihood_bins, n_distinct)
     messages = _input_warnings(s, index, value, n_distinct)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -406,10 +437,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                                        proposal=proposal, score_space=score_space, temper=bool(temper),
                                        score_type=score_type, monotone=bool(monotone),
                                        identify_top=bool(monotone), inference=inference,
-                                       progressbar=bool(progressbar))
+                                       progressbar=bool(progressbar), likelihood_bins=like_bins,
+                                       sorted_scores=s_sorted)
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
-        "hybrid": lambda: _mixture_log_odds_feature(mixture, s),
+        "hybrid": lambda: _mixture_log_odds_feature(mixture, s_sorted),
         "calibrated": lambda: _log_odds_feature(s, score_type),
         "platt": lambda: _standardized_feature(s, score_type),
     }
@@ -437,7 +469,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model = fitted[0]
     else:
         model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
-    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins)
+    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model

@@ -19,10 +19,10 @@ from .check import format_items, histogram_check
 from .inference import find_map, importance_sample, psis_loo
 from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
-from .models.mixture import MixtureData, ScoreSpace, resolve_score_type
+from .models.mixture import MixtureData, ScoreSpace, resolve_score_type, sorted_quantile
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
-__all__ = ["fit_mixture", "rank_families", "LIKELIHOOD_RESOLUTION"]
+__all__ = ["fit_mixture", "rank_families", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
 
 #: Unlabeled scores enter the likelihood on a grid of this width in model space
 #: (1/4096 of the score range); see :meth:`MixtureData.build`.
@@ -30,13 +30,39 @@ LIKELIHOOD_RESOLUTION = 1.0 / 4096
 #: Coarser grid for screening all family pairs before the best few are refitted.
 SCREENING_RESOLUTION = 1.0 / 512
 
+
+
+def likelihood_edges(x_sorted, bins):
+    """Edges of about ``bins`` histogram bins for the unlabeled likelihood at large N: (N,) → (E,).
+
+    Half the edges are equally spaced over [min x, max x] (resolution where
+    the scores are sparse: the top scores of a rare positive class), half
+    at equally spaced quantiles (resolution where they are dense); the
+    union, deduplicated, so E ≤ bins + 1. The likelihood of the bin counts
+    is exact (:meth:`MixtureData.build` with ``edges``), so the bins lose
+    information, not accuracy: the posterior is that of the binned scores.
+
+    Parameters
+    ----------
+    x_sorted : array, shape (N,)
+        Model-space scores, sorted ascending.
+    bins : int
+        About how many bins (≥ 2).
+    """
+    xs = np.asarray(x_sorted, dtype=float)
+    half = max(int(bins) // 2, 1)
+    width = np.linspace(xs[0], xs[-1], half + 1)
+    count = sorted_quantile(xs, np.linspace(0.0, 1.0, half + 1))
+    return np.unique(np.concatenate([width, count]))
+
+
 #: Points (quantiles of the scores) over which the mixture's p(y = 1 | s) is made non-decreasing.
 MONOTONE_GRID = 513
 
 
 def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
                   resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True,
-                  refit=3):
+                  refit=3, likelihood_bins=None, sorted_scores=None):
     """Map the scores to model space and fit and rank the family pairs by BIC (paper §4.2).
 
     The first half of :func:`fit_mixture` (see there for the parameters):
@@ -44,7 +70,10 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     ranking is the screening's, every pair on the coarse grid); with
     ``identify_top`` the pairs must keep the log-likelihood ratio from
     falling at the top score and rising at the bottom one, and if none
-    does, all are fitted again with the paper's identification.
+    does, all are fitted again with the paper's identification. With
+    ``likelihood_bins`` the final fits see the unlabeled scores as a
+    histogram (:func:`likelihood_edges`). ``sorted_scores``: the scores
+    sorted ascending, if the caller has them (saves a sort at large N).
 
     Returns
     -------
@@ -66,7 +95,11 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     """
     space = ScoreSpace.fit(scores, kind=score_space)
     x = space.to_model(scores)
-    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution)
+    edges = x_sorted = None
+    if likelihood_bins:
+        x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
+        edges = likelihood_edges(x_sorted, likelihood_bins)
+    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution, edges=edges, x_sorted=x_sorted)
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
     screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     extend = EXTENDED_CANDIDATES if families is None or (isinstance(families, str) and families == "auto") else ()
@@ -87,7 +120,8 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
                 score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
-                identify_top=True, inference="importance", progressbar=False):
+                identify_top=True, inference="importance", progressbar=False, likelihood_bins=None,
+                sorted_scores=None):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -125,6 +159,14 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Beta prior on π.
     resolution : float or None
         Model-space grid for the unlabeled likelihood (None: exact).
+    likelihood_bins : int or None
+        About B histogram bins for the unlabeled scores instead
+        (:func:`likelihood_edges`; exact likelihood of the bin counts by
+        CDF differences, cost O(B) per draw whatever N is). The large-N
+        path of :func:`spe.evaluate`.
+    sorted_scores : array, shape (N,), optional
+        ``scores`` sorted ascending, if the caller has them: the
+        quantiles, bins and checks below read them instead of sorting again.
     score_space : {"linear", "logit", "auto"}
         How scores are mapped to model space (:class:`ScoreSpace`).
     check : bool
@@ -167,7 +209,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     rng = np.random.default_rng(rng)
     space, x, data, pairs, ranking, top, bottom = rank_families(
         scores, labeled_index, labeled_value, families=families, prevalence_prior=prevalence_prior,
-        resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top)
+        resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top,
+        likelihood_bins=likelihood_bins, sorted_scores=sorted_scores)
+    x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
@@ -198,7 +242,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         post = sample(data, best.u_map)
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
-        hist = histogram_check(mix, post.u, post.weights, x, rng=check_rng)
+        hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=check_rng)  # order-free: sorted is cheaper
         if temper:
             tempering = hist.tempering
         else:
@@ -233,8 +277,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                 f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=2)
 
     if monotone:
-        grid_x = np.unique(np.quantile(x, np.linspace(0.0, 1.0, MONOTONE_GRID)))
-        pivot_x = float(np.median(x))
+        grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
+        pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
         def pp(u, xq):
             return mix.monotone_positive_probability(u, xq, grid_x, pivot_x)
@@ -246,7 +290,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
 
     log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
                                          rng=rng, resolution=resolution, proposal=proposal, tempering=tempering,
-                                         pp=pp)
+                                         pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size:
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
@@ -267,6 +311,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "family_ranking": [f.to_dict() for f in ranking[:5]],
         "score_space": {"kind": space.kind, "lo": space.lo, "hi": space.hi},
         "likelihood_bins": int(data.x_unlabeled.size),
+        "likelihood": "density" if data.bin_edges is None else "histogram",
         "monotone": bool(monotone),
         "identified_at_top": top is not None,
         "loo_pareto_k_max": None if loo_k is None else float(np.max(loo_k, initial=0.0)),
@@ -296,7 +341,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
 
 
 def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
-                          tempering=1.0, pp=None):
+                          tempering=1.0, pp=None, edges=None, x_sorted=None):
     """log p(Y_L | S) of the mixture: E over p(θ | S) of Π_i p(y_i | s_i, θ).
 
     p(θ | S) is the posterior with every item unlabeled; it is sampled by
@@ -307,12 +352,14 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     ζ < 1, p(θ | S) is the coarsened posterior (the unlabeled likelihood
     raised to ζ), as in the fit. ``pp(u, x)`` is the p(y = 1 | x) the model
     uses (default :meth:`Mixture.positive_probability`; the monotone one
-    when ``fit_mixture(monotone=True)``).
+    when ``fit_mixture(monotone=True)``). ``edges``: the histogram bins of
+    the fit, if any (:meth:`MixtureData.build`).
     """
     y = np.asarray(labeled_value)
     if y.size == 0:
         return 0.0
-    data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution)
+    data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution, edges=edges,
+                             x_sorted=x_sorted)
     data = data.tempered(tempering)
 
     def search(starts):

@@ -80,15 +80,66 @@ def _numeric(df, col, path):
     return vals
 
 
-def _first_duplicate(values):
-    """(row, value) of the first repeat of an earlier value, or None (hash-based, O(N))."""
-    import pandas as pd
+def _stripped(column):
+    """The strings of a pandas column without surrounding whitespace, as an object array (N,).
 
-    dup = pd.Series(values, copy=False).duplicated(keep="first").to_numpy()
-    if not dup.any():
+    A list comprehension: pandas' ``.str.strip()`` goes through a Python
+    call per element as well, at several times the cost (3.4 s against
+    0.4 s on 10⁷ ids).
+    """
+    return np.array([v.strip() for v in column.tolist()], dtype=object)
+
+
+def _string_hashes(values):
+    """Python's hash of each string (cached on the string object), as int64 (N,)."""
+    return np.fromiter(map(hash, values), dtype=np.int64, count=len(values))
+
+
+def _first_duplicate(values):
+    """(row, value) of the first repeat of an earlier value, or None.
+
+    The strings' 64-bit hashes are sorted (numpy) and only the rows whose
+    hash repeats are compared as strings, in row order, so the answer is
+    exact. pandas' hash tables of Python strings took 10 s on 10⁷ ids
+    (``Series.duplicated``), this 1 s.
+    """
+    h = _string_hashes(values)
+    hs = np.sort(h)
+    same = hs[1:] == hs[:-1]
+    if not same.any():
         return None
-    r = int(np.argmax(dup))
-    return r, values[r]
+    candidates = np.flatnonzero(np.isin(h, hs[1:][same]))
+    seen = set()
+    for r in candidates:
+        v = values[r]
+        if v in seen:
+            return int(r), v
+        seen.add(v)
+    return None
+
+
+def _positions(ids, wanted):
+    """Row of each of ``wanted`` (n,) among the unique ``ids`` (N,), −1 where absent: int array (n,).
+
+    By the sorted string hashes (see :func:`_first_duplicate`), each hit
+    confirmed by comparing the strings.
+    """
+    h = _string_hashes(ids)
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    hw = _string_hashes(wanted)
+    pos = np.minimum(np.searchsorted(hs, hw), hs.size - 1)
+    rows = order[pos]
+    found = (hs[pos] == hw) & (ids[rows] == wanted)
+    out = np.where(found, rows, -1).astype(np.int64)
+    for i in np.flatnonzero(~found & (hs[pos] == hw)):  # another string with the same hash comes first
+        j = int(pos[i])
+        while j < hs.size and hs[j] == hw[i]:
+            if ids[order[j]] == wanted[i]:
+                out[i] = order[j]
+                break
+            j += 1
+    return out
 
 
 def _read_scores_fast(path, score_column, id_column):
@@ -116,7 +167,7 @@ def _read_scores_fast(path, score_column, id_column):
         return None
     ids = None
     if id_column in df.columns:
-        ids = df[id_column].str.strip().to_numpy(dtype=object)
+        ids = _stripped(df[id_column])
         if (ids == "").any() or _first_duplicate(ids) is not None:
             return None
     return ScoresFile(str(path), scores, ids)
@@ -151,7 +202,7 @@ def read_scores(path, score_column="score", id_column="id"):
     scores = _numeric(df, score_column, path)
     ids = None
     if id_column in df.columns:
-        ids = df[id_column].str.strip().to_numpy(dtype=object)
+        ids = _stripped(df[id_column])
         empty = np.flatnonzero(ids == "")
         if empty.size:
             raise SpeInputError("empty id", path=path, row=int(empty[0]) + 1, column=id_column)
@@ -194,20 +245,18 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     if bad.size:
         r = int(bad[0])
         raise SpeInputError(f"label {raw_labels.iloc[r]!r} is not 0 or 1", path=path, row=r + 1, column=label_column)
-    ids = df[id_column].str.strip().to_numpy(dtype=object)
+    ids = _stripped(df[id_column])
     dup = _first_duplicate(ids)
     if dup is not None:
         raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=dup[0] + 1, column=id_column)
     n = scores.scores.size
     if scores.ids is not None:
-        lookup = {v: i for i, v in enumerate(scores.ids)}
-        index = np.empty(len(ids), dtype=np.int64)
-        for r, v in enumerate(ids):
-            j = lookup.get(v)
-            if j is None:
-                raise SpeInputError(f"id {v!r} is not in the scores file {scores.path}", path=path, row=r + 1,
-                                    column=id_column)
-            index[r] = j
+        index = _positions(scores.ids, ids)
+        missing = np.flatnonzero(index < 0)
+        if missing.size:
+            r = int(missing[0])
+            raise SpeInputError(f"id {ids[r]!r} is not in the scores file {scores.path}", path=path, row=r + 1,
+                                column=id_column)
     else:
         index = np.empty(len(ids), dtype=np.int64)
         for r, v in enumerate(ids):

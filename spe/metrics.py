@@ -79,48 +79,73 @@ class ScoreGroups:
     n_unlabeled: np.ndarray
     n_labeled_pos: np.ndarray
     n_labeled_neg: np.ndarray
-    group_of_item: np.ndarray
+    _group_of_item: np.ndarray | None = field(repr=False)
     p_scores: np.ndarray = None
     binned: bool = False
+    _item_scores: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.p_scores is None:
             self.p_scores = self.scores
 
+    @property
+    def group_of_item(self):
+        """Group index of each item, int (N,) (found on first use when built from sorted scores)."""
+        if self._group_of_item is None:
+            self._group_of_item = self.groups_of(self._item_scores)
+        return self._group_of_item
+
+    def groups_of(self, item_scores):
+        """Group index of items with these scores (score units), int array of the same shape."""
+        # groups are descending by their lowest score: the group of s is the first one whose threshold is ≤ s
+        return np.searchsorted(-self.scores, -np.asarray(item_scores, dtype=float), side="left")
+
     @classmethod
-    def build(cls, scores, labeled_index, labeled_value, bins=None):
+    def build(cls, scores, labeled_index, labeled_value, bins=None, sorted_scores=None):
         """Group N scores (N,) with n labels; ``bins`` (int): merge distinct scores into ≈ equal-count bins.
 
         With ``bins`` and more distinct scores than that, consecutive
         distinct scores are merged into about ``bins`` groups of about
         N / bins items each (a tie is never split), so the label draws cost
-        O(M · bins) instead of O(M · distinct scores). Cost O(N log N).
+        O(M · bins) instead of O(M · distinct scores). Cost O(N log N), or
+        O(N) given ``sorted_scores`` (the scores sorted ascending), with the
+        groups of all N items then found only when asked for
+        (:attr:`group_of_item`).
         """
         s = np.asarray(scores, dtype=float)
-        uniq, inv = np.unique(-s, return_inverse=True)  # descending distinct scores
-        k = uniq.size
-        lab = np.zeros(s.size, dtype=bool)
-        lab[labeled_index] = True
+        labeled_index = np.asarray(labeled_index, dtype=int)
         yv = np.asarray(labeled_value)
+        if sorted_scores is None:
+            uniq, inv = np.unique(-s, return_inverse=True)  # descending distinct scores
+            counts = np.bincount(inv, minlength=uniq.size)
+            lab_distinct = inv[labeled_index]
+        else:
+            ss = np.asarray(sorted_scores, dtype=float)
+            first = np.concatenate([[0], np.flatnonzero(ss[1:] != ss[:-1]) + 1])  # ascending distinct starts
+            counts = np.diff(np.append(first, ss.size))[::-1]
+            uniq = -ss[first][::-1]
+            inv = None
+            lab_distinct = np.searchsorted(uniq, -s[labeled_index], side="left")
+        k = uniq.size
+        lab_pos, lab_neg = lab_distinct[yv == 1], lab_distinct[yv == 0]
         if bins is None or k <= bins:
-            n_unl = np.bincount(inv[~lab], minlength=k)
-            n_pos = np.bincount(inv[labeled_index[yv == 1]], minlength=k)
-            n_neg = np.bincount(inv[labeled_index[yv == 0]], minlength=k)
-            return cls(-uniq, n_unl, n_pos, n_neg, inv)
-        counts = np.bincount(inv, minlength=k)
+            n_pos = np.bincount(lab_pos, minlength=k)
+            n_neg = np.bincount(lab_neg, minlength=k)
+            return cls(-uniq, counts - n_pos - n_neg, n_pos, n_neg, inv, _item_scores=s)
         cum = np.cumsum(counts)
         targets = cum[-1] * np.arange(1, int(bins)) / int(bins)
         starts = np.unique(np.concatenate([[0], np.searchsorted(cum, targets, side="right")]))
         starts = starts[starts < k]
         bin_of_distinct = np.searchsorted(starts, np.arange(k), side="right") - 1
         b = starts.size
-        item_bin = bin_of_distinct[inv]
         ends = np.append(starts[1:], k) - 1  # last (lowest) distinct score of each bin
         weight = np.bincount(bin_of_distinct, weights=counts, minlength=b)
         mean = np.bincount(bin_of_distinct, weights=counts * -uniq, minlength=b) / weight
-        return cls(-uniq[ends], np.bincount(item_bin[~lab], minlength=b),
-                   np.bincount(item_bin[labeled_index[yv == 1]], minlength=b),
-                   np.bincount(item_bin[labeled_index[yv == 0]], minlength=b), item_bin, mean, True)
+        n_pos = np.bincount(bin_of_distinct[lab_pos], minlength=b)
+        n_neg = np.bincount(bin_of_distinct[lab_neg], minlength=b)
+        n_all = np.bincount(bin_of_distinct, weights=counts, minlength=b).astype(np.int64)
+        return cls(-uniq[ends], n_all - n_pos - n_neg, n_pos, n_neg,
+                   None if inv is None else bin_of_distinct[inv], mean, True, _item_scores=s)
 
     @property
     def n_groups(self) -> int:
@@ -469,7 +494,8 @@ def _expected_positive_blocks(model, groups):
 
 
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
-                       recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS, bins=None):
+                       recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS, bins=None,
+                       sorted_scores=None):
     """Draw the unknown labels under each posterior draw and compute the curves (paper §3, §3.1).
 
     Sample performance: under draw m the unknown labels are drawn from
@@ -505,6 +531,9 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         score of the bin, θ_m)) positives: cost O(M · B) instead of
         O(M · N), thresholds at bin boundaries. None: exact (every distinct
         score is its own group).
+    sorted_scores : array, shape (N,), optional
+        ``scores`` sorted ascending, if the caller has them (the groups are
+        then formed in O(N); same result).
 
     Returns
     -------
@@ -514,9 +543,9 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         and ``population`` computed on first use.
     """
     labeled_index = np.asarray(labeled_index, dtype=int)
-    groups = ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins)
+    groups = ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, sorted_scores=sorted_scores)
     n = np.asarray(scores).size
-    lab_groups = groups.group_of_item[labeled_index]
+    lab_groups = groups.groups_of(np.asarray(scores, dtype=float)[labeled_index])
     grid_groups = threshold_grid_groups(groups, max_thresholds)
     streams, seeds = _label_streams(rng, model.n_draws)
     weights = np.asarray(model.weights, dtype=float)

@@ -121,3 +121,25 @@ def test_fast_and_validating_reads_give_the_same_scores(tmp_path):
     assert _read_scores_fast(tmp_path / "bad.csv", "score", "id") is None
     with pytest.raises(SpeInputError, match="row 2, column 'score'"):
         read_scores(tmp_path / "bad.csv")
+
+
+class _Colliding(str):
+    """A string whose hash collides with every other one's (to exercise the exact check behind the hashes)."""
+
+    def __hash__(self):
+        return 7
+
+
+def test_duplicate_ids_and_positions_are_exact_under_hash_collisions():
+    from spe.io import _first_duplicate, _positions
+
+    vals = np.array([_Colliding(v) for v in ["a", "b", "c", "b", "a"]], dtype=object)
+    assert _first_duplicate(vals) == (3, "b")
+    assert _first_duplicate(vals[:3]) is None
+    plain = np.array(["x", "y", "z", "y"], dtype=object)
+    assert _first_duplicate(plain) == (3, "y") and _first_duplicate(plain[:3]) is None
+    ids = np.array([_Colliding(v) for v in ["p", "q", "r"]], dtype=object)
+    wanted = np.array([_Colliding(v) for v in ["r", "p", "s", "q"]], dtype=object)
+    assert _positions(ids, wanted).tolist() == [2, 0, -1, 1]
+    many = np.array([f"item{i}" for i in range(1000)], dtype=object)
+    assert _positions(many, np.array(["item999", "item0", "nope"], dtype=object)).tolist() == [999, 0, -1]

@@ -166,6 +166,21 @@ def test_binned_groups_keep_ties_whole_and_cover_every_item():
     assert not exact.binned and exact.n_groups == np.unique(s).size
 
 
+@pytest.mark.parametrize("bins", [None, 300])
+def test_score_groups_from_sorted_scores_are_the_same(bins):
+    """Grouping from the scores sorted (O(N), what evaluate does) gives the groups of the O(N log N) path."""
+    rng = np.random.default_rng(4)
+    s = np.round(rng.normal(size=5000), 2)  # ties
+    idx = rng.choice(s.size, 30, replace=False)
+    y = rng.integers(0, 2, 30)
+    a = ScoreGroups.build(s, idx, y, bins=bins)
+    b = ScoreGroups.build(s, idx, y, bins=bins, sorted_scores=np.sort(s))
+    for name in ("scores", "n_unlabeled", "n_labeled_pos", "n_labeled_neg", "p_scores", "group_of_item"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.binned == b.binned == (bins is not None)
+    np.testing.assert_array_equal(b.groups_of(s[idx]), a.group_of_item[idx])
+
+
 def test_binned_label_draws_approximate_the_exact_curves():
     s, y = simulate(20000, 0.2, 9)
     idx = np.arange(0, 20000, 500)

@@ -340,3 +340,47 @@ def test_monotone_probability_does_not_carry_a_rise_at_the_bottom_upward():
     w = m.weights / m.weights.sum()
     assert w @ p[:, 0] <= w @ p[:, s.size // 2] + 1e-12
     assert w @ p.mean(axis=1) < 0.5
+
+
+def test_histogram_likelihood_is_the_exact_likelihood_of_the_bin_counts():
+    """With ``edges``, the unlabeled scores enter as bin counts c_k and the log-likelihood is
+    Σ c_k log((1 − π) ΔF₀_k + π ΔF₁_k) plus the labeled densities: checked against scipy.stats."""
+    rng = np.random.default_rng(8)
+    x = np.clip(np.concatenate([rng.normal(0.3, 0.08, 3000), rng.gamma(30.0, 0.02, 400)]), 0.001, 0.999)
+    lab_idx, lab_y = np.array([0, 1, 3000, 3001]), np.array([0, 0, 1, 1])
+    edges = np.linspace(0.0, 1.0, 41)
+    data = MixtureData.build(x, lab_idx, lab_y, edges=edges)
+    same = MixtureData.build(x, lab_idx, lab_y, edges=edges, x_sorted=np.sort(x))
+    np.testing.assert_array_equal(data.count_unlabeled, same.count_unlabeled)
+    hist = np.histogram(np.delete(x, lab_idx), edges)[0]
+    np.testing.assert_array_equal(data.count_unlabeled, hist[hist > 0])
+    mix = Mixture("truncnorm", "gamma")
+    pi, th0, th1 = 0.12, np.array([0.3, 0.1]), np.array([25.0, 0.025])
+    u = mix.pack(pi, th0, th1)
+    f0 = stats.truncnorm(-3.0, 7.0, loc=0.3, scale=0.1)
+    f1 = stats.gamma(25.0, scale=0.025)
+    a, b = data.bin_edges[data.bin_lower], data.bin_edges[data.bin_upper]
+    ref = (data.count_unlabeled @ np.log((1 - pi) * (f0.cdf(b) - f0.cdf(a)) + pi * (f1.cdf(b) - f1.cdf(a)))
+           + np.sum(np.log(1 - pi) + f0.logpdf(x[[0, 1]])) + np.sum(np.log(pi) + f1.logpdf(x[[3000, 3001]])))
+    assert mix.log_likelihood(u, data)[0] == pytest.approx(ref, rel=1e-9)
+    with pytest.raises(ValueError, match="span"):
+        MixtureData.build(x, lab_idx, lab_y, edges=[0.1, 0.5])
+
+
+def test_histogram_likelihood_fit_agrees_with_the_density_fit():
+    import spe
+
+    rng = np.random.default_rng(2)
+    y = rng.random(30000) < 0.15
+    s = np.where(y, rng.normal(2.0, 1.0, y.size), rng.normal(0.0, 1.0, y.size))
+    idx = rng.choice(y.size, 20, replace=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dens = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=300, rng=1, likelihood_bins=None)
+        hist = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=300, rng=1, likelihood_bins=256)
+    assert dens.diagnostics["likelihood"] == "density" and hist.diagnostics["likelihood"] == "histogram"
+    assert hist.diagnostics["likelihood_bins"] <= 257
+    assert hist.prevalence().mean == pytest.approx(dens.prevalence().mean, abs=0.005)
+    assert hist.prevalence().mean == pytest.approx(y.mean(), abs=0.02)
+    with pytest.raises(ValueError, match="likelihood_bins"):
+        spe.evaluate(s[:100], None, likelihood_bins="many")

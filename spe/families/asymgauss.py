@@ -68,7 +68,7 @@ class AsymGauss(Family):
         s = np.where(d <= 0, left, right)
         return _LOG_2_OVER_SQRT_2PI - np.log(left + right) - 0.5 * (d / s) ** 2
 
-    def _log_cdf_sf(self, theta, x):
+    def log_cdf_sf(self, theta, x):
         mode, left, right = self._columns(theta)
         x = np.asarray(x, dtype=float)[None, :]
         w_l = left / (left + right)
@@ -84,11 +84,11 @@ class AsymGauss(Family):
 
     def logcdf(self, theta, x):
         """``log P(X ≤ x | θ)``, shape (M, N), from the two half-normals."""
-        return self._log_cdf_sf(theta, x)[0]
+        return self.log_cdf_sf(theta, x)[0]
 
     def logsf(self, theta, x):
         """``log P(X > x | θ)``, shape (M, N)."""
-        return self._log_cdf_sf(theta, x)[1]
+        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, mode, left, right):
         mode, left, right = (float(np.ravel(v)[0]) for v in (mode, left, right))

@@ -26,7 +26,7 @@ Classifier Probability Estimates", SIGIR, eqs. 1 and 3.
 import numpy as np
 from scipy import stats
 
-from .base import Family, Param, gamma_logpdf, normal_logpdf
+from .base import Family, Param, gamma_logpdf, log1mexp, normal_logpdf
 
 
 def bennett_mle(x, mode):
@@ -62,6 +62,16 @@ class AsymLaplace(Family):
         return np.log(left) + np.log(right) - np.log(left + right) - np.where(
             d <= 0, -left * d, right * d
         )
+
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): below the mode F(x) = γ/(β+γ) e^{−β(θ−x)}, above
+        it S(x) = β/(β+γ) e^{−γ(x−θ)}, and the other tail as log(1 − that)."""
+        mode, left, right = self._columns(theta)
+        d = np.asarray(x, dtype=float)[None, :] - mode
+        log_total = np.log(left + right)
+        low = np.log(right) - log_total + left * np.minimum(d, 0.0)  # log F, exact for x ≤ mode
+        high = np.log(left) - log_total - right * np.maximum(d, 0.0)  # log S, exact for x > mode
+        return np.where(d <= 0, low, log1mexp(high)), np.where(d <= 0, log1mexp(low), high)
 
     def scipy_dist(self, mode, left, right):
         return stats.laplace_asymmetric(np.sqrt(right / left), loc=mode, scale=1 / np.sqrt(left * right))

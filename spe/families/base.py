@@ -10,7 +10,8 @@ and a weakly-informative prior; this base class derives the rest:
   log, ``unit``: logit) and its log-Jacobian,
 * packing θ of shape (M, P) into named columns and broadcasting
   (M, P) × (N,) → (M, N),
-* ``logcdf`` / ``logsf`` from the scipy counterpart unless overridden,
+* ``logcdf`` / ``logsf`` (``log_cdf_sf``) from the scipy counterpart unless overridden, and from
+  them ``log_bin_mass``, the exact likelihood of binned scores,
 * registration under ``name`` when the subclass is defined.
 
 Families work on *model-space* scores ``x``: a fixed, recorded, monotone map
@@ -75,6 +76,12 @@ def _from_unconstrained(u, domain):
     if domain == "positive":
         return np.exp(u), u
     return special.expit(u), special.log_expit(u) + special.log_expit(-u)
+
+
+def log1mexp(d):
+    """log(1 − e^d) for d ≤ 0, accurate near 0 and far below (Mächler 2012); −∞ at d = 0, NaN for NaN."""
+    d = np.minimum(d, 0.0)
+    return np.where(d > -np.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))
 
 
 def gamma_logpdf(x, shape, rate):
@@ -184,13 +191,62 @@ class Family:
 
     def logcdf(self, theta, x):
         """``log P(X ≤ x | θ)``, shape (M, N); see :meth:`logpdf`."""
-        x = np.asarray(x, dtype=float)[None, :]
-        return np.asarray(self.scipy_dist(*self._columns(theta)).logcdf(x), dtype=float)
+        return self.log_cdf_sf(theta, x)[0]
 
     def logsf(self, theta, x):
         """``log P(X > x | θ)``, shape (M, N); see :meth:`logpdf`."""
+        return self.log_cdf_sf(theta, x)[1]
+
+    def log_cdf_sf(self, theta, x):
+        """``(log P(X ≤ x | θ), log P(X > x | θ))``, each of shape (M, N); see :meth:`logpdf`.
+
+        Families with closed forms override this (one pass for both tails);
+        the default asks the frozen ``scipy.stats`` distribution.
+        """
         x = np.asarray(x, dtype=float)[None, :]
-        return np.asarray(self.scipy_dist(*self._columns(theta)).logsf(x), dtype=float)
+        dist = self.scipy_dist(*self._columns(theta))
+        return np.asarray(dist.logcdf(x), dtype=float), np.asarray(dist.logsf(x), dtype=float)
+
+    def log_bin_mass(self, theta, edges, lower, upper):
+        """Log probability of score bins: ``log P(e_lower < X ≤ e_upper | θ)`` per draw and bin.
+
+        The exact likelihood of binned scores (the histogram of the
+        unlabeled scores at large N, :meth:`spe.models.mixture.MixtureData.build`
+        with ``edges``), from differences of the CDF below the median and of
+        the survival function above it, in log space, so that neither tail
+        cancels: for a bin whose upper edge has F ≤ ½,
+        ``log F(b) + log(1 − F(a)/F(b))``, else
+        ``log S(a) + log(1 − S(b)/S(a))``. Where that is not finite (a
+        family whose CDF rounds to 0 or 1 across the bin), the midpoint rule
+        ``log p(mid) + log(b − a)`` is used instead.
+
+        Parameters
+        ----------
+        theta : array, shape (M, P)
+            Constrained parameters.
+        edges : array, shape (E,)
+            Sorted bin edges, model space.
+        lower, upper : int arrays, shape (K,)
+            Indices into ``edges`` of each bin's lower and upper edge
+            (``lower < upper``).
+
+        Returns
+        -------
+        array, shape (M, K)
+            Log probabilities (≤ 0); ``-inf`` for a bin with no mass.
+        """
+        edges = np.asarray(edges, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            lc, ls = self.log_cdf_sf(theta, edges)
+            lca, lcb, lsa, lsb = lc[:, lower], lc[:, upper], ls[:, lower], ls[:, upper]
+            out = np.where(lcb <= -np.log(2.0), lcb + log1mexp(lca - lcb), lsa + log1mexp(lsb - lsa))
+            bad = ~np.isfinite(out) | (out > 0)
+            if bad.any():
+                cols = np.flatnonzero(bad.any(axis=0))
+                a, b = edges[lower[cols]], edges[upper[cols]]
+                mid = self.logpdf(theta, 0.5 * (a + b)) + np.log(b - a)[None, :]
+                out[:, cols] = np.where(bad[:, cols], np.minimum(mid, 0.0), out[:, cols])
+        return out
 
     def log_prior(self, theta):
         """Log prior density of constrained θ, shape (M,); ``-inf`` out of domain."""

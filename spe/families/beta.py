@@ -28,6 +28,14 @@ class Beta(Family):
     def _logpdf(self, x, a, b):
         return (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - special.betaln(a, b)
 
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N), from the regularised incomplete beta function
+        (the survival function as I_{1−x}(b, a), so that it does not cancel near 1)."""
+        a, b = self._columns(theta)
+        x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            return np.log(special.betainc(a, b, x)), np.log(special.betainc(b, a, 1.0 - x))
+
     def scipy_dist(self, a, b):
         return stats.beta(a, b)
 

@@ -21,7 +21,7 @@ s Γ(1 − 1/α) is infinite for α ≤ 1.
 import numpy as np
 from scipy import special, stats
 
-from .base import Family, Param, gamma_logpdf
+from .base import Family, Param, gamma_logpdf, log1mexp
 
 
 class Frechet(Family):
@@ -32,6 +32,14 @@ class Frechet(Family):
     def _logpdf(self, x, shape, scale):
         lz = np.log(x) - np.log(scale)
         return np.log(shape) - np.log(scale) - (1 + shape) * lz - np.exp(-shape * lz)
+
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): log F = −(x/scale)^(−shape), log S = log(1 − F)."""
+        shape, scale = self._columns(theta)
+        with np.errstate(over="ignore", divide="ignore"):
+            lz = np.log(np.maximum(np.asarray(x, dtype=float)[None, :], 0.0)) - np.log(scale)
+            low = -np.exp(-shape * lz)
+        return low, log1mexp(low)
 
     def scipy_dist(self, shape, scale):
         return stats.invweibull(shape, scale=scale)

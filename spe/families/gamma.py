@@ -30,6 +30,13 @@ class Gamma(Family):
     def _logpdf(self, x, shape, scale):
         return (shape - 1) * np.log(x) - x / scale - special.gammaln(shape) - shape * np.log(scale)
 
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N), from the regularised incomplete gamma functions."""
+        shape, scale = self._columns(theta)
+        z = np.maximum(np.asarray(x, dtype=float)[None, :], 0.0) / scale
+        with np.errstate(divide="ignore"):
+            return np.log(special.gammainc(shape, z)), np.log(special.gammaincc(shape, z))
+
     def scipy_dist(self, shape, scale):
         return stats.gamma(shape, scale=scale)
 

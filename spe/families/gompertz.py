@@ -22,7 +22,7 @@ b e^{c} E₁(c) (E₁ the exponential integral).
 import numpy as np
 from scipy import special, stats
 
-from .base import Family, Param, gamma_logpdf, normal_logpdf
+from .base import Family, Param, gamma_logpdf, log1mexp, normal_logpdf
 
 
 class Gompertz(Family):
@@ -36,6 +36,13 @@ class Gompertz(Family):
     def _logpdf(self, x, shape, scale):
         z = x / scale
         return np.log(shape) - np.log(scale) + z - shape * np.expm1(z)
+
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): log S = −c (e^{x/b} − 1), log F = log(1 − S)."""
+        shape, scale = self._columns(theta)
+        with np.errstate(over="ignore"):
+            high = -shape * np.expm1(np.maximum(np.asarray(x, dtype=float)[None, :], 0.0) / scale)
+        return log1mexp(high), high
 
     def scipy_dist(self, shape, scale):
         return stats.gompertz(shape, scale=scale)

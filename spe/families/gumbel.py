@@ -22,7 +22,7 @@ Table 1 "g-r", "g-l". The initialiser matches the mean and variance
 import numpy as np
 from scipy import stats
 
-from .base import Family, Param, gamma_logpdf, normal_logpdf
+from .base import Family, Param, gamma_logpdf, log1mexp, normal_logpdf
 
 
 class GumbelR(Family):
@@ -34,6 +34,16 @@ class GumbelR(Family):
     def _logpdf(self, x, loc, scale):
         z = self.sign * (x - loc) / scale
         return -np.log(scale) - z - np.exp(-z)
+
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): with z = ±(x − loc)/scale, the right-skewed
+        Gumbel has log F = −e^{−z} and log S = log(1 − e^{−e^{−z}}); the left-skewed one the two swapped."""
+        loc, scale = self._columns(theta)
+        z = self.sign * (np.asarray(x, dtype=float)[None, :] - loc) / scale
+        with np.errstate(over="ignore", divide="ignore"):
+            low = -np.exp(-z)  # log P(Z ≤ z) of the right-skewed Gumbel
+            high = log1mexp(low)
+        return (low, high) if self.sign > 0 else (high, low)
 
     def scipy_dist(self, loc, scale):
         return (stats.gumbel_r if self.sign > 0 else stats.gumbel_l)(loc=loc, scale=scale)

@@ -17,7 +17,7 @@ piled at the low end of the (0, 1] model-space range with a long upper tail
 """
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .base import Family, Param, gamma_logpdf, normal_logpdf
 
@@ -33,6 +33,13 @@ class LogNormal(Family):
         lx = np.log(x)
         z = (lx - mu) / sigma
         return -0.5 * z * z - lx - np.log(sigma) - _LOG_SQRT_2PI
+
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): log Φ(±(log x − μ)/σ)."""
+        mu, sigma = self._columns(theta)
+        with np.errstate(divide="ignore"):
+            z = (np.log(np.maximum(np.asarray(x, dtype=float)[None, :], 0.0)) - mu) / sigma
+        return special.log_ndtr(z), special.log_ndtr(-z)
 
     def scipy_dist(self, mu, sigma):
         return stats.lognorm(sigma, scale=np.exp(mu))

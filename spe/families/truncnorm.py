@@ -50,7 +50,7 @@ class TruncNorm(Family):
             (1 - loc) / scale, -loc / scale
         )
 
-    def _log_cdf_sf(self, theta, x):
+    def log_cdf_sf(self, theta, x):
         loc, scale = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
@@ -61,11 +61,11 @@ class TruncNorm(Family):
     def logcdf(self, theta, x):
         """``log P(X ≤ x | θ)``, shape (M, N), from stable log-Φ differences (scipy's truncnorm.logcdf
         recurses without end for some far-tail parameters)."""
-        return self._log_cdf_sf(theta, x)[0]
+        return self.log_cdf_sf(theta, x)[0]
 
     def logsf(self, theta, x):
         """``log P(X > x | θ)``, shape (M, N); see :meth:`logcdf`."""
-        return self._log_cdf_sf(theta, x)[1]
+        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, loc, scale):
         return stats.truncnorm((0 - loc) / scale, (1 - loc) / scale, loc=loc, scale=scale)

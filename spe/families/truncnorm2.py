@@ -87,18 +87,14 @@ class TruncNorm2(Family):
                 for m, s in ((loc, scale), (loc + gap, scale2))]
         return stats.Mixture(comp, weights=[w, 1.0 - w])
 
-    def _log_mix(self, theta, x, fn):
+    def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N): the components' weighted in log space."""
         w, loc, scale, gap, scale2 = self._columns(theta)
-        lo = getattr(_TN, fn)(np.hstack([loc, scale]), x)
-        hi = getattr(_TN, fn)(np.hstack([loc + gap, scale2]), x)
+        c1, s1 = _TN.log_cdf_sf(np.hstack([loc, scale]), x)
+        c2, s2 = _TN.log_cdf_sf(np.hstack([loc + gap, scale2]), x)
         with np.errstate(divide="ignore"):
-            return np.logaddexp(np.log(w) + lo, np.log1p(-w) + hi)
-
-    def logcdf(self, theta, x):
-        return self._log_mix(theta, x, "logcdf")
-
-    def logsf(self, theta, x):
-        return self._log_mix(theta, x, "logsf")
+            lw, l1mw = np.log(w), np.log1p(-w)
+            return np.logaddexp(lw + c1, l1mw + c2), np.logaddexp(lw + s1, l1mw + s2)
 
     def mean(self, w, loc, scale, gap, scale2):
         return w * _TN.mean(loc, scale) + (1 - w) * _TN.mean(loc + gap, scale2)

@@ -46,7 +46,7 @@ class TruncT(Family):
                  - (df + 1) / 2 * np.log1p(z * z / df))
         return log_t - np.log(scale) - _log_t_mass(df, -loc / scale, (1 - loc) / scale)
 
-    def _log_cdf_sf(self, theta, x):
+    def log_cdf_sf(self, theta, x):
         loc, scale, df = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
@@ -56,11 +56,11 @@ class TruncT(Family):
 
     def logcdf(self, theta, x):
         """``log P(X ≤ x | θ)``, shape (M, N)."""
-        return self._log_cdf_sf(theta, x)[0]
+        return self.log_cdf_sf(theta, x)[0]
 
     def logsf(self, theta, x):
         """``log P(X > x | θ)``, shape (M, N)."""
-        return self._log_cdf_sf(theta, x)[1]
+        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, loc, scale, df):
         t = stats.make_distribution(stats.t)(df=float(np.ravel(df)[0]))
