@@ -143,6 +143,13 @@ def _add_model_options(p):
                    help="'sample' (default): performance on these N items, the unknown labels drawn from the "
                         "posterior; 'population': performance from the model's parameters alone, as on an "
                         "unlimited pool with the same score distribution (paper §3)")
+    p.add_argument("--score-bins", type=_bins, default="auto", metavar="auto|B|exact",
+                   help="draw the unknown labels per score bin (about B equal-count bins) instead of per item: "
+                        "'auto' (default) bins into 20,000 above 50,000 distinct scores; 'exact' never bins")
+    p.add_argument("--likelihood-bins", type=_bins, default="auto", metavar="auto|B|exact",
+                   help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
+                        "(exact likelihood of the bin counts, cost independent of N): 'auto' (default) uses "
+                        "1,024 above 50,000 distinct scores; 'exact' uses every score's density")
     p.add_argument("--compare-labeled-only", action="store_true",
                    help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
                         "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
@@ -211,6 +218,19 @@ def build_parser():
     fam.add_argument("--seed", type=int, default=None, help="random seed of the held-out folds")
     fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON")
     return parser
+
+
+def _bins(text):
+    """``--score-bins`` / ``--likelihood-bins``: "auto", "exact" (None) or an integer ≥ 2."""
+    if text in ("auto", "exact"):
+        return None if text == "exact" else "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}")
+    return value
 
 
 def _requirement(text):
@@ -306,7 +326,8 @@ def _fit(args, scores=None):
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
                       score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
-                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty())
+                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
+                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins)
     return scores, ev
 
 

@@ -46,6 +46,11 @@ def test_families_and_level_options(tmp_path):
     d = json.loads(out.read_text())
     assert d["families"] == {"negative": "gamma", "positive": "truncnorm"}
     assert d["level"] == 0.8 and d["diagnostics"]["draws"] == 200
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "gamma,truncnorm",
+               "--draws", "200", "--seed", "0", "--likelihood-bins", "64", "--score-bins", "100"])
+    d = json.loads(out.read_text())
+    assert rc == 0 and d["diagnostics"]["likelihood"] == "histogram" and d["diagnostics"]["likelihood_bins"] <= 65
+    assert 50 <= d["diagnostics"]["score_bins"] <= 100
 
 
 @pytest.mark.parametrize(
@@ -76,6 +81,8 @@ def test_bad_option_values_exit_2(capsys):
     assert "known families" in capsys.readouterr().err
     assert main(["estimate", SCORES, "--level", "2"]) == 2
     assert main(["estimate", SCORES, "--draws", "abc"]) == 2
+    assert main(["estimate", SCORES, "--likelihood-bins", "1"]) == 2
+    assert main(["estimate", SCORES, "--score-bins", "some"]) == 2
     assert main(["estimate", SCORES, "--json", "/nonexistent-dir/o.json"]) == 2
 
 
