@@ -259,7 +259,23 @@ def resolve_score_bins(score_bins, n_distinct):
 def resolve_likelihood_bins(likelihood_bins, n_distinct):
     """About how many histogram bins the unlabeled scores enter the likelihood through, or None (densities).
 
-    As :func:`resolve_score_bins`, with :data:`AUTO_LIKELIHOOD_BINS` for ``"auto"``.
+    Parameters
+    ----------
+    likelihood_bins : "auto", int or None
+        As :func:`evaluate`'s ``likelihood_bins``.
+    n_distinct : int
+        Distinct scores among the N items.
+
+    Returns
+    -------
+    int or None
+        ``"auto"``: :data:`AUTO_LIKELIHOOD_BINS` above :data:`AUTO_BIN_ABOVE`
+        distinct scores, else None; an int: itself; None: None.
+
+    Raises
+    ------
+    ValueError
+        Anything else (another string, an integer < 2, a non-integer).
     """
     return _resolve_bins("likelihood_bins", likelihood_bins, n_distinct, AUTO_LIKELIHOOD_BINS)
 

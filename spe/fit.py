@@ -48,6 +48,11 @@ def likelihood_edges(x_sorted, bins):
         Model-space scores, sorted ascending.
     bins : int
         About how many bins (≥ 2).
+
+    Returns
+    -------
+    array, shape (E,)
+        Increasing edges in model space, the first at min x and the last at max x.
     """
     xs = np.asarray(x_sorted, dtype=float)
     half = max(int(bins) // 2, 1)

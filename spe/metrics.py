@@ -143,8 +143,7 @@ class ScoreGroups:
         mean = np.bincount(bin_of_distinct, weights=counts * -uniq, minlength=b) / weight
         n_pos = np.bincount(bin_of_distinct[lab_pos], minlength=b)
         n_neg = np.bincount(bin_of_distinct[lab_neg], minlength=b)
-        n_all = np.bincount(bin_of_distinct, weights=counts, minlength=b).astype(np.int64)
-        return cls(-uniq[ends], n_all - n_pos - n_neg, n_pos, n_neg,
+        return cls(-uniq[ends], weight.astype(np.int64) - n_pos - n_neg, n_pos, n_neg,
                    None if inv is None else bin_of_distinct[inv], mean, True, _item_scores=s)
 
     @property

@@ -69,6 +69,7 @@ class AsymGauss(Family):
         return _LOG_2_OVER_SQRT_2PI - np.log(left + right) - 0.5 * (d / s) ** 2
 
     def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N), from the two half-normals."""
         mode, left, right = self._columns(theta)
         x = np.asarray(x, dtype=float)[None, :]
         w_l = left / (left + right)
@@ -81,14 +82,6 @@ class AsymGauss(Family):
             cdf = np.where(d <= 0, low_cdf, np.log1p(-np.exp(high_sf)))
             sf = np.where(d <= 0, np.log1p(-np.exp(low_cdf)), high_sf)
         return cdf, sf
-
-    def logcdf(self, theta, x):
-        """``log P(X ≤ x | θ)``, shape (M, N), from the two half-normals."""
-        return self.log_cdf_sf(theta, x)[0]
-
-    def logsf(self, theta, x):
-        """``log P(X > x | θ)``, shape (M, N)."""
-        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, mode, left, right):
         mode, left, right = (float(np.ravel(v)[0]) for v in (mode, left, right))

@@ -51,21 +51,14 @@ class TruncNorm(Family):
         )
 
     def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N), from stable log-Φ differences (scipy's
+        truncnorm.logcdf recurses without end for some far-tail parameters)."""
         loc, scale = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
         with np.errstate(divide="ignore", invalid="ignore"):
             norm = _log_ndtr_diff(b, a)
             return _log_ndtr_diff(z, a) - norm, _log_ndtr_diff(b, z) - norm
-
-    def logcdf(self, theta, x):
-        """``log P(X ≤ x | θ)``, shape (M, N), from stable log-Φ differences (scipy's truncnorm.logcdf
-        recurses without end for some far-tail parameters)."""
-        return self.log_cdf_sf(theta, x)[0]
-
-    def logsf(self, theta, x):
-        """``log P(X > x | θ)``, shape (M, N); see :meth:`logcdf`."""
-        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, loc, scale):
         return stats.truncnorm((0 - loc) / scale, (1 - loc) / scale, loc=loc, scale=scale)

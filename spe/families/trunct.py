@@ -47,20 +47,13 @@ class TruncT(Family):
         return log_t - np.log(scale) - _log_t_mass(df, -loc / scale, (1 - loc) / scale)
 
     def log_cdf_sf(self, theta, x):
+        """Log CDF and log survival function, each (M, N), from Student-t mass differences in the nearer tail."""
         loc, scale, df = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
         with np.errstate(divide="ignore", invalid="ignore"):
             norm = _log_t_mass(df, a, b)
             return _log_t_mass(df, a, z) - norm, _log_t_mass(df, z, b) - norm
-
-    def logcdf(self, theta, x):
-        """``log P(X ≤ x | θ)``, shape (M, N)."""
-        return self.log_cdf_sf(theta, x)[0]
-
-    def logsf(self, theta, x):
-        """``log P(X > x | θ)``, shape (M, N)."""
-        return self.log_cdf_sf(theta, x)[1]
 
     def scipy_dist(self, loc, scale, df):
         t = stats.make_distribution(stats.t)(df=float(np.ravel(df)[0]))
