@@ -228,14 +228,44 @@ def test_psis_handles_minus_inf_and_normalises():
 def test_psis_keeps_raw_weights_when_arviz_cannot_smooth(monkeypatch):
     """arviz.psislw returned NaN weights (with k̂ = 0.33) for log weights spanning 8000 nats on a real
     case; psis must then give the raw normalised weights and k̂ = inf, never NaN weights."""
-    import arviz
+    from arviz_stats.base import array_stats
 
-    monkeypatch.setattr(arviz, "psislw", lambda lw: (np.full_like(lw, np.nan), 0.33))
+    monkeypatch.setattr(array_stats, "psislw", lambda ary: (np.full_like(ary, np.nan), np.float64(0.33)))
     lw = np.array([0.0, -1.0, -np.inf, -3.0])
     w, k = psis(lw)
     raw = np.exp([0.0, -1.0, -3.0])
     assert np.allclose(w[[0, 1, 3]], raw / raw.sum()) and w[2] == 0
     assert k == np.inf
+
+
+def test_psis_agrees_with_arviz_psislw():
+    """The arviz-stats PSIS used here against the reference arviz.psislw (same method, ArviZ's two
+    packages): the same k̂ and smoothed weights, on weights with a light and with a heavy tail."""
+    import warnings
+
+    import arviz
+
+    rng = np.random.default_rng(3)
+    for lw in (rng.normal(0.0, 1.0, 4000), 2.0 * rng.standard_t(5, 4000)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref_lw, ref_k = arviz.psislw(lw - lw.max())
+        ref = np.exp(ref_lw - ref_lw.max())
+        w, k = psis(lw)
+        assert abs(k - ref_k) < 0.05
+        assert np.abs(w - ref / ref.sum()).sum() < 0.02
+
+
+def test_psis_with_too_few_draws_for_a_tail_returns_raw_weights():
+    """arviz-stats raises on fewer than 5 tail draws; psis must answer (raw weights, k̂ = inf), as
+    arviz.psislw did, and psis_loo must smooth the rows it can."""
+    from spe.inference import psis_loo
+
+    lw = np.array([0.0, -0.5, -2.0])
+    w, k = psis(lw)
+    assert np.allclose(w, np.exp(lw) / np.exp(lw).sum()) and k == np.inf
+    loo, kk = psis_loo(np.log(np.full((3, 2), 0.5)), np.full(3, 1 / 3))
+    assert np.allclose(loo, np.log(0.5)) and np.all(kk == np.inf)
 
 
 def test_same_seed_same_draws():
