@@ -92,6 +92,14 @@ def gamma_logpdf(x, shape, rate):
     return np.where(x > 0, out, -np.inf)
 
 
+def beta_logpdf(x, a, b):
+    """Log density of a Beta(a, b) prior, vectorised (helper for priors; ``-inf`` outside (0, 1))."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b)
+    return np.where((x > 0) & (x < 1), out, -np.inf)
+
+
 def normal_logpdf(x, loc, scale):
     """Log density of a Normal(loc, scale) prior, vectorised (helper for priors)."""
     z = (np.asarray(x, dtype=float) - loc) / scale

@@ -47,7 +47,7 @@ of the two truncated-normal components'.
 import numpy as np
 from scipy import stats
 
-from .base import Family, Param, gamma_logpdf, normal_logpdf
+from .base import Family, Param, beta_logpdf, gamma_logpdf, normal_logpdf
 from .truncnorm import TruncNorm
 
 _TN = TruncNorm()  # the one-component density (instances do not register; subclasses do)
@@ -107,5 +107,5 @@ class TruncNorm2(Family):
         return np.array([0.5, m1, max(float(np.std(lo)), 0.02), max(m2 - m1, 0.02), max(float(np.std(hi)), 0.02)])
 
     def _log_prior(self, w, loc, scale, gap, scale2):
-        return (stats.beta.logpdf(w, 2.0, 2.0) + normal_logpdf(loc, 0.5, 1.0) + gamma_logpdf(scale, 2.0, 4.0)
+        return (beta_logpdf(w, 2.0, 2.0) + normal_logpdf(loc, 0.5, 1.0) + gamma_logpdf(scale, 2.0, 4.0)
                 + gamma_logpdf(gap, 1.5, 6.0) + gamma_logpdf(scale2, 2.0, 4.0))

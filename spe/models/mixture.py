@@ -28,6 +28,7 @@ bounded for large N.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -294,6 +295,16 @@ class MixtureData:
         xu, cu = np.unique(xu, return_counts=True)
         return cls(xu, cu.astype(float), *labeled)
 
+    @functools.cached_property
+    def x_for_negative(self):
+        """The unlabeled scores (or bin midpoints) then the labeled negatives', shape (K_u + n₀,)."""
+        return np.concatenate([self.x_unlabeled, self.x_negative])
+
+    @functools.cached_property
+    def x_for_positive(self):
+        """The unlabeled scores (or bin midpoints) then the labeled positives', shape (K_u + n₁,)."""
+        return np.concatenate([self.x_unlabeled, self.x_positive])
+
     def tempered(self, power):
         """The same data with the unlabeled likelihood raised to ``power`` ζ ∈ (0, 1] (counts × ζ)."""
         return dataclasses.replace(self, count_unlabeled=self.count_unlabeled * float(power))
@@ -497,19 +508,26 @@ class Mixture:
         with np.errstate(divide="ignore", invalid="ignore"):
             log_pi, log_1mpi = np.log(pi), np.log1p(-pi)
             ll = np.zeros(pi.shape)
-            if data.x_unlabeled.size:
-                if data.bin_edges is None:
-                    l0 = self.negative.logpdf(th0, data.x_unlabeled)
-                    l1 = self.positive.logpdf(th1, data.x_unlabeled)
-                else:  # the histogram: log P(bin | class) from CDF differences
-                    l0 = self.negative.log_bin_mass(th0, data.bin_edges, data.bin_lower, data.bin_upper)
-                    l1 = self.positive.log_bin_mass(th1, data.bin_edges, data.bin_lower, data.bin_upper)
+            ku, n0, n1 = data.x_unlabeled.size, data.x_negative.size, data.x_positive.size
+            if data.bin_edges is None:
+                # one density call per class for its unlabeled and labeled scores (the calls' overhead,
+                # not their arithmetic, is most of a MAP step's cost on the coarse grid)
+                d0 = self.negative.logpdf(th0, data.x_for_negative)
+                d1 = self.positive.logpdf(th1, data.x_for_positive)
+                l0, l1 = d0[:, :ku], d1[:, :ku]
+                lab0, lab1 = d0[:, ku:], d1[:, ku:]
+            else:  # the histogram: log P(bin | class) from CDF differences
+                l0 = self.negative.log_bin_mass(th0, data.bin_edges, data.bin_lower, data.bin_upper)
+                l1 = self.positive.log_bin_mass(th1, data.bin_edges, data.bin_lower, data.bin_upper)
+                lab0 = self.negative.logpdf(th0, data.x_negative) if n0 else None
+                lab1 = self.positive.logpdf(th1, data.x_positive) if n1 else None
+            if ku:
                 mix = np.logaddexp(log_1mpi[:, None] + l0, log_pi[:, None] + l1)
                 ll += mix @ data.count_unlabeled
-            if data.x_negative.size:
-                ll += data.x_negative.size * log_1mpi + self.negative.logpdf(th0, data.x_negative).sum(axis=1)
-            if data.x_positive.size:
-                ll += data.x_positive.size * log_pi + self.positive.logpdf(th1, data.x_positive).sum(axis=1)
+            if n0:
+                ll += n0 * log_1mpi + lab0.sum(axis=1)
+            if n1:
+                ll += n1 * log_pi + lab1.sum(axis=1)
         return np.where(np.isnan(ll), -np.inf, ll)
 
     def log_likelihood(self, u, data):
