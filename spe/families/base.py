@@ -246,8 +246,11 @@ class Family:
         edges = np.asarray(edges, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             lc, ls = self.log_cdf_sf(theta, edges)
-            lca, lcb, lsa, lsb = lc[:, lower], lc[:, upper], ls[:, lower], ls[:, upper]
-            out = np.where(lcb <= -np.log(2.0), lcb + log1mexp(lca - lcb), lsa + log1mexp(lsb - lsa))
+            lcb, lsa = lc[:, upper], ls[:, lower]
+            below = lcb <= -np.log(2.0)
+            # choose the tail before taking log1mexp, so it runs once per bin, not once per tail
+            base = np.where(below, lcb, lsa)
+            out = base + log1mexp(np.where(below, lc[:, lower], ls[:, upper]) - base)
             bad = ~np.isfinite(out) | (out > 0)
             if bad.any():
                 cols = np.flatnonzero(bad.any(axis=0))

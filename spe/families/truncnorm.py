@@ -31,8 +31,11 @@ def _log_ndtr_diff(b, a):
     flip = a > 0
     hi = np.where(flip, -a, b)
     lo = np.where(flip, -b, a)
-    lhi = special.log_ndtr(hi)
-    llo = special.log_ndtr(lo)
+    return _log1m_ratio(special.log_ndtr(hi), special.log_ndtr(lo))
+
+
+def _log1m_ratio(lhi, llo):
+    """log(e^lhi − e^llo) for llo ≤ lhi (log Φ(hi) − Φ(lo) from the two log Φ)."""
     return lhi + np.log1p(-np.exp(np.minimum(llo - lhi, 0.0)))
 
 
@@ -58,7 +61,13 @@ class TruncNorm(Family):
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
         with np.errstate(divide="ignore", invalid="ignore"):
             norm = _log_ndtr_diff(b, a)
-            return _log_ndtr_diff(z, a) - norm, _log_ndtr_diff(b, z) - norm
+            # _log_ndtr_diff(z, a) and _log_ndtr_diff(b, z), with log Φ(±z) computed once for both: the
+            # (M, N) log Φ calls are most of the cost; those of a and b are per row
+            lz, lmz = special.log_ndtr(z), special.log_ndtr(-z)
+            flip_a, flip_z = a > 0, z > 0
+            cdf = _log1m_ratio(np.where(flip_a, special.log_ndtr(-a), lz), np.where(flip_a, lmz, special.log_ndtr(a)))
+            sf = _log1m_ratio(np.where(flip_z, lmz, special.log_ndtr(b)), np.where(flip_z, special.log_ndtr(-b), lz))
+            return cdf - norm, sf - norm
 
     def scipy_dist(self, loc, scale):
         return stats.truncnorm((0 - loc) / scale, (1 - loc) / scale, loc=loc, scale=scale)
