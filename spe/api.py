@@ -216,7 +216,7 @@ def _mixture_log_odds_feature(mixture_model, scores):
 #: ``score_bins="auto"`` and ``likelihood_bins="auto"``: above this many distinct scores, draw the labels per
 #: score bin (this many bins) and let the unlabeled scores into the likelihood as a histogram (about this many).
 AUTO_BIN_ABOVE = 50_000
-AUTO_SCORE_BINS = 20_000
+AUTO_SCORE_BINS = 10_000
 AUTO_LIKELIHOOD_BINS = 1024
 
 
@@ -363,9 +363,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         Show a progress bar while NUTS samples (``inference="nuts"`` only).
     score_bins : "auto", int or None
         For large N, draw the unknown labels per score bin instead of per
-        item (:func:`spe.metrics.sample_performance`): about B equal-count
-        bins, Binomial label counts per bin, thresholds at bin boundaries,
-        item probabilities interpolated between bins. ``"auto"`` (default):
+        item (:func:`spe.metrics.sample_performance`): at most B bins, half
+        of their boundaries at equal steps of the expected positives and
+        half at equal steps of the expected negatives under the posterior
+        mean of p(y = 1 | s) (recall and false positive rate both resolved
+        in steps of about 2/B), Binomial label counts per bin, thresholds
+        at bin boundaries, item probabilities interpolated between bins. ``"auto"`` (default):
         :data:`AUTO_SCORE_BINS` bins when there are more than
         :data:`AUTO_BIN_ABOVE` distinct scores, else exact; None: always
         exact (O(M · N) work).

@@ -144,8 +144,9 @@ def _add_model_options(p):
                         "posterior; 'population': performance from the model's parameters alone, as on an "
                         "unlimited pool with the same score distribution (paper §3)")
     p.add_argument("--score-bins", type=_bins, default="auto", metavar="auto|B|exact",
-                   help="draw the unknown labels per score bin (about B equal-count bins) instead of per item: "
-                        "'auto' (default) bins into 20,000 above 50,000 distinct scores; 'exact' never bins")
+                   help="draw the unknown labels per score bin instead of per item (at most B bins, placed at "
+                        "equal steps of expected positives and of expected negatives): 'auto' (default) uses "
+                        "10,000 above 50,000 distinct scores; 'exact' never bins")
     p.add_argument("--likelihood-bins", type=_bins, default="auto", metavar="auto|B|exact",
                    help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
                         "(exact likelihood of the bin counts, cost independent of N): 'auto' (default) uses "

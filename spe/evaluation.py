@@ -681,8 +681,8 @@ class Evaluation:
         The weighted average over draws of p(y = 1 | s_i, θ_m); labeled
         items keep their label (0 or 1). When the label draws were binned
         (``diagnostics["score_bins"]``), p̂ is computed at each bin's mean
-        score and interpolated linearly in the score between them (O(M · B)
-        instead of O(M · N)).
+        score and at the lowest and highest scores, and interpolated
+        linearly in the score between them (O(M · B) instead of O(M · N)).
 
         Returns
         -------
@@ -691,8 +691,8 @@ class Evaluation:
         """
         groups = self.performance.replay[1] if self.performance.replay else None
         binned = groups is not None and groups.binned
-        if binned:
-            at = np.sort(groups.p_scores)
+        if binned:  # the bins' mean scores, and the end scores (beyond the end bins' means)
+            at = np.unique(np.concatenate([groups.p_scores, [self.scores.min(), self.scores.max()]]))
         else:
             at, inv = np.unique(self.scores, return_inverse=True)
         w = self.weights

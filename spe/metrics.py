@@ -33,6 +33,7 @@ __all__ = [
     "ScoreGroups",
     "SamplePerformance",
     "sample_performance",
+    "posterior_mean_probability",
     "curves_from_counts",
     "pr_at_recall",
     "roc_at_fpr",
@@ -101,16 +102,25 @@ class ScoreGroups:
         return np.searchsorted(-self.scores, -np.asarray(item_scores, dtype=float), side="left")
 
     @classmethod
-    def build(cls, scores, labeled_index, labeled_value, bins=None, sorted_scores=None):
-        """Group N scores (N,) with n labels; ``bins`` (int): merge distinct scores into ≈ equal-count bins.
+    def build(cls, scores, labeled_index, labeled_value, bins=None, sorted_scores=None, guide=None):
+        """Group N scores (N,) with n labels; ``bins`` (int): merge distinct scores into at most that many bins.
 
         With ``bins`` and more distinct scores than that, consecutive
-        distinct scores are merged into about ``bins`` groups of about
-        N / bins items each (a tie is never split), so the label draws cost
-        O(M · bins) instead of O(M · distinct scores). Cost O(N log N), or
-        O(N) given ``sorted_scores`` (the scores sorted ascending), with the
-        groups of all N items then found only when asked for
-        (:attr:`group_of_item`).
+        distinct scores are merged into at most ``bins`` groups (a tie is
+        never split), so the label draws cost O(M · bins) instead of
+        O(M · distinct scores). Without ``guide`` the bins hold about
+        N / bins items each. With ``guide`` — a function giving an estimate
+        of p(y = 1 | s) at scores s (K,) → (K,), e.g. the posterior mean —
+        half of the bin boundaries are at equal steps of the expected
+        positives counted from the top score and half at equal steps of the
+        expected negatives: every bin then holds at most 2/bins of the
+        positives and at most 2/bins of the negatives, so both the recall
+        and the false positive rate are resolved in steps of 2/bins. Equal
+        item counts would put most bins among the negatives at a low
+        prevalence and resolve the recall only in steps of 1/(π · bins).
+        Cost O(N log N), or O(N) given ``sorted_scores`` (the scores sorted
+        ascending), with the groups of all N items then found only when
+        asked for (:attr:`group_of_item`).
         """
         s = np.asarray(scores, dtype=float)
         labeled_index = np.asarray(labeled_index, dtype=int)
@@ -132,9 +142,18 @@ class ScoreGroups:
             n_pos = np.bincount(lab_pos, minlength=k)
             n_neg = np.bincount(lab_neg, minlength=k)
             return cls(-uniq, counts - n_pos - n_neg, n_pos, n_neg, inv, _item_scores=s)
-        cum = np.cumsum(counts)
-        targets = cum[-1] * np.arange(1, int(bins)) / int(bins)
-        starts = np.unique(np.concatenate([[0], np.searchsorted(cum, targets, side="right")]))
+        if guide is None:
+            mass = [counts.astype(float)]
+        else:  # expected positives and expected negatives per distinct score
+            p = np.clip(np.nan_to_num(np.asarray(guide(-uniq), dtype=float), nan=0.5), 0.0, 1.0)
+            mass = [counts * p, counts * (1.0 - p)]
+        per = max(int(bins) // len(mass), 1)
+        cuts = [[0]]
+        for m in mass:
+            cum = np.cumsum(m)
+            if cum[-1] > 0:
+                cuts.append(np.searchsorted(cum, cum[-1] * np.arange(1, per) / per, side="right"))
+        starts = np.unique(np.concatenate(cuts))
         starts = starts[starts < k]
         bin_of_distinct = np.searchsorted(starts, np.arange(k), side="right") - 1
         b = starts.size
@@ -492,6 +511,42 @@ def _expected_positive_blocks(model, groups):
         yield rows, p * counts[None, :]
 
 
+#: Score quantiles at which the posterior mean of p(y = 1 | s) is evaluated to place the label-draw bins.
+GUIDE_POINTS = 1025
+
+
+def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS):
+    """The posterior mean of p(y = 1 | s) as a function of the score, for placing score bins.
+
+    Evaluated under all M draws (weighted) at ``points`` quantiles of the
+    scores and interpolated linearly between them; cost O(M · points).
+
+    Parameters
+    ----------
+    model : FittedScoreModel
+    sorted_scores : array, shape (N,)
+        All scores, sorted ascending (score units).
+    points : int
+
+    Returns
+    -------
+    callable
+        Scores s (K,) → Σ_m w_m p(y = 1 | s, θ_m), shape (K,), probabilities.
+    """
+    ss = np.asarray(sorted_scores, dtype=float)
+    pos = np.linspace(0.0, ss.size - 1.0, int(points))
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, ss.size - 1)
+    grid = np.unique(ss[lo] + (pos - lo) * (ss[hi] - ss[lo]))
+    weights = np.asarray(model.weights, dtype=float)
+    mean = np.zeros(grid.size)
+    step = max(1, _BLOCK // grid.size)
+    for start in range(0, model.n_draws, step):
+        rows = slice(start, min(start + step, model.n_draws))
+        mean += weights[rows] @ np.clip(np.nan_to_num(model.positive_probability(grid, rows), nan=0.5), 0.0, 1.0)
+    return lambda s: np.interp(s, grid, mean)
+
+
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
                        recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS, bins=None,
                        sorted_scores=None):
@@ -524,12 +579,17 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         T, thresholds kept per draw for the threshold curves
         (:func:`threshold_grid_groups`).
     bins : int or None
-        B: with more distinct scores than B, the items are grouped into
-        about B equal-count score bins (:meth:`ScoreGroups.build`) and the
-        unlabeled items of a bin are Binomial(n_unlabeled, p(y = 1 | mean
-        score of the bin, θ_m)) positives: cost O(M · B) instead of
-        O(M · N), thresholds at bin boundaries. None: exact (every distinct
-        score is its own group).
+        B: with more distinct scores than B, the items are grouped into at
+        most B score bins and the unlabeled items of a bin are
+        Binomial(n_unlabeled, p(y = 1 | mean score of the bin, θ_m))
+        positives: cost O(M · B) instead of O(M · N), thresholds at bin
+        boundaries. The bins are placed by the posterior mean of
+        p(y = 1 | s) (:func:`posterior_mean_probability`): half of the
+        boundaries at equal steps of expected positives, half at equal
+        steps of expected negatives (:meth:`ScoreGroups.build` with
+        ``guide``), so that recall and false positive rate are both
+        resolved in steps of about 2/B. None: exact (every distinct score
+        is its own group).
     sorted_scores : array, shape (N,), optional
         ``scores`` sorted ascending, if the caller has them (the groups are
         then formed in O(N); same result).
@@ -542,7 +602,12 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         and ``population`` computed on first use.
     """
     labeled_index = np.asarray(labeled_index, dtype=int)
-    groups = ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, sorted_scores=sorted_scores)
+    def guide(s):  # called only if the scores are binned
+        ss = np.sort(np.asarray(scores, dtype=float)) if sorted_scores is None else sorted_scores
+        return posterior_mean_probability(model, ss)(s)
+
+    groups = ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, sorted_scores=sorted_scores,
+                               guide=guide)
     n = np.asarray(scores).size
     lab_groups = groups.groups_of(np.asarray(scores, dtype=float)[labeled_index])
     grid_groups = threshold_grid_groups(groups, max_thresholds)

@@ -166,6 +166,36 @@ def test_binned_groups_keep_ties_whole_and_cover_every_item():
     assert not exact.binned and exact.n_groups == np.unique(s).size
 
 
+def test_guided_bins_resolve_recall_and_false_positive_rate_in_steps_of_two_over_b():
+    """With a guide p(s), half of the boundaries are at equal steps of expected positives and half at equal
+    steps of expected negatives: no bin holds more than 2/B of either (plus the one item a step can overrun
+    by). At a prevalence of 2% equal-count bins lump a fifth of the positives into the top bin."""
+    from scipy import special
+
+    from spe.metrics import ScoreGroups
+
+    rng = np.random.default_rng(5)
+    n, prevalence, bins = 50_000, 0.02, 200
+    y = rng.random(n) < prevalence
+    s = np.where(y, rng.normal(2.5, 1.0, n), rng.normal(0.0, 1.0, n))
+
+    def p(v):  # the true p(y = 1 | s) of this simulation
+        return special.expit(np.log(prevalence / (1 - prevalence)) + 2.5 * v - 2.5**2 / 2)
+
+    idx = np.arange(0, n, 2500)
+    guided = ScoreGroups.build(s, idx, y[idx].astype(int), bins=bins, guide=p)
+    plain = ScoreGroups.build(s, idx, y[idx].astype(int), bins=bins)
+    assert guided.binned and guided.n_groups <= bins and guided.counts.sum() == n
+    shares = {}
+    for name, g in (("guided", guided), ("plain", plain)):
+        pos = np.bincount(g.group_of_item, weights=p(s), minlength=g.n_groups)
+        neg = np.bincount(g.group_of_item, weights=1 - p(s), minlength=g.n_groups)
+        shares[name] = (pos.max(), pos.sum(), neg.max(), neg.sum())
+    top_pos, all_pos, top_neg, all_neg = shares["guided"]
+    assert top_pos <= 2 * all_pos / bins + 1 and top_neg <= 2 * all_neg / bins + 1
+    assert shares["plain"][0] > 0.15 * all_pos > 5 * top_pos
+
+
 @pytest.mark.parametrize("bins", [None, 300])
 def test_score_groups_from_sorted_scores_are_the_same(bins):
     """Grouping from the scores sorted (O(N), what evaluate does) gives the groups of the O(N log N) path."""
@@ -181,8 +211,9 @@ def test_score_groups_from_sorted_scores_are_the_same(bins):
     np.testing.assert_array_equal(b.groups_of(s[idx]), a.group_of_item[idx])
 
 
-def test_binned_label_draws_approximate_the_exact_curves():
-    s, y = simulate(20000, 0.2, 9)
+@pytest.mark.parametrize("prevalence", [0.2, 0.02])
+def test_binned_label_draws_approximate_the_exact_curves(prevalence):
+    s, y = simulate(20000, prevalence, 9)
     idx = np.arange(0, 20000, 500)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
