@@ -146,11 +146,9 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
     mix = Mixture(neg, pos, prevalence_prior, top=top, bottom=bottom)
     if starts is None:
         try:
-            starts = mix.initial_points(x, data)
+            starts = mix.initial_points(x, data, limit=max_starts)
         except ValueError:
             return None
-        if max_starts is not None:
-            starts = starts[:max_starts]
 
     try:
         res = find_map(

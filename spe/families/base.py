@@ -28,6 +28,7 @@ Semisupervised Classifier Evaluation and Recalibration", §2 and §4.2.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -87,8 +88,12 @@ def log1mexp(d):
 def gamma_logpdf(x, shape, rate):
     """Log density of a Gamma(shape, rate) prior, vectorised (helper for priors)."""
     x = np.asarray(x, dtype=float)
+    if np.isscalar(shape) and np.isscalar(rate):  # the usual prior constants: no array calls for them
+        const = shape * math.log(rate) - math.lgamma(shape)
+    else:
+        const = shape * np.log(rate) - special.gammaln(shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = shape * np.log(rate) - special.gammaln(shape) + (shape - 1) * np.log(x) - rate * x
+        out = const + (shape - 1) * np.log(x) - rate * x
     return np.where(x > 0, out, -np.inf)
 
 

@@ -635,7 +635,7 @@ class Mixture:
         return special.expit(np.clip(lx, padded[:, j], padded[:, j + 1]))
 
     # ----- starting points ------------------------------------------------------------
-    def initial_points(self, x, data, fractions=(0.5, 0.3, 0.1, 0.03)):
+    def initial_points(self, x, data, fractions=(0.5, 0.3, 0.1, 0.03), limit=None):
         """Data-driven starting points u (S, P) for the MAP search.
 
         Each start splits all scores at a quantile: the top fraction f (and
@@ -644,7 +644,8 @@ class Mixture:
         prevalence is tried too when there are labels of both classes.
         Above :data:`START_SAMPLE` scores, every k-th score stands in for
         all of them (a systematic sample of about that many, whatever the
-        order of the items), so the cost does not grow with N.
+        order of the items), so the cost does not grow with N. ``limit``:
+        stop after that many starts (the first ones of the full list).
         """
         x = np.asarray(x, dtype=float)
         if x.size > START_SAMPLE:
@@ -667,6 +668,8 @@ class Mixture:
                 continue
             if np.all(np.isfinite(u)):
                 starts.append(u[0])
+                if limit is not None and len(starts) >= limit:
+                    break
         if not starts:
             raise SpeInputError("could not initialise the mixture: fewer than 4 scores or all scores equal")
         return np.array(starts)
