@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .models.mixture import sorted_quantile
+
 __all__ = [
     "ScoreGroups",
     "SamplePerformance",
@@ -533,11 +535,7 @@ def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS):
     callable
         Scores s (K,) → Σ_m w_m p(y = 1 | s, θ_m), shape (K,), probabilities.
     """
-    ss = np.asarray(sorted_scores, dtype=float)
-    pos = np.linspace(0.0, ss.size - 1.0, int(points))
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, ss.size - 1)
-    grid = np.unique(ss[lo] + (pos - lo) * (ss[hi] - ss[lo]))
+    grid = np.unique(sorted_quantile(sorted_scores, np.linspace(0.0, 1.0, int(points))))
     weights = np.asarray(model.weights, dtype=float)
     mean = np.zeros(grid.size)
     step = max(1, _BLOCK // grid.size)
