@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .check import format_items
-from .metrics import _BLOCK, SamplePerformance, replay_true_positives, weighted_quantile
+from .metrics import SamplePerformance, replay_true_positives, weighted_positive_probability, weighted_quantile
 from .models.base import FittedScoreModel
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
@@ -695,12 +695,7 @@ class Evaluation:
             at = np.unique(np.concatenate([groups.p_scores, [self.scores.min(), self.scores.max()]]))
         else:
             at, inv = np.unique(self.scores, return_inverse=True)
-        w = self.weights
-        acc = np.zeros(at.size)
-        step = max(1, _BLOCK // max(at.size, 1))
-        for start in range(0, w.size, step):
-            rows = slice(start, min(start + step, w.size))
-            acc += w[rows] @ self.model.positive_probability(at, rows)
+        acc = weighted_positive_probability(self.model, at, self.weights)
         out = np.interp(self.scores, at, acc) if binned else acc[inv]
         out[self.labeled_index] = self.labeled_value
         return out

@@ -36,6 +36,7 @@ __all__ = [
     "SamplePerformance",
     "sample_performance",
     "posterior_mean_probability",
+    "weighted_positive_probability",
     "curves_from_counts",
     "pr_at_recall",
     "roc_at_fpr",
@@ -536,13 +537,32 @@ def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS):
         Scores s (K,) → Σ_m w_m p(y = 1 | s, θ_m), shape (K,), probabilities.
     """
     grid = np.unique(sorted_quantile(sorted_scores, np.linspace(0.0, 1.0, int(points))))
-    weights = np.asarray(model.weights, dtype=float)
-    mean = np.zeros(grid.size)
-    step = max(1, _BLOCK // grid.size)
-    for start in range(0, model.n_draws, step):
-        rows = slice(start, min(start + step, model.n_draws))
-        mean += weights[rows] @ np.clip(np.nan_to_num(model.positive_probability(grid, rows), nan=0.5), 0.0, 1.0)
+    mean = weighted_positive_probability(model, grid, model.weights)
     return lambda s: np.interp(s, grid, mean)
+
+
+def weighted_positive_probability(model, scores, weights):
+    """Σ_m w_m p(y = 1 | s, θ_m) at each score: (K,) → (K,), probabilities.
+
+    The weighted average over the M draws, computed in blocks of draws so
+    that no M × K array larger than the block is built.
+
+    Parameters
+    ----------
+    model : FittedScoreModel
+    scores : array, shape (K,)
+        Score units.
+    weights : array, shape (M,)
+        Weights of the draws (normalised: the result is then a mean).
+    """
+    at = np.asarray(scores, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    out = np.zeros(at.size)
+    step = max(1, _BLOCK // max(at.size, 1))
+    for start in range(0, weights.size, step):
+        rows = slice(start, min(start + step, weights.size))
+        out += weights[rows] @ model.positive_probability(at, rows)
+    return out
 
 
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
