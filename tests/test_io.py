@@ -116,6 +116,13 @@ def test_fast_and_validating_reads_give_the_same_scores(tmp_path):
     df = _read_table(tmp_path / "s.csv", ["score"])
     np.testing.assert_array_equal(fast.scores, _numeric(df, "score", str(tmp_path / "s.csv")))
     assert list(fast.ids) == ["a1", "b2", "c3", "007"]
+    # shortest round-trip and 6-digit forms over many magnitudes parse exactly as Python's float()
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=3000) * 10.0 ** rng.integers(-30, 30, 3000)
+    text = [repr(float(v)) for v in values] + [f"{v:.6g}" for v in values]
+    (tmp_path / "many.csv").write_text("score\n" + "\n".join(text) + "\n")
+    np.testing.assert_array_equal(_read_scores_fast(tmp_path / "many.csv", "score", "id").scores,
+                                  [float(t) for t in text])
     # anything irregular leaves it to the validating path, which names the row
     (tmp_path / "bad.csv").write_text("id,score\na,1\nb,\n")
     assert _read_scores_fast(tmp_path / "bad.csv", "score", "id") is None
