@@ -138,7 +138,9 @@ def _run_trial(args):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed, score_model=score_model)
+        # workers=1: the jobs already use the cores (same result as the default, one process per estimate)
+        ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed, score_model=score_model,
+                          workers=1)
     secs = time.perf_counter() - t0
     pr = ev.pr_curve()
     naive = labeled_only_pr_curve(s, idx, y[idx])

@@ -8,7 +8,8 @@ Python process so that its peak memory (``ru_maxrss``) is its own:
 * ``floor``: read the scores with pandas and sort them — what any method
   must at least do;
 * ``evaluate``: ``spe.read_scores`` + ``spe.evaluate`` (default draws, the
-  importance-sampling path), timed from before ``import spe``;
+  importance-sampling path, default ``workers``: all usable cores), timed
+  from before ``import spe``;
 * ``estimate``: the whole ``spe estimate SCORES --labels LABELS --json OUT``
   command, in-process through ``spe.cli.main``;
 * ``nuts``: ``spe.evaluate(..., inference="nuts")`` for N up to
@@ -72,6 +73,8 @@ else:
                   prevalence=ev.prevalence().mean)
 result["seconds"] = time.perf_counter() - t0
 result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# the family screening's forked workers (spe.parallel): the largest one's peak; they share the parent's pages
+result["worker_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps(result))
 """
 
@@ -120,6 +123,10 @@ def main(argv=None):
     print(wide.to_string())
     print("\npeak memory, MB (ru_maxrss):")
     print(mem.to_string())
+    workers = table.pivot(index="N", columns="path", values="worker_peak_mb").round(0)
+    print("\npeak memory of the largest forked screening worker, MB (ru_maxrss of the children; copy-on-write "
+          "pages shared with the process above count in both):")
+    print(workers.to_string())
     ess = table[table.path.isin(["evaluate", "nuts"]) & table.get("ess", pd.Series(dtype=float)).notna()]
     if len(ess):
         ess = ess.assign(seconds_per_effective_draw=ess.sampling_seconds / ess.ess)

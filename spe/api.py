@@ -17,6 +17,7 @@ from .models.average import average_models
 from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
 from .models.mixture import outward_envelope, pivot_index, sorted_quantile
 from .models.recalibration import fit_recalibration
+from .parallel import resolve_workers
 
 #: The score models ``score_model="average"`` averages by evidence.
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
@@ -283,7 +284,7 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
              temper=True, monotone=True, progressbar=False, score_bins="auto",
-             likelihood_bins="auto"):
+             likelihood_bins="auto", workers=None):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -392,6 +393,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         False keeps the paper's Bayes rule, which can fall at the top scores
         and rise at the bottom, and its identification (positive mean above
         the negative mean).
+    workers : int or None
+        Processes that fit the candidate family pairs in parallel (the
+        family screening, a fixed ≈ 2–4 s whatever N is; :mod:`spe.parallel`).
+        None (default): all usable cores, at most 8; 1: none. Workers are
+        forked, so only on Linux; elsewhere the pairs are fitted here. The
+        result is the same for any value.
 
     Returns
     -------
@@ -403,8 +410,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         Non-finite scores, fewer than 4 scores, labels other than 0/1,
         positions outside the scores, duplicate positions.
     ValueError
-        Bad ``families``, ``draws``, ``level``, ``inference``, ``score_model``
-        or ``score_type`` (also: ``score_model="calibrated"`` for decision
+        Bad ``families``, ``draws``, ``level``, ``inference``, ``score_model``,
+        ``score_type`` or ``workers`` (also: ``score_model="calibrated"`` for decision
         scores, ``score_type="probability"`` for scores outside [0, 1]).
 
     Warns
@@ -443,6 +450,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         raise ValueError("score_model='calibrated' reads the scores as probabilities or log-odds; these are decision "
                          "values of unknown scale (pass score_type='log-odds' if they are log-odds)")
     index, value = normalize_labels(labels, s.size)
+    resolve_workers(workers)  # a bad value fails before any work
     rng = np.random.default_rng(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = rng.spawn(5)
     s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
@@ -457,7 +465,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                                        score_type=score_type, monotone=bool(monotone),
                                        identify_top=bool(monotone), inference=inference,
                                        progressbar=bool(progressbar), likelihood_bins=like_bins,
-                                       sorted_scores=s_sorted)
+                                       sorted_scores=s_sorted, workers=workers)
     mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s_sorted),
@@ -488,7 +496,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         model = fitted[0]
     else:
         model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
-    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted)
+    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
+                              workers=workers)
     mix = mixture.details["mixture"]
     diagnostics = dict(mixture.diagnostics)
     diagnostics["score_model"] = score_model

@@ -151,6 +151,9 @@ def _add_model_options(p):
                    help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
                         "(exact likelihood of the bin counts, cost independent of N): 'auto' (default) uses "
                         "1,024 above 50,000 distinct scores; 'exact' uses every score's density")
+    p.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
+                   help="processes that fit the candidate family pairs in parallel (Linux; the result is the same "
+                        "for any K): 'auto' (default) uses all usable cores, at most 8; 1 fits them one by one")
     p.add_argument("--compare-labeled-only", action="store_true",
                    help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
                         "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
@@ -218,6 +221,9 @@ def build_parser():
     fam.add_argument("--top", type=int, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
     fam.add_argument("--seed", type=int, default=None, help="random seed of the held-out folds")
     fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON")
+    fam.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
+                     help="processes that fit the family pairs in parallel (Linux; default 'auto': all usable "
+                          "cores, at most 8)")
     return parser
 
 
@@ -231,6 +237,19 @@ def _bins(text):
         raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}") from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}")
+    return value
+
+
+def _workers(text):
+    """``--workers``: "auto" (None) or an integer ≥ 1."""
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or an integer ≥ 1, got {text!r}")
     return value
 
 
@@ -328,7 +347,7 @@ def _fit(args, scores=None):
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
                       score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
                       monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
-                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins)
+                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers)
     return scores, ev
 
 
@@ -567,7 +586,7 @@ def _families(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = family_table(scores.scores, labels, score_type=args.score_type, score_space=args.score_space,
-                             rng=args.seed)
+                             rng=args.seed, workers=args.workers)
     if args.json:
         _atomic_write(args.json, (json.dumps(table.to_dict(), indent=1) + "\n").encode())
     print(table.summary(top=args.top))

@@ -67,7 +67,7 @@ MONOTONE_GRID = 513
 
 def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
                   resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True,
-                  refit=3, likelihood_bins=None, sorted_scores=None):
+                  refit=3, likelihood_bins=None, sorted_scores=None, workers=None):
     """Map the scores to model space and fit and rank the family pairs by BIC (paper §4.2).
 
     The first half of :func:`fit_mixture` (see there for the parameters):
@@ -79,6 +79,7 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     ``likelihood_bins`` the final fits see the unlabeled scores as a
     histogram (:func:`likelihood_edges`). ``sorted_scores``: the scores
     sorted ascending, if the caller has them (saves a sort at large N).
+    ``workers``: processes for the screening (:class:`spe.parallel.TaskPool`).
 
     Returns
     -------
@@ -112,11 +113,11 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     if identify_top:
         top, bottom = float(np.max(x)), float(np.min(x))
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
-                                    bottom=bottom, extend=extend, refit=refit)
+                                    bottom=bottom, extend=extend, refit=refit, workers=workers)
     if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
         top = bottom = None
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
-                                    extend=extend, refit=refit)
+                                    extend=extend, refit=refit, workers=workers)
     if not ranking:
         raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
     return space, x, data, pairs, ranking, top, bottom
@@ -126,7 +127,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
                 score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
                 identify_top=True, inference="importance", progressbar=False, likelihood_bins=None,
-                sorted_scores=None):
+                sorted_scores=None, workers=None):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -172,6 +173,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     sorted_scores : array, shape (N,), optional
         ``scores`` sorted ascending, if the caller has them: the
         quantiles, bins and checks below read them instead of sorting again.
+    workers : int or None
+        Processes for the family screening (:class:`spe.parallel.TaskPool`;
+        None: the usable cores, 1: none). The result does not depend on it.
     score_space : {"linear", "logit", "auto"}
         How scores are mapped to model space (:class:`ScoreSpace`).
     check : bool
@@ -215,7 +219,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     space, x, data, pairs, ranking, top, bottom = rank_families(
         scores, labeled_index, labeled_value, families=families, prevalence_prior=prevalence_prior,
         resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top,
-        likelihood_bins=likelihood_bins, sorted_scores=sorted_scores)
+        likelihood_bins=likelihood_bins, sorted_scores=sorted_scores, workers=workers)
     x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
     best = ranking[0]
     mix = best.mixture

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .models.mixture import sorted_quantile
+from .parallel import resolve_workers, thread_map
 
 __all__ = [
     "ScoreGroups",
@@ -444,19 +445,29 @@ class _Accumulator:
         self.lab_groups, self.grid_groups, self.n = lab_groups, grid_groups, n_items
         self.parts = {key: [] for key in ("prev", "ap", "auc", "eer", "pr", "roc", "tp", "lrec", "lprec")}
 
-    def add(self, tp, fp):
-        parts = self.parts
-        parts["prev"].append(tp[:, -1] / self.n)
+    def block(self, tp, fp):
+        """The per-draw results of one block of draws (a pure function, safe to run in threads)."""
         poly = _roc_polyline(tp, fp)
-        parts["ap"].append(average_precision(tp, fp, poly))
-        parts["auc"].append(roc_auc(tp, fp, poly))
-        parts["eer"].append(equal_error_rate(tp, fp, poly))
-        parts["pr"].append(pr_at_recall(tp, fp, self.recall_grid))
-        parts["roc"].append(roc_at_fpr(tp, fp, self.fpr_grid, poly))
-        parts["tp"].append(tp[:, self.grid_groups[::-1]])
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts["lrec"].append(tp[:, self.lab_groups] / tp[:, -1:])
-            parts["lprec"].append(tp[:, self.lab_groups] / (tp[:, self.lab_groups] + fp[:, self.lab_groups]))
+            return {
+                "prev": tp[:, -1] / self.n,
+                "ap": average_precision(tp, fp, poly),
+                "auc": roc_auc(tp, fp, poly),
+                "eer": equal_error_rate(tp, fp, poly),
+                "pr": pr_at_recall(tp, fp, self.recall_grid),
+                "roc": roc_at_fpr(tp, fp, self.fpr_grid, poly),
+                "tp": tp[:, self.grid_groups[::-1]],
+                "lrec": tp[:, self.lab_groups] / tp[:, -1:],
+                "lprec": tp[:, self.lab_groups] / (tp[:, self.lab_groups] + fp[:, self.lab_groups]),
+            }
+
+    def append(self, block):
+        """Keep one :meth:`block`'s results (blocks in the order of the draws)."""
+        for key, value in block.items():
+            self.parts[key].append(value)
+
+    def add(self, tp, fp):
+        self.append(self.block(tp, fp))
 
     def result(self, weights, groups, kind):
         cat = {key: np.concatenate(v) for key, v in self.parts.items()}
@@ -478,38 +489,48 @@ def _label_streams(rng, m):
     return [np.random.Generator(kind(s)) for s in seeds], (kind, seeds)
 
 
-def _positive_count_blocks(model, groups, streams):
-    """Blocks of drawn positives per score group: yields (rows, pos (M_block, K)).
+def _draw_blocks(n_draws, n_groups, workers=1):
+    """Row slices of the M draws in blocks of at most ``_BLOCK`` (draw, group) cells; with several
+    workers, at least 4 blocks per worker so that the threads share the work evenly."""
+    step = max(1, _BLOCK // max(n_groups, 1))
+    if workers > 1:
+        step = min(step, max(1, -(-n_draws // (4 * workers))))
+    return [slice(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
+
+
+def _positive_counts(model, groups, streams, rows):
+    """Drawn positives per score group under the draws ``rows``: (M_block, K) integers.
 
     Under each draw m the unlabeled items of a group with score s are
     Binomial(n_unlabeled, p(y = 1 | s, θ_m)) positives (eq. 7), drawn from
-    stream m; the labeled positives are added as they are.
+    stream m (so the counts do not depend on how the draws are blocked);
+    the labeled positives are added as they are.
     """
     k = groups.n_groups
     unl = groups.n_unlabeled
     has_unl = unl > 0
-    step = max(1, _BLOCK // max(k, 1))
-    for start in range(0, model.n_draws, step):
-        rows = slice(start, min(start + step, model.n_draws))
-        mb = rows.stop - rows.start
-        pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
-        if has_unl.any():
-            p = np.clip(model.positive_probability(groups.p_scores[has_unl], rows), 0.0, 1.0)
-            drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
-            for r in range(mb):
-                drawn[r] = streams[start + r].binomial(unl[has_unl], p[r])
-            pos = pos.copy()
-            pos[:, has_unl] += drawn
-        yield rows, pos
+    mb = rows.stop - rows.start
+    pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
+    if has_unl.any():
+        p = np.clip(model.positive_probability(groups.p_scores[has_unl], rows), 0.0, 1.0)
+        drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
+        for r in range(mb):
+            drawn[r] = streams[rows.start + r].binomial(unl[has_unl], p[r])
+        pos = pos.copy()
+        pos[:, has_unl] += drawn
+    return pos
+
+
+def _positive_count_blocks(model, groups, streams):
+    """Blocks of drawn positives per score group: yields (rows, pos (M_block, K)) (:func:`_positive_counts`)."""
+    for rows in _draw_blocks(model.n_draws, groups.n_groups):
+        yield rows, _positive_counts(model, groups, streams, rows)
 
 
 def _expected_positive_blocks(model, groups):
     """Blocks of expected positives per score group under each draw: counts_k · p(y = 1 | s_k, θ_m)."""
-    k = groups.n_groups
-    step = max(1, _BLOCK // max(k, 1))
     counts = groups.counts.astype(float)
-    for start in range(0, model.n_draws, step):
-        rows = slice(start, min(start + step, model.n_draws))
+    for rows in _draw_blocks(model.n_draws, groups.n_groups):
         p = np.clip(model.positive_probability(groups.p_scores, rows), 0.0, 1.0)
         yield rows, p * counts[None, :]
 
@@ -567,7 +588,7 @@ def weighted_positive_probability(model, scores, weights):
 
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
                        recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS, bins=None,
-                       sorted_scores=None):
+                       sorted_scores=None, workers=1):
     """Draw the unknown labels under each posterior draw and compute the curves (paper §3, §3.1).
 
     Sample performance: under draw m the unknown labels are drawn from
@@ -611,6 +632,11 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     sorted_scores : array, shape (N,), optional
         ``scores`` sorted ascending, if the caller has them (the groups are
         then formed in O(N); same result).
+    workers : int or None
+        Threads that draw the labels and compute the curves of blocks of
+        draws (:func:`spe.parallel.thread_map`; None: the usable cores).
+        Every draw has its own random stream, so the result does not depend
+        on it.
 
     Returns
     -------
@@ -632,8 +658,13 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     streams, seeds = _label_streams(rng, model.n_draws)
     weights = np.asarray(model.weights, dtype=float)
     sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
-    for _, pos in _positive_count_blocks(model, groups, streams):
-        sample.add(*curves_from_counts(pos, groups.counts))
+    threads = resolve_workers(workers)
+
+    def block(rows):
+        return sample.block(*curves_from_counts(_positive_counts(model, groups, streams, rows), groups.counts))
+
+    for part in thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, threads), threads):
+        sample.append(part)
     perf = sample.result(weights, groups, "sample")
     perf.replay = (model, groups, seeds, lab_groups, grid_groups)
     return perf

@@ -32,6 +32,7 @@ from .api import _as_scores, normalize_labels
 from .evaluation import _jsonable
 from .fit import LIKELIHOOD_RESOLUTION, SCREENING_RESOLUTION, rank_families
 from .models.mixture import MixtureData, resolve_score_type
+from .parallel import TaskPool, resolve_workers
 from .select import (
     DECISION_NEGATIVE_CANDIDATES,
     DEFAULT_CANDIDATES,
@@ -131,7 +132,7 @@ def _held_out_ranking(xl, names, folds, rng):
 
 
 def family_table(scores, labels=None, *, score_type="auto", score_space="linear", folds=5, rng=None,
-                 resolution=LIKELIHOOD_RESOLUTION) -> FamilyTable:
+                 resolution=LIKELIHOOD_RESOLUTION, workers=None) -> FamilyTable:
     """Rank the class-conditional families for these scores, per class and in pairs (paper §4.2, Table 1).
 
     Parameters
@@ -149,6 +150,9 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
         Fold assignment.
     resolution : float or None
         Model-space grid of the unlabeled likelihood (as in :func:`spe.evaluate`).
+    workers : int or None
+        Processes for the pair fits (as in :func:`spe.evaluate`); the table
+        does not depend on it.
 
     Returns
     -------
@@ -163,17 +167,20 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     """
     s = _as_scores(scores)
     index, value = normalize_labels(labels, s.size)
+    resolve_workers(workers)
     kind = resolve_score_type(s, score_type)
     rng = np.random.default_rng(rng)
     names = [f for f in DEFAULT_CANDIDATES + EXTENDED_CANDIDATES if f != "beta" or kind == "probability"]
     _, x, data, _, auto_ranking, _, _ = rank_families(s, index, value, families="auto", resolution=resolution,
-                                                      score_space=score_space, score_type=kind)
+                                                      score_space=score_space, score_type=kind, workers=workers)
     # every pair on the same coarse grid, so that their BICs compare (the refit of the best few on the fine grid
     # would put them on another scale)
     _, _, _, all_pairs, ranking, _, _ = rank_families(s, index, value, families="all", resolution=resolution,
-                                                      score_space=score_space, score_type=kind, refit=0)
+                                                      score_space=score_space, score_type=kind, refit=0,
+                                                      workers=workers)
     screen = MixtureData.build(x, index, value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
-    soft = rank_class_families(auto_ranking[0], screen, names)
+    with TaskPool(workers) as pool:
+        soft = rank_class_families(auto_ranking[0], screen, names, pool=pool)
     classes, notes = {}, []
     for cls, yv in (("negative", 0), ("positive", 1)):
         xl = x[index[value == yv]]

@@ -11,6 +11,7 @@ the paper's rule.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from itertools import product
 
@@ -19,6 +20,7 @@ import numpy as np
 from .families import family_names, get_family
 from .inference import find_map
 from .models.mixture import Mixture, MixtureData
+from .parallel import TaskPool
 
 __all__ = ["FamilyFit", "ClassFamilyFit", "rank_family_pairs", "rank_class_families", "fit_family_weighted",
            "parse_families", "DEFAULT_CANDIDATES", "EXTENDED_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]
@@ -161,8 +163,20 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
     return FamilyFit(mix, res.u, res.log_posterior, ll, bic, res.n_starts, res.n_agree)
 
 
+#: What the screening's worker processes inherit, by call: {token: (x, screen data, fit_pair options)}.
+_SCREENING = {}
+_SCREENING_TOKENS = itertools.count()
+
+
+def _screen_pair(token, neg, pos):
+    """:func:`fit_pair` of one pair on the screening data registered under ``token`` (a worker task)."""
+    x, screen, options = _SCREENING[token]
+    return fit_pair(neg, pos, x, screen, **options)
+
+
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
-                      screen_data=None, top=None, bottom=None, extend=(), class_top=CLASS_SCREEN_TOP):
+                      screen_data=None, top=None, bottom=None, extend=(), class_top=CLASS_SCREEN_TOP,
+                      workers=None):
     """Fit each (negative, positive) pair by MAP and rank by BIC, best first.
 
     All pairs are first screened on the coarse ``screen_data`` with
@@ -198,6 +212,9 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         (:func:`rank_class_families`), and the pairs of the ``class_top``
         best per class not yet tried are screened too.
     class_top : int
+    workers : int or None
+        Processes for the screening (:class:`spe.parallel.TaskPool`; None:
+        the usable cores). The ranking does not depend on it.
 
     Returns
     -------
@@ -209,22 +226,25 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)]
         return [f for f in fits if f is not None and np.isfinite(f.bic)]
     screen = data if screen_data is None else screen_data
-    fits = [
-        fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
-                 bottom=bottom)
-        for n, p in pairs
-    ]
-    fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
-    if extend and fits:
-        names = list(dict.fromkeys([n for pair in pairs for n in pair if n not in DECISION_NEGATIVE_CANDIDATES]
-                                   + list(extend)))
-        per_class = rank_class_families(fits[0], screen, names)
-        tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
-        extra = [(n.family, p.family) for n in per_class["negative"][:class_top] for p in per_class["positive"][:class_top]
-                 if (n.family, p.family) not in tried]
-        more = [fit_pair(n, p, x, screen, prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
-                         bottom=bottom) for n, p in extra]
-        fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
+    token = next(_SCREENING_TOKENS)
+    # registered before the pool forks its workers, which inherit it instead of receiving pickled copies
+    _SCREENING[token] = (x, screen, dict(prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
+                                         bottom=bottom))
+    try:
+        with TaskPool(workers) as pool:
+            fits = pool.map(_screen_pair, [token] * len(pairs), *zip(*pairs))
+            fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
+            if extend and fits:
+                names = list(dict.fromkeys([n for pair in pairs for n in pair
+                                            if n not in DECISION_NEGATIVE_CANDIDATES] + list(extend)))
+                per_class = rank_class_families(fits[0], screen, names, pool=pool)
+                tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
+                extra = [(n.family, p.family) for n in per_class["negative"][:class_top]
+                         for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
+                more = pool.map(_screen_pair, [token] * len(extra), *zip(*extra)) if extra else []
+                fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
+    finally:
+        del _SCREENING[token]
     refitted = []
     for f in fits[:refit]:
         g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
@@ -318,7 +338,7 @@ def fit_family_weighted(family, x, w):
     return ClassFamilyFit(fam.name, theta[0], ll, ll - 0.5 * fam.n_params * np.log(w.sum()))
 
 
-def rank_class_families(fit, data, candidates):
+def rank_class_families(fit, data, candidates, *, pool=None):
     """Rank families for each class on the soft assignment of a fitted mixture (paper §4.2, per class).
 
     Every unlabeled score bin is split between the classes by the fit's
@@ -332,6 +352,8 @@ def rank_class_families(fit, data, candidates):
         A fitted mixture (typically the best default pair).
     data : MixtureData
     candidates : sequence of str
+    pool : spe.parallel.TaskPool, optional
+        Runs the 2 × len(candidates) fits (default: one after the other here).
 
     Returns
     -------
@@ -344,8 +366,9 @@ def rank_class_families(fit, data, candidates):
     n0, n1 = data.x_negative.size, data.x_positive.size
     w_pos = np.concatenate([data.count_unlabeled * r, np.zeros(n0), np.ones(n1)])
     w_neg = np.concatenate([data.count_unlabeled * (1 - r), np.ones(n0), np.zeros(n1)])
-    out = {}
-    for cls, w in (("negative", w_neg), ("positive", w_pos)):
-        fits = [fit_family_weighted(name, xs, w) for name in candidates]
-        out[cls] = sorted([f for f in fits if f is not None], key=lambda f: -f.bic)
-    return out
+    names = list(candidates)
+    k = len(names)
+    ws = [w_neg] * k + [w_pos] * k
+    fits = (pool or TaskPool(1)).map(fit_family_weighted, names * 2, [xs] * (2 * k), ws)
+    return {cls: sorted([f for f in part if f is not None], key=lambda f: -f.bic)
+            for cls, part in (("negative", fits[:k]), ("positive", fits[k:]))}

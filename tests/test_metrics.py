@@ -135,8 +135,11 @@ def test_result_does_not_depend_on_block_size(monkeypatch):
     a = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
     monkeypatch.setattr(metrics, "_BLOCK", 1000)  # 2 draws per block
     b = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
-    np.testing.assert_array_equal(a.precision_at_recall, b.precision_at_recall)
-    np.testing.assert_array_equal(a.roc_auc, b.roc_auc)
+    c = sample_performance(model, s, np.array([1]), np.array([1]), rng=2, workers=3)  # blocks over 3 threads
+    for other in (b, c):
+        np.testing.assert_array_equal(a.precision_at_recall, other.precision_at_recall)
+        np.testing.assert_array_equal(a.roc_auc, other.roc_auc)
+        np.testing.assert_array_equal(a.true_positives, other.true_positives)
 
 
 def test_pr_curve_from_labels_is_the_truth_definition():

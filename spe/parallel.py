@@ -1,0 +1,168 @@
+"""Independent fits on several cores: the family screening (paper §4.2).
+
+Choosing the class-conditional families fits some twenty family pairs by
+MAP, each independent of the others and each a deterministic function of
+the same (coarse) data; it is the largest part of ``spe.evaluate``'s time
+that does not grow with N. :class:`TaskPool` maps such fits over worker
+processes with the standard library's ``concurrent.futures``.
+
+Workers are *forked* from the calling process (Linux only): they inherit
+the scores and the coarse data instead of receiving pickled copies, and
+they start in milliseconds because ``spe``, numpy and scipy are already
+imported. Elsewhere (macOS, Windows, where forking a process that holds
+threads is unsafe or impossible), inside a daemonic process (which may not
+have children), with one usable core or with ``workers=1``, the tasks run
+one after the other in this process. Either way the results are the same,
+in the same order: each task is a pure function of its arguments.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import warnings
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+__all__ = ["TaskPool", "thread_map", "resolve_workers", "usable_cpus", "can_fork", "MAX_AUTO_WORKERS"]
+
+#: ``workers=None`` uses the usable cores, at most this many (the screening has about twenty tasks).
+MAX_AUTO_WORKERS = 8
+
+
+def usable_cpus():
+    """Number of CPU cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def can_fork():
+    """True where :class:`TaskPool` forks workers: Linux, and not inside a daemonic process."""
+    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
+
+
+def resolve_workers(workers):
+    """The number of workers (processes or threads) for ``workers``.
+
+    Parameters
+    ----------
+    workers : int or None
+        None: the usable cores (:func:`usable_cpus`), at most
+        :data:`MAX_AUTO_WORKERS`; k ≥ 1: k (1: no parallelism).
+
+    Returns
+    -------
+    int
+        ≥ 1.
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` is not None or a positive integer.
+    """
+    if workers is None:
+        return min(usable_cpus(), MAX_AUTO_WORKERS)
+    try:
+        n = int(workers)
+    except (TypeError, ValueError):
+        n = 0
+    if n != workers or n < 1:
+        raise ValueError(f"workers must be None (all usable cores) or a positive integer, got {workers!r}")
+    return n
+
+
+def thread_map(fn, items, workers):
+    """``[fn(item) for item in items]``, over ``workers`` threads when more than one.
+
+    For tasks that spend their time in numpy and scipy calls that release
+    the GIL on large arrays (ufuncs, ``Generator.binomial``): the threads
+    then use the cores in parallel. ``fn`` must be safe to call
+    concurrently; the results come back in the order of ``items``.
+    """
+    items = list(items)
+    if workers <= 1 or len(items) <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(min(workers, len(items))) as pool:
+        return list(pool.map(fn, items))
+
+
+def _single_threaded_blas():
+    """Worker initializer: one BLAS thread per worker.
+
+    The tasks are many small array operations; a forked worker's own BLAS
+    thread pool (OpenBLAS spins its threads between calls) competed with
+    the other workers for the cores and made each task 3–4× slower.
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
+class TaskPool:
+    """Map independent tasks over forked worker processes, or run them here.
+
+    A context manager; the processes are started at the first
+    :meth:`map` that has more than one task, from the state of the process
+    at that moment (module globals set before then are inherited), and
+    stopped on exit. If the pool cannot start or a worker dies
+    (``OSError``, ``BrokenProcessPool``), the tasks are run in this process
+    instead, with the same results; an exception raised by a task itself is
+    raised again here, as it would be without workers.
+
+    Parameters
+    ----------
+    workers : int or None
+        As :func:`resolve_workers`.
+
+    Examples
+    --------
+    >>> from spe.parallel import TaskPool
+    >>> with TaskPool(workers=2) as pool:
+    ...     pool.map(abs, [-1, 2, -3])
+    [1, 2, 3]
+    """
+
+    def __init__(self, workers=None):
+        n = resolve_workers(workers)
+        self.workers = n if n > 1 and can_fork() else 1
+        self._executor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Stop the worker processes (waits for running tasks)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+    def map(self, fn, *iterables):
+        """``[fn(*args) for args in zip(*iterables)]``, over the workers when there are any.
+
+        ``fn`` must be a module-level function and the arguments and
+        results picklable (they travel between processes).
+        """
+        tasks = list(zip(*iterables))
+        if self.workers > 1 and len(tasks) > 1:
+            try:
+                if self._executor is None:
+                    self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                                         initializer=_single_threaded_blas)
+                with warnings.catch_warnings():
+                    # Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the
+                    # workers only run numpy/scipy on the data they inherit, and the pool falls back below
+                    warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
+                                            category=DeprecationWarning)
+                    return list(self._executor.map(fn, *zip(*tasks)))
+            except (OSError, BrokenProcessPool):
+                self.close()
+                self.workers = 1
+        return [fn(*args) for args in tasks]

@@ -1,0 +1,95 @@
+"""Parallel screening and label draws: same results as one by one, clear errors, and a safe fallback."""
+
+import os
+
+import numpy as np
+import pytest
+
+from spe.fit import SCREENING_RESOLUTION
+from spe.models.mixture import MixtureData
+from spe.parallel import MAX_AUTO_WORKERS, TaskPool, can_fork, resolve_workers, thread_map
+from spe.select import parse_families, rank_family_pairs
+
+from .conftest import simulate
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="workers are forked processes only on Linux")
+
+
+def _exit_in_worker(parent, value):
+    """A task that kills the worker process it runs in (but not the test process)."""
+    if os.getpid() != parent:
+        os._exit(1)
+    return value * 2
+
+
+@pytest.mark.parametrize("value, expected", [(1, 1), (3, 3), (2.0, 2)])
+def test_resolve_workers(value, expected):
+    assert resolve_workers(value) == expected
+    assert 1 <= resolve_workers(None) <= MAX_AUTO_WORKERS
+
+
+@pytest.mark.parametrize("value", [0, -2, 1.5, "2", [2]])
+def test_resolve_workers_rejects_bad_values(value):
+    with pytest.raises(ValueError, match="workers must be None"):
+        resolve_workers(value)
+
+
+@needs_fork
+def test_task_pool_runs_tasks_in_worker_processes_in_order():
+    with TaskPool(2) as pool:
+        assert pool.map(pow, [2, 3, 4], [3, 2, 1]) == [8, 9, 4]
+        pids = pool.map(_pid, range(6))
+    assert os.getpid() not in pids
+
+
+def _pid(_):
+    return os.getpid()
+
+
+def test_task_pool_with_one_worker_runs_here():
+    with TaskPool(1) as pool:
+        assert pool.map(_pid, range(3)) == [os.getpid()] * 3
+
+
+def test_task_exceptions_reach_the_caller():
+    with TaskPool(2) as pool, pytest.raises(ValueError, match="invalid literal"):
+        pool.map(int, ["1", "x"])
+
+
+@needs_fork
+def test_task_pool_falls_back_to_this_process_when_a_worker_dies():
+    parent = os.getpid()
+    with TaskPool(2) as pool:
+        assert pool.map(_exit_in_worker, [parent] * 3, [1, 2, 3]) == [2, 4, 6]
+        assert pool.workers == 1
+
+
+def test_thread_map_keeps_order():
+    assert thread_map(lambda v: v * v, range(10), 3) == [v * v for v in range(10)]
+    assert thread_map(lambda v: v + 1, [5], 4) == [6]
+
+
+def test_screening_ranking_does_not_depend_on_workers():
+    s, y = simulate(600, 0.3, seed=5)
+    index = np.array([0, 1, 2, 3, 4, 5, 6, 7])
+    x = (s - s.min()) / (s.max() - s.min()) * 0.98 + 0.01
+    data = MixtureData.build(x, index, y[index], resolution=SCREENING_RESOLUTION)
+    pairs = parse_families("auto", "decision")
+    runs = [rank_family_pairs(x, data, pairs, screen_data=data, top=float(x.max()), bottom=float(x.min()),
+                              extend=("trunct", "asymgauss"), workers=w) for w in (1, 2)]
+    assert [f.mixture.name for f in runs[0]] == [f.mixture.name for f in runs[1]]
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a.u_map, b.u_map)
+        assert a.bic == b.bic
+
+
+def test_evaluate_and_cli_reject_bad_workers(tmp_path, capsys):
+    import spe
+    from spe.cli import main
+
+    with pytest.raises(ValueError, match="workers"):
+        spe.evaluate(np.linspace(0, 1, 50), {0: 1, 49: 0}, workers=0)
+    path = tmp_path / "s.csv"
+    path.write_text("score\n" + "\n".join(map(str, np.linspace(0, 1, 50))) + "\n")
+    assert main(["estimate", str(path), "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err
