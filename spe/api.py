@@ -394,11 +394,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         and rise at the bottom, and its identification (positive mean above
         the negative mean).
     workers : int or None
-        Processes that fit the candidate family pairs in parallel (the
-        family screening, a fixed ≈ 2–4 s whatever N is; :mod:`spe.parallel`).
-        None (default): all usable cores, at most 8; 1: none. Workers are
-        forked, so only on Linux; elsewhere the pairs are fitted here. The
-        result is the same for any value.
+        Cores to use (:mod:`spe.parallel`): the candidate family pairs are
+        fitted in this many forked processes (the family screening, a fixed
+        ≈ 2–4 s whatever N is; Linux only, elsewhere they are fitted here
+        one by one), and the unknown labels are drawn in this many threads.
+        None (default): all usable cores, at most 8; 1: this process and
+        thread only. The result is the same for any value.
 
     Returns
     -------

@@ -152,8 +152,9 @@ def _add_model_options(p):
                         "(exact likelihood of the bin counts, cost independent of N): 'auto' (default) uses "
                         "1,024 above 50,000 distinct scores; 'exact' uses every score's density")
     p.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
-                   help="processes that fit the candidate family pairs in parallel (Linux; the result is the same "
-                        "for any K): 'auto' (default) uses all usable cores, at most 8; 1 fits them one by one")
+                   help="cores to use: the candidate family pairs are fitted in K processes (Linux; elsewhere one "
+                        "by one) and the labels drawn in K threads; the result is the same for any K. 'auto' "
+                        "(default): all usable cores, at most 8; use 1 when running many estimates side by side")
     p.add_argument("--compare-labeled-only", action="store_true",
                    help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
                         "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
