@@ -39,9 +39,8 @@ def test_every_registered_family_has_cases():
 
 
 def _cases():
-    for name, rows in CASES.items():
-        for row in rows:
-            yield pytest.param(name, np.array(row), id=f"{name}{row}")
+    """One pytest.param per (family, parameter row) of CASES, as a list (pytest ≥ 9 deprecates generators)."""
+    return [pytest.param(name, np.array(row), id=f"{name}{row}") for name, rows in CASES.items() for row in rows]
 
 
 class _NewStyle:

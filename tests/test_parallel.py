@@ -93,3 +93,14 @@ def test_evaluate_and_cli_reject_bad_workers(tmp_path, capsys):
     path.write_text("score\n" + "\n".join(map(str, np.linspace(0, 1, 50))) + "\n")
     assert main(["estimate", str(path), "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_evaluate_gives_the_same_answer_for_any_workers():
+    import spe
+
+    s, y = simulate(1500, 0.2, seed=8)
+    labels = {int(i): int(y[i]) for i in np.random.default_rng(1).choice(s.size, 20, replace=False)}
+    a, b = (spe.evaluate(s, labels, draws=200, rng=3, workers=w) for w in (1, 2))
+    np.testing.assert_array_equal(a.performance.prevalence, b.performance.prevalence)
+    np.testing.assert_array_equal(a.performance.precision_at_recall, b.performance.precision_at_recall)
+    assert a.to_dict() == b.to_dict()
