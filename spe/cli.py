@@ -446,8 +446,11 @@ def _estimate(args):
 
         ids = scores.ids if scores.ids is not None else range(ev.n_items)
         buf = io.StringIO()
-        pd.DataFrame({"id": ids, "score": scores.scores, "probability": ev.item_probabilities()}).to_csv(
-            buf, index=False, float_format="%.6g")
+        # the scores as read (shortest exact form), the probabilities to 6 significant digits; formatted here,
+        # which is also faster than to_csv's float_format
+        pd.DataFrame({"id": ids, "score": list(map(repr, scores.scores.tolist())),
+                      "probability": list(map("{:.6g}".format, ev.item_probabilities().tolist()))}).to_csv(
+            buf, index=False)
         items_bytes = buf.getvalue().encode()
     if args.json:
         outputs[args.json] = json_bytes

@@ -401,6 +401,8 @@ class SamplePerformance:
         groups of the thresholds): what :attr:`population`,
         :func:`replay_true_positives` and :func:`expected_true_positives`
         recount from.
+    workers : int
+        Threads for those recounts (as :func:`sample_performance`'s).
     """
 
     weights: np.ndarray
@@ -421,6 +423,7 @@ class SamplePerformance:
     labeled_precision: np.ndarray
     kind: str = "sample"
     replay: tuple | None = field(default=None, repr=False)
+    workers: int = field(default=1, repr=False)
     _population: SamplePerformance | None = field(default=None, repr=False)
 
     @property
@@ -430,10 +433,15 @@ class SamplePerformance:
         if self._population is None:
             model, groups, _, lab_groups, grid_groups = self.replay
             acc = _Accumulator(self.recall_grid, self.fpr_grid, lab_groups, grid_groups, self.n_items)
-            for _, pos in _expected_positive_blocks(model, groups):
-                acc.add(*curves_from_counts(pos, groups.counts))
+
+            def block(rows):
+                return acc.block(*curves_from_counts(_expected_positives(model, groups, rows), groups.counts))
+
+            for part in thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, self.workers), self.workers):
+                acc.append(part)
             self._population = acc.result(self.weights, groups, "population")
             self._population.replay = self.replay
+            self._population.workers = self.workers
         return self._population
 
 
@@ -521,18 +529,10 @@ def _positive_counts(model, groups, streams, rows):
     return pos
 
 
-def _positive_count_blocks(model, groups, streams):
-    """Blocks of drawn positives per score group: yields (rows, pos (M_block, K)) (:func:`_positive_counts`)."""
-    for rows in _draw_blocks(model.n_draws, groups.n_groups):
-        yield rows, _positive_counts(model, groups, streams, rows)
-
-
-def _expected_positive_blocks(model, groups):
-    """Blocks of expected positives per score group under each draw: counts_k · p(y = 1 | s_k, θ_m)."""
-    counts = groups.counts.astype(float)
-    for rows in _draw_blocks(model.n_draws, groups.n_groups):
-        p = np.clip(model.positive_probability(groups.p_scores, rows), 0.0, 1.0)
-        yield rows, p * counts[None, :]
+def _expected_positives(model, groups, rows):
+    """Expected positives per score group under the draws ``rows``: counts_k · p(y = 1 | s_k, θ_m), (M_block, K)."""
+    p = np.clip(model.positive_probability(groups.p_scores, rows), 0.0, 1.0)
+    return p * groups.counts.astype(float)[None, :]
 
 
 #: Score quantiles at which the posterior mean of p(y = 1 | s) is evaluated to place the label-draw bins.
@@ -634,7 +634,8 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         then formed in O(N); same result).
     workers : int or None
         Threads that draw the labels and compute the curves of blocks of
-        draws (:func:`spe.parallel.thread_map`; None: the usable cores).
+        draws, here and in the later recounts at other thresholds
+        (:func:`spe.parallel.thread_map`; None: the usable cores).
         Every draw has its own random stream, so the result does not depend
         on it.
 
@@ -667,6 +668,7 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         sample.append(part)
     perf = sample.result(weights, groups, "sample")
     perf.replay = (model, groups, seeds, lab_groups, grid_groups)
+    perf.workers = threads
     return perf
 
 
@@ -708,11 +710,13 @@ def replay_true_positives(performance, thresholds):
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
     streams = [np.random.Generator(kind(s)) for s in seeds]
-    out = []
-    for _, pos in _positive_count_blocks(model, groups, streams):
-        cum = np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])
-        out.append(cum[:, j])
-    return np.concatenate(out), n_pred
+
+    def block(rows):
+        pos = _positive_counts(model, groups, streams, rows)
+        return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])[:, j]
+
+    w = performance.workers
+    return np.concatenate(thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, w), w)), n_pred
 
 
 def expected_true_positives(performance, thresholds):
@@ -722,8 +726,10 @@ def expected_true_positives(performance, thresholds):
     """
     model, groups = performance.replay[:2]
     j, n_pred = _groups_at(groups, thresholds)
-    out = []
-    for _, pos in _expected_positive_blocks(model, groups):
-        cum = np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1)])
-        out.append(cum[:, j])
-    return np.concatenate(out), n_pred
+
+    def block(rows):
+        pos = _expected_positives(model, groups, rows)
+        return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1)])[:, j]
+
+    w = performance.workers
+    return np.concatenate(thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, w), w)), n_pred

@@ -35,6 +35,7 @@ def test_json_equals_to_dict_and_outputs_written(tmp_path, capsys):
     df = pd.read_csv(items)
     assert list(df.columns) == ["id", "score", "probability"]
     assert len(df) == ev.n_items and df["id"].iloc[0] == "img0000"
+    np.testing.assert_array_equal(df["score"], sf.scores)  # the scores exactly as read
     np.testing.assert_allclose(df["probability"], ev.item_probabilities(), rtol=1e-5, atol=1e-9)
 
 

@@ -136,10 +136,17 @@ def test_result_does_not_depend_on_block_size(monkeypatch):
     monkeypatch.setattr(metrics, "_BLOCK", 1000)  # 2 draws per block
     b = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
     c = sample_performance(model, s, np.array([1]), np.array([1]), rng=2, workers=3)  # blocks over 3 threads
+    from spe.metrics import replay_true_positives
+
+    tau = np.array([-0.31, 0.0123, 1.7])  # not kept thresholds: the label draws are replayed
     for other in (b, c):
         np.testing.assert_array_equal(a.precision_at_recall, other.precision_at_recall)
         np.testing.assert_array_equal(a.roc_auc, other.roc_auc)
         np.testing.assert_array_equal(a.true_positives, other.true_positives)
+        np.testing.assert_array_equal(replay_true_positives(a, tau)[0], replay_true_positives(other, tau)[0])
+        np.testing.assert_array_equal(a.population.precision_at_recall, other.population.precision_at_recall)
+        np.testing.assert_array_equal(replay_true_positives(a.population, tau)[0],
+                                      replay_true_positives(other.population, tau)[0])
 
 
 def test_pr_curve_from_labels_is_the_truth_definition():
