@@ -1,10 +1,14 @@
-"""Independent fits on several cores: the family screening (paper §4.2).
+"""Using several cores: the family screening in processes, the label draws in threads.
 
-Choosing the class-conditional families fits some twenty family pairs by
-MAP, each independent of the others and each a deterministic function of
-the same (coarse) data; it is the largest part of ``spe.evaluate``'s time
-that does not grow with N. :class:`TaskPool` maps such fits over worker
-processes with the standard library's ``concurrent.futures``.
+Choosing the class-conditional families (paper §4.2) fits some twenty
+family pairs by MAP, each independent of the others and each a
+deterministic function of the same (coarse) data; it is the largest part of
+``spe.evaluate``'s time that does not grow with N. :class:`TaskPool` maps
+such fits over worker processes with the standard library's
+``concurrent.futures``. The label draws and curves of blocks of posterior
+draws (:func:`spe.metrics.sample_performance`) spend their time in numpy
+calls that release the GIL, so :func:`thread_map` runs them in threads,
+on every platform.
 
 Workers are *forked* from the calling process (Linux only): they inherit
 the scores and the coarse data instead of receiving pickled copies, and
