@@ -229,6 +229,10 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
                          f"bands: {pct} equal-tailed posterior intervals")
 
 
+#: :func:`plot_threshold_probability` zooms to the thresholds where p(requirement met) is at least this.
+ZOOM_PROBABILITY = 0.01
+
+
 def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_recall=0.0, performance="sample"):
     """p(C(τ)): the probability that each threshold meets a precision/recall requirement (paper Fig. 4B).
 
@@ -245,7 +249,11 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     matplotlib Axes
         The curve of :meth:`Evaluation.threshold_probability` against the
         threshold (score units), the threshold :meth:`Evaluation.best_threshold`
-        picks as a vertical line, and probability 0.5 dashed.
+        picks as a vertical line, and probability 0.5 dashed. The x axis
+        shows the thresholds where the probability is at least
+        :data:`ZOOM_PROBABILITY` and the chosen one, with a margin of a
+        tenth of that range (all thresholds when none reaches it): at large
+        N the requirement is often met only within a narrow band of scores.
     """
     ax = _axes(ax)
     choice = evaluation.best_threshold(min_precision, min_recall, performance=performance)
@@ -254,6 +262,12 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     ax.axvline(choice.threshold, color="black", lw=1.0,
                label=f"best threshold {choice.threshold:.4g} (p = {choice.probability:.2f})")
     ax.axhline(0.5, color="tab:gray", ls="--", lw=0.8)
+    t, prob = np.asarray(curve.threshold, dtype=float), np.asarray(curve.probability, dtype=float)
+    likely = t[prob >= ZOOM_PROBABILITY]
+    if likely.size and t.max() > t.min():
+        lo, hi = min(likely.min(), choice.threshold), max(likely.max(), choice.threshold)
+        pad = 0.1 * (hi - lo) if hi > lo else 0.02 * (t.max() - t.min())
+        ax.set_xlim(max(t.min(), lo - pad), min(t.max(), hi + pad))
     return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="posterior probability",
                    title=f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
                          f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")

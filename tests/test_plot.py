@@ -67,6 +67,12 @@ def test_threshold_plots_draw_the_computed_curves(tmp_path):
     np.testing.assert_allclose(curve.get_ydata(), choice.curve.probability)
     vline = [line for line in ax.get_lines() if line.get_label().startswith("best threshold")][0]
     assert np.allclose(vline.get_xdata(), choice.threshold)
+    # zoomed to where the requirement is at all likely (p ≥ 0.01) and the choice, within the thresholds
+    t, prob = choice.curve.threshold, choice.curve.probability
+    lo, hi = ax.get_xlim()
+    assert t.min() <= lo <= min(t[prob >= 0.01].min(), choice.threshold)
+    assert max(t[prob >= 0.01].max(), choice.threshold) <= hi <= t.max()
+    assert hi - lo < t.max() - t.min()  # the low thresholds, where precision ≥ 0.8 is out of reach, are cut
     ax.figure.savefig(tmp_path / "threshold_probability.png")
 
     ax = plot_pr_curve(ev, requirement=(0.8, 0.5))
