@@ -433,12 +433,7 @@ class SamplePerformance:
         if self._population is None:
             model, groups, _, lab_groups, grid_groups = self.replay
             acc = _Accumulator(self.recall_grid, self.fpr_grid, lab_groups, grid_groups, self.n_items)
-
-            def block(rows):
-                return acc.block(*curves_from_counts(_expected_positives(model, groups, rows), groups.counts))
-
-            for part in thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, self.workers), self.workers):
-                acc.append(part)
+            acc.fill(lambda rows: _expected_positives(model, groups, rows), model, groups, self.workers)
             self._population = acc.result(self.weights, groups, "population")
             self._population.replay = self.replay
             self._population.workers = self.workers
@@ -469,13 +464,12 @@ class _Accumulator:
                 "lprec": tp[:, self.lab_groups] / (tp[:, self.lab_groups] + fp[:, self.lab_groups]),
             }
 
-    def append(self, block):
-        """Keep one :meth:`block`'s results (blocks in the order of the draws)."""
-        for key, value in block.items():
-            self.parts[key].append(value)
-
-    def add(self, tp, fp):
-        self.append(self.block(tp, fp))
+    def fill(self, counts, model, groups, workers):
+        """Add the curves of every block of draws, from ``counts(rows)`` → positives per group (M_block, K)."""
+        for part in _map_draw_blocks(lambda rows: self.block(*curves_from_counts(counts(rows), groups.counts)),
+                                     model, groups, workers):
+            for key, value in part.items():
+                self.parts[key].append(value)
 
     def result(self, weights, groups, kind):
         cat = {key: np.concatenate(v) for key, v in self.parts.items()}
@@ -504,6 +498,20 @@ def _draw_blocks(n_draws, n_groups, workers=1):
     if workers > 1:
         step = min(step, max(1, -(-n_draws // (4 * workers))))
     return [slice(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
+
+
+def _map_draw_blocks(fn, model, groups, workers):
+    """``[fn(rows) for rows in the blocks of draws]`` in the order of the draws, over ``workers`` threads."""
+    return thread_map(fn, _draw_blocks(model.n_draws, groups.n_groups, workers), workers)
+
+
+def _cumulative_at(counts, model, groups, j, workers):
+    """Per-draw cumulative ``counts(rows)`` over the score groups, read at group boundaries j (Q,): (M, Q)."""
+    def block(rows):
+        pos = counts(rows)
+        return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])[:, j]
+
+    return np.concatenate(_map_draw_blocks(block, model, groups, workers))
 
 
 def _positive_counts(model, groups, streams, rows):
@@ -579,9 +587,7 @@ def weighted_positive_probability(model, scores, weights):
     at = np.asarray(scores, dtype=float)
     weights = np.asarray(weights, dtype=float)
     out = np.zeros(at.size)
-    step = max(1, _BLOCK // max(at.size, 1))
-    for start in range(0, weights.size, step):
-        rows = slice(start, min(start + step, weights.size))
+    for rows in _draw_blocks(weights.size, at.size):
         out += weights[rows] @ model.positive_probability(at, rows)
     return out
 
@@ -660,12 +666,7 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     weights = np.asarray(model.weights, dtype=float)
     sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
     threads = resolve_workers(workers)
-
-    def block(rows):
-        return sample.block(*curves_from_counts(_positive_counts(model, groups, streams, rows), groups.counts))
-
-    for part in thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, threads), threads):
-        sample.append(part)
+    sample.fill(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, threads)
     perf = sample.result(weights, groups, "sample")
     perf.replay = (model, groups, seeds, lab_groups, grid_groups)
     perf.workers = threads
@@ -710,13 +711,8 @@ def replay_true_positives(performance, thresholds):
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
     streams = [np.random.Generator(kind(s)) for s in seeds]
-
-    def block(rows):
-        pos = _positive_counts(model, groups, streams, rows)
-        return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])[:, j]
-
-    w = performance.workers
-    return np.concatenate(thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, w), w)), n_pred
+    return _cumulative_at(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, j,
+                          performance.workers), n_pred
 
 
 def expected_true_positives(performance, thresholds):
@@ -726,10 +722,5 @@ def expected_true_positives(performance, thresholds):
     """
     model, groups = performance.replay[:2]
     j, n_pred = _groups_at(groups, thresholds)
-
-    def block(rows):
-        pos = _expected_positives(model, groups, rows)
-        return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1)])[:, j]
-
-    w = performance.workers
-    return np.concatenate(thread_map(block, _draw_blocks(model.n_draws, groups.n_groups, w), w)), n_pred
+    return _cumulative_at(lambda rows: _expected_positives(model, groups, rows), model, groups, j,
+                          performance.workers), n_pred

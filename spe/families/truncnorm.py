@@ -27,15 +27,16 @@ _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
 def _log_ndtr_diff(b, a):
     """log(Φ(b) − Φ(a)) for b > a, stable in both tails."""
-    # In the upper tail use Φ(b) − Φ(a) = Φ(−a) − Φ(−b).
-    flip = a > 0
-    hi = np.where(flip, -a, b)
-    lo = np.where(flip, -b, a)
-    return _log1m_ratio(special.log_ndtr(hi), special.log_ndtr(lo))
+    return _log_ndtr_diff_of_logs(a > 0, special.log_ndtr(b), special.log_ndtr(-b), special.log_ndtr(a),
+                                  special.log_ndtr(-a))
 
 
-def _log1m_ratio(lhi, llo):
-    """log(e^lhi − e^llo) for llo ≤ lhi (log Φ(hi) − Φ(lo) from the two log Φ)."""
+def _log_ndtr_diff_of_logs(upper, lb, lmb, la, lma):
+    """log(Φ(b) − Φ(a)) for b > a from log Φ(±b) and log Φ(±a), so that callers can share them.
+
+    Where ``upper`` (a > 0, the upper tail) it is computed as Φ(−a) − Φ(−b), which does not cancel there.
+    """
+    lhi, llo = np.where(upper, lma, lb), np.where(upper, lmb, la)
     return lhi + np.log1p(-np.exp(np.minimum(llo - lhi, 0.0)))
 
 
@@ -64,9 +65,9 @@ class TruncNorm(Family):
             # _log_ndtr_diff(z, a) and _log_ndtr_diff(b, z), with log Φ(±z) computed once for both: the
             # (M, N) log Φ calls are most of the cost; those of a and b are per row
             lz, lmz = special.log_ndtr(z), special.log_ndtr(-z)
-            flip_a, flip_z = a > 0, z > 0
-            cdf = _log1m_ratio(np.where(flip_a, special.log_ndtr(-a), lz), np.where(flip_a, lmz, special.log_ndtr(a)))
-            sf = _log1m_ratio(np.where(flip_z, lmz, special.log_ndtr(b)), np.where(flip_z, special.log_ndtr(-b), lz))
+            la, lma, lb, lmb = (special.log_ndtr(v) for v in (a, -a, b, -b))
+            cdf = _log_ndtr_diff_of_logs(a > 0, lz, lmz, la, lma)
+            sf = _log_ndtr_diff_of_logs(z > 0, lb, lmb, lz, lmz)
             return cdf - norm, sf - norm
 
     def scipy_dist(self, loc, scale):
@@ -82,8 +83,8 @@ class TruncNorm(Family):
         m = np.where(flip, 1 - loc, loc)
         a, b = -m / scale, (1 - m) / scale
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            direct = (np.exp(-0.5 * a * a - _LOG_SQRT_2PI - _log_ndtr_diff(b, a))
-                      - np.exp(-0.5 * b * b - _LOG_SQRT_2PI - _log_ndtr_diff(b, a)))
+            log_mass = _log_ndtr_diff(b, a)
+            direct = (np.exp(-0.5 * a * a - _LOG_SQRT_2PI - log_mass) - np.exp(-0.5 * b * b - _LOG_SQRT_2PI - log_mass))
             aa = np.maximum(a, 0.0)
             mills_a = np.sqrt(2 / np.pi) / special.erfcx(aa / np.sqrt(2))
             mills_b = np.sqrt(2 / np.pi) / special.erfcx(b / np.sqrt(2))
