@@ -6,7 +6,9 @@ scores' ``id`` column, or, when the scores have no ``id`` column, is the
 0-based row number of the score. ``label`` is 0 or 1.
 
 Every error is a :class:`spe.SpeInputError` naming the file, the 1-based
-data row (the header is row 0) and the column. Files are only read.
+data row (the header is row 0; blank lines count, so it is the file's line
+number minus one) and the column. Files are only read; ``-`` reads the
+scores from standard input.
 """
 
 from __future__ import annotations
@@ -39,32 +41,116 @@ class ScoresFile:
     ids: np.ndarray | None
 
 
-def _read_table(path, required):
+STDIN = "-"
+
+
+def _source(path, what="scores"):
+    """What pandas reads for ``path``: the file's path, or for ``-`` the bytes of standard input
+    (read once and kept, so that the fast and the validating reader parse the same bytes).
+
+    Raises
+    ------
+    SpeInputError
+        An empty path, a missing file, a directory, or a file that cannot be opened for reading
+        (e.g. no permission), naming the path.
+    """
+    text = str(path)
+    if text == STDIN:
+        if what != "scores":
+            raise SpeInputError(f"only the scores can be read from standard input ('-'): name the {what} file")
+        return _stdin_bytes()
+    if text.strip() == "":
+        raise SpeInputError(f"the file name of the {what} is empty")
+    p = Path(text)
+    if not p.exists():
+        raise SpeInputError("file not found", path=text)
+    if p.is_dir():
+        raise SpeInputError("is a directory, not a CSV file", path=text)
+    try:
+        with open(p, "rb") as fh:
+            fh.read(1)
+    except OSError as e:
+        raise SpeInputError(f"cannot be read ({e.strerror or e})", path=text) from None
+    return p
+
+
+_STDIN_CACHE = {}
+
+
+def _stdin_bytes():
+    if "data" not in _STDIN_CACHE:
+        import sys
+
+        _STDIN_CACHE["data"] = sys.stdin.buffer.read()
+    return _STDIN_CACHE["data"]
+
+
+def _display_path(path):
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def _open(source):
+    import io
+
+    return io.BytesIO(source) if isinstance(source, bytes) else source
+
+
+def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="scores"):
+    """Read a CSV file as strings: (DataFrame without its blank rows, their data-row numbers (rows,)).
+
+    Blank lines are kept by the parser so that row numbers are the file's own (1-based data rows, the
+    header is row 0). ``blank_rows="skip"`` drops them (the rows carry their own ids);
+    ``blank_rows="error"`` refuses a blank row that has data rows after it, because labels that refer to
+    0-based row numbers would then land on the wrong items (blank rows after the last data row are
+    dropped: they renumber nothing). A header without data rows is an error unless ``allow_empty``.
+    """
     import pandas as pd
 
-    p = Path(path)
-    if not p.exists():
-        raise SpeInputError("file not found", path=path)
-    if p.is_dir():
-        raise SpeInputError("is a directory, not a CSV file", path=path)
+    source = _source(path, what)
+    path = _display_path(path)
     try:
-        df = pd.read_csv(p, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True)
+        df = pd.read_csv(_open(source), dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
+                         skip_blank_lines=False)
     except pd.errors.EmptyDataError:
         raise SpeInputError("the file is empty (expected a header row and data rows)", path=path) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise SpeInputError(f"not a readable CSV file ({e})", path=path) from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+        raise SpeInputError(f"not a readable CSV file ({_one_line(e)})", path=path) from None
     df.columns = [str(c).strip() for c in df.columns]
     for col in required:
         if col not in df.columns:
             raise SpeInputError(
                 f"no column '{col}' (the header has: {', '.join(df.columns) or 'nothing'})", path=path, row=0
             )
-    if len(df) == 0:
+    rows = np.arange(1, len(df) + 1)
+    blank = _blank_rows(df)
+    if blank.any():
+        filled = np.flatnonzero(~blank)
+        last = filled[-1] if filled.size else -1
+        inner = np.flatnonzero(blank[: last + 1])
+        if blank_rows == "error" and inner.size:
+            raise SpeInputError(
+                f"a blank line ({inner.size} in all): labels refer to this file's 0-based data rows (it has no "
+                "'id' column), so every item after a blank line would be renumbered; remove the blank lines or "
+                "add an 'id' column", path=path, row=int(inner[0]) + 1)
+        df, rows = df.loc[~blank].reset_index(drop=True), rows[~blank]
+    if len(df) == 0 and not allow_empty:
         raise SpeInputError("has a header but no data rows", path=path)
-    return df
+    return df, rows
 
 
-def _numeric(df, col, path):
+def _blank_rows(df):
+    """Rows whose every field is empty or white space (a blank line): bool array (rows,)."""
+    blank = np.ones(len(df), dtype=bool)
+    for col in df.columns:
+        blank &= np.array([v.strip() == "" for v in df[col].tolist()], dtype=bool)
+    return blank
+
+
+def _one_line(error):
+    return " ".join(str(error).split())
+
+
+def _numeric(df, col, path, rows):
     import pandas as pd
 
     raw = df[col].str.strip()
@@ -72,10 +158,10 @@ def _numeric(df, col, path):
     bad = np.flatnonzero(~np.isfinite(vals))
     if bad.size:
         r = int(bad[0])
-        shown = raw.iloc[r] if raw.iloc[r] != "" else "an empty value"
+        shown = repr(raw.iloc[r]) if raw.iloc[r] != "" else "an empty value"
         raise SpeInputError(
-            f"{shown!r} is not a finite number" + (f" ({bad.size} such rows in all)" if bad.size > 1 else ""),
-            path=path, row=r + 1, column=col,
+            f"{shown} is not a finite number" + (f" ({bad.size} such rows in all)" if bad.size > 1 else ""),
+            path=path, row=int(rows[r]), column=col,
         )
     return vals
 
@@ -137,25 +223,25 @@ def _read_scores_fast(path, score_column, id_column):
     """The common case, a valid file, read by pandas' C parser with typed columns; None when anything is off.
 
     About 20× faster than the validating path on large files (10⁷ rows); any irregularity (a missing column,
-    no rows, a value that is not a finite number, an empty or duplicate id) returns None, and the validating
-    path then reads the file again to name the file, row and column. Numbers are parsed exactly as Python
-    does, so both paths give the same scores: pandas ≥ 3's default parser is exact (and deprecates the
-    ``float_precision`` option), pandas 2 needs ``float_precision="round_trip"``.
+    no rows, a blank line, a value that is not a finite number, an empty or duplicate id) returns None, and
+    the validating path then reads the file again to name the file, row and column. Numbers are parsed
+    exactly as Python does, so both paths give the same scores: pandas ≥ 3's default parser is exact (and
+    deprecates the ``float_precision`` option), pandas 2 needs ``float_precision="round_trip"``.
     """
     import pandas as pd
 
-    p = Path(path)
-    if not p.is_file():
-        return None
+    source = _source(path)
     exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     try:
-        df = pd.read_csv(p, dtype={score_column: "float64", id_column: str}, keep_default_na=False,
-                         na_filter=False, skipinitialspace=True, **exact)
+        # blank lines kept: as an empty score they fail the float column and send the file to the
+        # validating path, which says whether they are harmless
+        df = pd.read_csv(_open(source), dtype={score_column: "float64", id_column: str}, keep_default_na=False,
+                         na_filter=False, skipinitialspace=True, skip_blank_lines=False, **exact)
+        if score_column not in df.columns or len(df) == 0 or df[score_column].dtype != np.float64:
+            return None
+        scores = df[score_column].to_numpy(dtype=float)
     except Exception:  # noqa: BLE001 - any parse problem: the validating path explains it
         return None
-    if score_column not in df.columns or len(df) == 0:
-        return None
-    scores = df[score_column].to_numpy(dtype=float)
     if not np.all(np.isfinite(scores)):
         return None
     ids = None
@@ -163,7 +249,7 @@ def _read_scores_fast(path, score_column, id_column):
         ids = _stripped(df[id_column])
         if (ids == "").any() or _first_duplicate(ids) is not None:
             return None
-    return ScoresFile(str(path), scores, ids)
+    return ScoresFile(_display_path(path), scores, ids)
 
 
 def read_scores(path, score_column="score", id_column="id"):
@@ -172,6 +258,7 @@ def read_scores(path, score_column="score", id_column="id"):
     Parameters
     ----------
     path : str or Path
+        The file, or ``"-"`` for standard input.
     score_column : str
         Column holding the scores.
     id_column : str
@@ -184,24 +271,33 @@ def read_scores(path, score_column="score", id_column="id"):
     Raises
     ------
     SpeInputError
-        Missing or empty file, missing score column, a non-numeric, NaN or
-        infinite score, a duplicate or empty id — naming file, row, column.
+        Missing, unreadable or empty file, missing score column, a
+        non-numeric, NaN or infinite score, a duplicate or empty id, a blank
+        line followed by data rows in a file without ids (labels name rows
+        by number, so it would renumber them), the score column named as
+        the id column — naming file, row, column.
     """
+    if score_column == id_column:
+        raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that holds "
+                            "the scores (--score-column)", path=_display_path(path))
     fast = _read_scores_fast(path, score_column, id_column)
     if fast is not None:
         return fast
-    path = str(path)
-    df = _read_table(path, [score_column])
-    scores = _numeric(df, score_column, path)
+    # a blank line renumbers the rows that labels refer to, unless the items carry ids
+    header, _ = _read_table(path, [score_column], blank_rows="skip")
+    has_ids = id_column in header.columns
+    df, rows = (header, _) if has_ids else _read_table(path, [score_column], blank_rows="error")
+    path = _display_path(path)
+    scores = _numeric(df, score_column, path, rows)
     ids = None
-    if id_column in df.columns:
+    if has_ids:
         ids = _stripped(df[id_column])
         empty = np.flatnonzero(ids == "")
         if empty.size:
-            raise SpeInputError("empty id", path=path, row=int(empty[0]) + 1, column=id_column)
+            raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
         dup = _first_duplicate(ids)
         if dup is not None:
-            raise SpeInputError(f"duplicate id {dup[1]!r}", path=path, row=dup[0] + 1, column=id_column)
+            raise SpeInputError(f"duplicate id {dup[1]!r}", path=path, row=int(rows[dup[0]]), column=id_column)
     return ScoresFile(path, scores, ids)
 
 
@@ -224,12 +320,14 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     Raises
     ------
     SpeInputError
-        Missing or empty file or column, a label other than 0/1, an id absent
-        from the scores (or not a row number when the scores have no ids), a
-        duplicate id — naming file, row, column.
+        Missing or empty file or column, a label other than 0/1, an empty id,
+        an id absent from the scores (or not a row number when the scores
+        have no ids), a duplicate id — naming file, row, column. A header
+        without rows is no labels (empty arrays); blank lines are skipped
+        (each row names its item).
     """
-    path = str(path)
-    df = _read_table(path, [id_column, label_column])
+    df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what="labels")
+    path = _display_path(path)
     raw_labels = df[label_column].str.strip()
     lab = np.full(len(df), -1)
     lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
@@ -237,33 +335,44 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     bad = np.flatnonzero(lab < 0)
     if bad.size:
         r = int(bad[0])
-        raise SpeInputError(f"label {raw_labels.iloc[r]!r} is not 0 or 1", path=path, row=r + 1, column=label_column)
+        shown = repr(raw_labels.iloc[r]) if raw_labels.iloc[r] != "" else "an empty value"
+        raise SpeInputError(f"label {shown} is not 0 or 1", path=path, row=int(rows[r]), column=label_column)
     ids = _stripped(df[id_column])
+    empty = np.flatnonzero(ids == "")
+    if empty.size:
+        raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
     dup = _first_duplicate(ids)
     if dup is not None:
-        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=dup[0] + 1, column=id_column)
-    n = scores.scores.size
+        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=int(rows[dup[0]]), column=id_column)
     if scores.ids is not None:
         index = _positions(scores.ids, ids)
         missing = np.flatnonzero(index < 0)
         if missing.size:
             r = int(missing[0])
-            raise SpeInputError(f"id {ids[r]!r} is not in the scores file {scores.path}", path=path, row=r + 1,
-                                column=id_column)
+            raise SpeInputError(f"id {ids[r]!r} is not in the scores file {scores.path}", path=path,
+                                row=int(rows[r]), column=id_column)
     else:
-        index = np.empty(len(ids), dtype=np.int64)
-        for r, v in enumerate(ids):
-            try:
-                j = int(v)
-            except ValueError:
-                j = -1
-            if not 0 <= j < n or str(j) != v.lstrip("+"):
-                raise SpeInputError(
-                    f"id {v!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
-                    "'id' column, so labels refer to its 0-based data rows)", path=path, row=r + 1, column=id_column,
-                )
-            index[r] = j
+        index = _row_numbers(ids, scores, path, rows, id_column)
     return index, lab.astype(int)
+
+
+def _row_numbers(ids, scores, path, rows, id_column):
+    """The 0-based data rows the labels' ids name, when the scores have no ids: int array (n,)."""
+    n = scores.scores.size
+    index = np.empty(len(ids), dtype=np.int64)
+    for r, v in enumerate(ids):
+        try:
+            j = int(v)
+        except ValueError:
+            j = -1
+        if not 0 <= j < n or str(j) != v.lstrip("+"):
+            raise SpeInputError(
+                f"id {v!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
+                "'id' column, so labels refer to its 0-based data rows)", path=path, row=int(rows[r]),
+                column=id_column,
+            )
+        index[r] = j
+    return index
 
 
 def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
@@ -291,7 +400,7 @@ def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
     n = scores.scores.size
     if index.size != n:
         raise SpeInputError(f"a truth file must label every item: it labels {index.size} of the {n} scored items",
-                            path=str(path))
+                            path=_display_path(path))
     truth = np.empty(n, dtype=int)
     truth[index] = value
     return truth

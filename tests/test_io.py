@@ -113,8 +113,8 @@ def test_fast_and_validating_reads_give_the_same_scores(tmp_path):
     assert fast is not None
     from spe.io import _numeric, _read_table
 
-    df = _read_table(tmp_path / "s.csv", ["score"])
-    np.testing.assert_array_equal(fast.scores, _numeric(df, "score", str(tmp_path / "s.csv")))
+    df, rows = _read_table(tmp_path / "s.csv", ["score"])
+    np.testing.assert_array_equal(fast.scores, _numeric(df, "score", str(tmp_path / "s.csv"), rows))
     assert list(fast.ids) == ["a1", "b2", "c3", "007"]
     # shortest round-trip and 6-digit forms over many magnitudes parse exactly as Python's float()
     rng = np.random.default_rng(0)
@@ -150,3 +150,80 @@ def test_duplicate_ids_and_positions_are_exact_under_hash_collisions():
     assert _positions(ids, wanted).tolist() == [2, 0, -1, 1]
     many = np.array([f"item{i}" for i in range(1000)], dtype=object)
     assert _positions(many, np.array(["item999", "item0", "nope"], dtype=object)).tolist() == [999, 0, -1]
+
+
+# --- blank lines, odd paths, standard input (issue 20) ---------------------------------------------------------
+
+
+def test_a_blank_line_in_scores_without_ids_is_refused_naming_its_row(tmp_path):
+    """Row-number labels after a blank line would land on the next item (the digits example gave AP 0.458
+    instead of 0.761); the line is refused instead of dropped."""
+    for text, row in (("score\n0.1\n\n0.2\n0.3\n", 2), ("score\n0.1\n0.2\n   \n0.3\n", 3), ("score\n\n0.1\n", 1)):
+        p = write(tmp_path, "s.csv", text)
+        with pytest.raises(SpeInputError, match="blank line") as e:
+            read_scores(p)
+        assert e.value.row == row and e.value.path == str(p)
+
+
+def test_blank_lines_that_renumber_nothing_are_skipped(tmp_path):
+    # after the last row
+    sf = read_scores(write(tmp_path, "s.csv", "score\n0.1\n0.2\n\n\n"))
+    np.testing.assert_array_equal(sf.scores, [0.1, 0.2])
+    # anywhere, when the items carry ids; errors still name the file's own rows
+    sf = read_scores(write(tmp_path, "i.csv", "id,score\na,0.1\n\nb,0.2\n  \nc,0.3\n"))
+    assert list(sf.ids) == ["a", "b", "c"]
+    with pytest.raises(SpeInputError) as e:
+        read_scores(write(tmp_path, "j.csv", "id,score\na,0.1\n\nb,x\n"))
+    assert e.value.row == 3 and e.value.column == "score"
+    # labels name their items: blank lines skipped, rows counted as in the file
+    idx, val = read_labels(write(tmp_path, "l.csv", "id,label\n\nc,1\n\na,0\n"), sf)
+    assert list(idx) == [2, 0] and list(val) == [1, 0]
+    with pytest.raises(SpeInputError) as e:
+        read_labels(write(tmp_path, "m.csv", "id,label\n\nc,1\n\nz,0\n"), sf)
+    assert e.value.row == 4
+
+
+def test_a_labels_file_with_a_header_only_means_no_labels(tmp_path):
+    sf = read_scores(write(tmp_path, "s.csv", "score\n0.1\n0.2\n"))
+    idx, val = read_labels(write(tmp_path, "l.csv", "id,label\n"), sf)
+    assert idx.size == 0 and val.size == 0
+
+
+def test_the_score_column_cannot_be_the_id_column(tmp_path):
+    p = write(tmp_path, "s.csv", "id,score\na,0.1\nb,0.2\n")
+    with pytest.raises(SpeInputError, match="cannot be the id column 'id'"):
+        read_scores(p, score_column="id")
+
+
+def test_empty_directory_and_unreadable_paths_are_named(tmp_path, monkeypatch):
+    with pytest.raises(SpeInputError, match="file name of the scores is empty"):
+        read_scores("")
+    with pytest.raises(SpeInputError, match="is a directory"):
+        read_scores(tmp_path)
+    p = write(tmp_path, "s.csv", "score\n0.1\n")
+    real_open = open
+
+    def no_permission(path, *a, **k):
+        if str(path) == str(p):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr("builtins.open", no_permission)
+    with pytest.raises(SpeInputError, match=r"cannot be read \(Permission denied\)") as e:
+        read_scores(p)
+    assert e.value.path == str(p)
+
+
+def test_scores_from_standard_input(monkeypatch):
+    import io
+    import sys
+
+    import spe.io as spe_io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"id,score\na,0.5\nb,-1\n")))
+    monkeypatch.setattr(spe_io, "_STDIN_CACHE", {})
+    sf = read_scores("-")
+    assert sf.path == "<stdin>" and list(sf.ids) == ["a", "b"]
+    np.testing.assert_array_equal(sf.scores, [0.5, -1.0])
+    with pytest.raises(SpeInputError, match="only the scores can be read from standard input"):
+        read_labels("-", sf)
