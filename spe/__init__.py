@@ -3,21 +3,38 @@
 From all of a classifier's scores on a data set and a few labels, estimate
 its performance on that data set with credible bands (Welinder, Welling &
 Perona 2013). Start with :func:`spe.evaluate`.
+
+The names below are imported on first use (PEP 562), so that ``import spe``
+and ``spe --help`` stay fast and an interrupt while the command starts is
+caught by the command itself.
 """
 
-from .api import evaluate
-from .evaluation import CurveBand, Evaluation, Interval
-from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "evaluate",
-    "Evaluation",
-    "Interval",
-    "CurveBand",
-    "SpeInputError",
-    "SpeWarning",
-    "ImportanceSamplingWarning",
-    "__version__",
-]
+#: public name → the module that defines it
+_LAZY = {
+    "evaluate": "api",
+    "Evaluation": "evaluation",
+    "Interval": "evaluation",
+    "CurveBand": "evaluation",
+    "SpeInputError": "exceptions",
+    "SpeWarning": "exceptions",
+    "ImportanceSamplingWarning": "exceptions",
+    "MixtureFitError": "exceptions",
+}
+
+__all__ = [*_LAZY, "__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

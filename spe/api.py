@@ -3,137 +3,29 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special
 
 from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation, _check_level
-from .exceptions import ImportanceSamplingWarning, SpeInputError, SpeWarning
+from .exceptions import ImportanceSamplingWarning, MixtureFitError, SpeInputError, SpeWarning
 from .fit import fit_mixture
+from .inputs import as_scores, check_draws, input_warnings, labeled_auc, normalize_labels, seed_of
 from .metrics import sample_performance
 from .models.average import average_models
+from .models.constant import fit_constant
 from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
-from .models.mixture import outward_envelope, pivot_index, sorted_quantile
+from .models.mixture import outward_envelope, pivot_index, resolve_score_reading, sorted_quantile
 from .models.recalibration import fit_recalibration
-from .parallel import resolve_workers
+from .parallel import resolve_workers, usable_cpus
+from .select import parse_families
 
 #: The score models ``score_model="average"`` averages by evidence.
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
 
-__all__ = ["evaluate", "normalize_labels"]
-
-
-def _as_scores(scores):
-    s = np.array(scores, dtype=float, copy=True)
-    if s.ndim != 1:
-        raise SpeInputError(f"scores must be one-dimensional, got shape {s.shape}")
-    bad = np.flatnonzero(~np.isfinite(s))
-    if bad.size:
-        raise SpeInputError(
-            f"scores must be finite; scores[{bad[0]}] = {s[bad[0]]} ({bad.size} non-finite value(s) in all)"
-        )
-    if s.size < 4:
-        raise SpeInputError(f"need at least 4 scores, got {s.size}")
-    s.flags.writeable = False
-    return s
-
-
-def normalize_labels(labels, n_items):
-    """Normalise the ``labels`` argument to (index (n,), value (n,)) arrays.
-
-    Parameters
-    ----------
-    labels : None, mapping, array of length N, or (index, value) pair
-        * ``None`` or empty: no labels;
-        * mapping ``{item position: 0/1}``;
-        * array of length N with 0, 1 and NaN (NaN = unlabeled);
-        * a pair ``(index (n,), value (n,))``.
-    n_items : int
-        N.
-
-    Returns
-    -------
-    index : int array, shape (n,), sorted
-    value : int array, shape (n,)
-
-    Raises
-    ------
-    SpeInputError
-        Labels other than 0/1, positions outside [0, N), duplicates.
-    """
-    if labels is None:
-        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    if isinstance(labels, Mapping):
-        idx = np.array(list(labels.keys()))
-        val = np.array(list(labels.values()))
-    elif isinstance(labels, tuple) and len(labels) == 2:
-        idx, val = np.asarray(labels[0]), np.asarray(labels[1])
-    else:
-        arr = np.asarray(labels, dtype=float)
-        if arr.ndim != 1 or arr.size != n_items:
-            raise SpeInputError(
-                f"labels given as an array must have one entry per score (N = {n_items}) with NaN for "
-                f"unlabeled items; got shape {arr.shape}. Use a dict {{position: label}} for a few labels."
-            )
-        idx = np.flatnonzero(~np.isnan(arr))
-        val = arr[idx]
-    if idx.size == 0:
-        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    if idx.shape != val.shape or idx.ndim != 1:
-        raise SpeInputError("labels: index and value must be one-dimensional and of equal length")
-    try:
-        idx_int = idx.astype(np.int64)
-    except (TypeError, ValueError):
-        raise SpeInputError(f"labels: item positions must be integers, got {idx[:3]!r}...") from None
-    if not np.array_equal(idx_int, idx.astype(float)):
-        raise SpeInputError("labels: item positions must be integers")
-    out = (idx_int < 0) | (idx_int >= n_items)
-    if out.any():
-        raise SpeInputError(f"labels: item position {idx_int[out][0]} is outside 0..{n_items - 1}")
-    val_f = np.asarray(val, dtype=float)
-    bad = ~np.isin(val_f, (0.0, 1.0))
-    if bad.any():
-        raise SpeInputError(f"labels must be 0 or 1; item {idx_int[bad][0]} has label {val[bad][0]!r}")
-    order = np.argsort(idx_int, kind="stable")
-    idx_int, val_i = idx_int[order], val_f[order].astype(int)
-    dup = np.flatnonzero(np.diff(idx_int) == 0)
-    if dup.size:
-        raise SpeInputError(f"labels: item {idx_int[dup[0]]} is labeled twice")
-    return idx_int, val_i
-
-
-def _input_warnings(scores, index, value, n_distinct):
-    out = []
-    n_pos = int(np.sum(value == 1))
-    n_neg = int(np.sum(value == 0))
-    if index.size == 0:
-        out.append(
-            "no labeled items: nothing checks the score models, so the estimate rests on their assumptions "
-            "alone (the mixture's families, which component is positive decided by the larger mean score; the "
-            "recalibrations' priors) and all get equal weight; label a few items at random to check them"
-        )
-    elif n_pos == 0 or n_neg == 0:
-        which = "positive" if n_pos == 0 else "negative"
-        out.append(
-            f"no labeled {which} items among {index.size}: the {which} class is located by the mixture "
-            "model alone; the bands may be too narrow if the model is wrong"
-        )
-    if n_distinct < 0.5 * scores.size:
-        out.append(
-            f"scores are heavily tied ({n_distinct} distinct values among {scores.size} items, e.g. a random "
-            "forest or k-NN): continuous class-conditional densities fit such scores poorly; read the bands "
-            "with care"
-        )
-    if n_pos and n_neg:
-        pos_s, neg_s = scores[index[value == 1]], scores[index[value == 0]]
-        if pos_s.min() > neg_s.max():
-            out.append(
-                "the labeled items are perfectly separated by the score: the curve near the boundary between "
-                "the classes rests on the mixture model; more labels near the boundary would test it"
-            )
-    return out
+__all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
 
 
 def _log_odds_feature(scores, score_type="auto"):
@@ -219,17 +111,29 @@ def _mixture_log_odds_feature(mixture_model, scores):
 AUTO_BIN_ABOVE = 50_000
 AUTO_SCORE_BINS = 10_000
 AUTO_LIKELIHOOD_BINS = 1024
+#: Fewest score bins of the label draws: recall and false positive rate are resolved in steps of about 2/B.
+MIN_SCORE_BINS = 500
+#: Fewest histogram bins of the likelihood.
+MIN_LIKELIHOOD_BINS = 128
+
+
+#: The fewest bins ``score_bins`` and ``likelihood_bins`` accept (measured on the real cases:
+#: benchmarks/results/binning_minimum_*.txt).
+MIN_BINS = {"score_bins": MIN_SCORE_BINS, "likelihood_bins": MIN_LIKELIHOOD_BINS}
 
 
 def _resolve_bins(name, value, n_distinct, auto):
     if value is None:
         return None
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be 'auto', a positive integer or None, got {value!r}")
+    if isinstance(value, str) and value == "auto":
         return auto if n_distinct > AUTO_BIN_ABOVE else None
-    if isinstance(value, bool) or int(value) != value or value < 2:
-        raise ValueError(f"{name} must be 'auto', an integer ≥ 2 or None, got {value!r}")
+    try:
+        ok = not isinstance(value, (bool, str)) and int(value) == value and value >= MIN_BINS[name]
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise SpeInputError(f"must be 'auto', an integer ≥ {MIN_BINS[name]} or None (exact), got {value!r}",
+                            argument=name)
     return int(value)
 
 
@@ -251,8 +155,8 @@ def resolve_score_bins(score_bins, n_distinct):
 
     Raises
     ------
-    ValueError
-        Anything else (another string, an integer < 2, a non-integer).
+    SpeInputError
+        Anything else (another string, an integer < :data:`MIN_SCORE_BINS`, a non-integer).
     """
     return _resolve_bins("score_bins", score_bins, n_distinct, AUTO_SCORE_BINS)
 
@@ -275,8 +179,8 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 
     Raises
     ------
-    ValueError
-        Anything else (another string, an integer < 2, a non-integer).
+    SpeInputError
+        Anything else (another string, an integer < :data:`MIN_LIKELIHOOD_BINS`, a non-integer).
     """
     return _resolve_bins("likelihood_bins", likelihood_bins, n_distinct, AUTO_LIKELIHOOD_BINS)
 
@@ -405,25 +309,41 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     -------
     Evaluation
 
+    Returns
+    -------
+    Evaluation
+        ``diagnostics["seed"]`` is the seed the run used: ``rng=seed``
+        repeats it exactly (drawn from the operating system's entropy when
+        ``rng`` is None, from the generator when it is one).
+
     Raises
     ------
     SpeInputError
-        Non-finite scores, fewer than 4 scores, labels other than 0/1,
-        positions outside the scores, duplicate positions.
-    ValueError
-        Bad ``families``, ``draws``, ``level``, ``inference``, ``score_model``,
-        ``score_type`` or ``workers`` (also: ``score_model="calibrated"`` for decision
-        scores, ``score_type="probability"`` for scores outside [0, 1]).
+        Bad input, named by its argument, before any fitting (see
+        :mod:`spe.inputs`): non-finite scores, fewer than 4 scores, labels
+        other than 0/1, positions outside the scores, duplicate positions; a
+        bad ``families``, ``draws`` (< 100, or more than the available
+        memory holds), ``level``, ``inference``, ``score_model``,
+        ``score_type``, ``score_space``, ``score_bins``, ``likelihood_bins``,
+        ``workers`` or ``rng``; ``score_model="calibrated"`` with
+        ``score_type="decision"``. ``SpeInputError`` is a ``ValueError``.
 
     Warns
     -----
     SpeWarning
-        No labels, labels of one class only, heavily tied scores, perfectly
-        separated labels; the mixture's densities failing the histogram
-        check (and how much it was tempered); the labels failing the
-        posterior-predictive check of the averaged model ("no score model
-        predicts the labeled items well"). Warnings about a model the
-        labels gave weight < 0.01 go to ``diagnostics["notes"]`` instead.
+        Degenerate but legal data, with what the numbers then mean
+        (:func:`spe.inputs.input_warnings`): no labels, labels of one class
+        only, every item labeled, all scores equal (the prevalence from the
+        labels alone), two distinct scores, heavily tied scores, perfectly
+        separated labels, labels that rank backwards, scores outside what
+        ``score_type`` or ``score_space`` allows (read as decision values, or
+        linear); the SPE mixture failing to fit at all (left out); its
+        densities failing the histogram check (and how much it was
+        tempered); the labels failing the posterior-predictive check of the
+        averaged model ("no score model predicts the labeled items well").
+        Warnings about a model the labels gave weight < 0.01 go to
+        ``diagnostics["notes"]`` instead, as does ``workers`` beyond the
+        usable cores (capped).
     ImportanceSamplingWarning
         Pareto k̂ > 0.7 after adapting the proposal.
 
@@ -439,112 +359,223 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = _check_level(level)
-    if score_model != "average" and score_model not in SCORE_MODELS:
-        raise ValueError(f"score_model must be 'average' or one of {SCORE_MODELS}, got {score_model!r}")
-    if inference not in ("importance", "nuts"):
-        raise ValueError(f"inference must be 'importance' or 'nuts', got {inference!r}")
-    if int(draws) != draws or draws < 100:
-        raise ValueError(f"draws must be an integer ≥ 100, got {draws!r}")
-    s = _as_scores(scores)
-    score_type = resolve_score_type(s, score_type)
-    if score_model == "calibrated" and score_type == "decision":
-        raise ValueError("score_model='calibrated' reads the scores as probabilities or log-odds; these are decision "
-                         "values of unknown scale (pass score_type='log-odds' if they are log-odds)")
+    _check_choice("score_model", score_model, ("average",) + SCORE_MODELS)
+    _check_choice("inference", inference, ("importance", "nuts"))
+    s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
-    resolve_workers(workers)  # a bad value fails before any work
-    rng = np.random.default_rng(rng)
-    fit_rng, label_rng, recal_rng, avg_rng, check_rng = rng.spawn(5)
+    notes = _workers_notes(workers)
+    seed = seed_of(rng)
     s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
     n_distinct = int(np.count_nonzero(s_sorted[1:] != s_sorted[:-1])) + 1
+    draws = check_draws(draws, s.size, n_distinct)
     bins = resolve_score_bins(score_bins, n_distinct)
     like_bins = resolve_likelihood_bins(likelihood_bins, n_distinct)
-    messages = _input_warnings(s, index, value, n_distinct)
+    stated_type = score_type
+    score_type, score_space, messages = resolve_score_reading(s, score_type, score_space)
+    score_model, model_messages = _usable_score_model(score_model, score_type, stated_type)
+    parse_families(families, score_type)  # checked even where the data leave no family to fit
+    messages += model_messages + input_warnings(s, index, value, n_distinct)
+    fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
+    options = dict(families=families, draws=draws, proposal=proposal, score_space=score_space, temper=bool(temper),
+                   score_type=score_type, monotone=bool(monotone), inference=inference,
+                   progressbar=bool(progressbar), likelihood_bins=like_bins, workers=workers)
+    if n_distinct == 1:
+        fit = _prevalence_only(value, draws, recal_rng)
+    else:
+        fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
+                                (fit_rng, recal_rng, avg_rng, check_rng))
+    perf = sample_performance(fit.model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
+                              workers=workers)
+    diagnostics = dict(fit.diagnostics, seed=seed, score_model=score_model, score_type=score_type,
+                       score_bins=None if not perf.replay[1].binned else int(perf.replay[1].n_groups))
+    if notes:
+        diagnostics["notes"] = notes + diagnostics.get("notes", [])
+    messages += fit.messages
+    ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fit.model,
+                    performance=perf, families=fit.families, diagnostics=diagnostics, warnings=messages)
+    for msg in messages:
+        category = ImportanceSamplingWarning if msg in fit.sampling_messages else SpeWarning
+        warnings.warn(msg, category, stacklevel=2)
+    return ev
+
+
+def _check_choice(name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
+
+
+def _workers_notes(workers):
+    """Check ``workers`` (before any work); a note when it asks for more than the usable cores (capped)."""
+    resolve_workers(workers)
+    cores = usable_cpus()
+    if workers is not None and workers > cores:
+        return [f"workers={workers} is more than the {cores} usable cores of this machine: {cores} are used"]
+    return []
+
+
+def _usable_score_model(score_model, score_type, stated_type):
+    """The score model to fit, and a warning when the "calibrated" model meets scores it cannot read."""
+    if score_model != "calibrated" or score_type != "decision":
+        return score_model, []
+    if stated_type == "decision":
+        raise SpeInputError("'calibrated' reads the scores as probabilities or log-odds, and score_type='decision' "
+                            "says they are neither (pass score_type='log-odds' if they are log-odds)",
+                            argument="score_model")
+    return "platt", ["score_model='calibrated' reads the scores as probabilities or log-odds, and these can be "
+                     "neither: Bayesian Platt scaling (score_model='platt') is fitted instead"]
+
+
+@dataclass
+class _ScoreModelFit:
+    """What :func:`evaluate` fitted: the model behind the seam, the mixture's families (None when it was not
+    fitted), the diagnostics, warnings for the user, and which of them are about importance sampling."""
+
+    model: object
+    families: dict
+    diagnostics: dict
+    messages: list = field(default_factory=list)
+    sampling_messages: list = field(default_factory=list)
+
+
+def _prevalence_only(value, draws, rng):
+    """All scores equal: the prevalence from the labels alone (:mod:`spe.models.constant`)."""
+    model = fit_constant(value, draws=draws, rng=rng)
+    diagnostics = dict(model.diagnostics)
+    diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
+                                    "elpd_loo": model.elpd_loo, "weight": 1.0}]
+    return _ScoreModelFit(model, {"negative": None, "positive": None}, diagnostics)
+
+
+def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
+    """:func:`spe.fit.fit_mixture` with its warnings kept: (model or None, warnings, sampling warnings).
+
+    A mixture that cannot be fitted at all (no family pair reaches an
+    identified optimum: e.g. too few distinct scores) is None, with a
+    warning; the other score models carry the estimate.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        mixture, ranking = fit_mixture(s, index, value, families=families, draws=int(draws), rng=fit_rng,
-                                       proposal=proposal, score_space=score_space, temper=bool(temper),
-                                       score_type=score_type, monotone=bool(monotone),
-                                       identify_top=bool(monotone), inference=inference,
-                                       progressbar=bool(progressbar), likelihood_bins=like_bins,
-                                       sorted_scores=s_sorted, workers=workers)
-    mixture_warnings = [str(w.message) for w in caught if issubclass(w.category, SpeWarning)]
+        try:
+            mixture, _ = fit_mixture(s, index, value, rng=rng, identify_top=options["monotone"],
+                                     sorted_scores=s_sorted, **options)
+        except MixtureFitError as e:
+            return None, [f"the SPE mixture could not be fitted to these scores ({e}): it is left out, and the "
+                          "estimate rests on the recalibrations of the score"], []
+    found = [w for w in caught if issubclass(w.category, SpeWarning)]
+    return (mixture, [str(w.message) for w in found],
+            [str(w.message) for w in found if issubclass(w.category, ImportanceSamplingWarning)])
+
+
+def _score_model_names(score_model, score_type, mixture):
+    """The score models to fit: the one asked for, or all that ``"average"`` averages; without a mixture,
+    those that do not need it."""
+    names = (score_model,) if score_model != "average" else tuple(
+        m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision"))
+    if mixture is None:
+        names = tuple(m for m in names if m not in ("mixture", "hybrid")) or ("platt",)
+    return names
+
+
+def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
+    """Fit the SPE mixture and the recalibrations, criticise each against the labels and the histogram, and
+    average those that pass by their evidence (see :func:`evaluate`)."""
+    fit_rng, recal_rng, avg_rng, check_rng = rngs
+    draws, score_type = options["draws"], options["score_type"]
+    mixture, mixture_warnings, sampling = _fit_mixture_recording_warnings(s, s_sorted, index, value, options,
+                                                                          fit_rng)
     features = {
         "hybrid": lambda: _mixture_log_odds_feature(mixture, s_sorted),
         "calibrated": lambda: _log_odds_feature(s, score_type),
         "platt": lambda: _standardized_feature(s, score_type),
     }
-    if score_model != "average":
-        names = (score_model,)
-    else:
-        names = tuple(m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision"))
-    fitted = []
-    for name, stream in zip(names, recal_rng.spawn(len(names))):
-        if name == "mixture":
-            fitted.append(mixture)
-        else:
-            fitted.append(fit_recalibration(name, features[name](), s, index, value, draws=int(draws), rng=stream))
-    # criticism before averaging (Box's loop: check, then revise): a model whose own posterior predicts
-    # the labeled items worse than it expects to (label_check p < 0.01) is left out of the average, and so
-    # is the mixture when its densities do not reproduce the histogram of the scores (spe.check): tempered,
-    # its posterior is close to its prior, whose p(y | s) says little about these scores yet is sharp at
-    # the top (a positive family above a negative one), and 20 labels cannot refute that.
-    label_p = [label_check(fm, s[index], value, rng=check_rng) if index.size else float("nan") for fm in fitted]
-    hist = mixture.details.get("histogram_check")
-    left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
-                 "labels" if p < P_VALUE_THRESHOLD else None)
-                for fm, p in zip(fitted, label_p)]
+    names = _score_model_names(score_model, score_type, mixture)
+    fitted = [mixture if name == "mixture" else
+              fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=stream)
+              for name, stream in zip(names, recal_rng.spawn(len(names)))]
+    label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
         model = fitted[0]
     else:
-        model = average_models(fitted, draws=int(draws), rng=avg_rng, exclude=[w is not None for w in left_out])
-    perf = sample_performance(model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
-                              workers=workers)
-    mix = mixture.details["mixture"]
-    diagnostics = dict(mixture.diagnostics)
-    diagnostics["score_model"] = score_model
-    diagnostics["score_bins"] = None if not perf.replay[1].binned else int(perf.replay[1].n_groups)
-    diagnostics["score_type"] = score_type
+        model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out])
+    diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
+                                               draws)
+    messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
+    families = ({"negative": None, "positive": None} if mixture is None else
+                {"negative": mixture.details["mixture"].negative.name,
+                 "positive": mixture.details["mixture"].positive.name})
+    return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
+
+
+def _criticise(fitted, mixture, s, index, value, rng):
+    """Box's loop, check then revise: each model's label-check p-value, and why it is left out of the average.
+
+    A model whose own posterior predicts the labeled items worse than it
+    expects to (label_check p < 0.01) is left out of the average, and so is
+    the mixture when its densities do not reproduce the histogram of the
+    scores (:mod:`spe.check`): tempered, its posterior is close to its
+    prior, whose p(y | s) says little about these scores yet is sharp at the
+    top (a positive family above a negative one), and 20 labels cannot
+    refute that.
+    """
+    label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
+    hist = None if mixture is None else mixture.details.get("histogram_check")
+    left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
+                 "labels" if p < P_VALUE_THRESHOLD else None)
+                for fm, p in zip(fitted, label_p)]
+    return label_p, left_out
+
+
+def _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, rng, draws):
+    """The diagnostics of the fitted score models (the mixture's sampler, each model's weight, evidence and
+    checks, the averaged model's label check) and the label-check warning."""
+    if mixture is not None:
+        diagnostics = dict(mixture.diagnostics)
+    else:
+        diagnostics = {"inference": "grid", "draws": int(draws), "ess": float(draws), "pareto_k": None}
+    messages = []
     if len(fitted) == 1:
         diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
-                                        "elpd_loo": model.elpd_loo,
-                                        "weight": 1.0}]
+                                        "elpd_loo": model.elpd_loo, "weight": 1.0}]
     else:
         diagnostics["score_models"] = model.diagnostics["models"]
         diagnostics["chosen"] = model.diagnostics["chosen"]
-    if len(fitted) > 1:
         for entry, why in zip(diagnostics["score_models"], left_out):
             entry["left_out_by"] = why if entry["excluded"] else None
     if index.size:
         for entry, p in zip(diagnostics["score_models"], label_p):
             entry["label_check_p"] = p
-        p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=check_rng)
+        p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=rng)
         diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
         if p_all < P_VALUE_THRESHOLD:
             messages.append(
                 f"no score model predicts the labeled items well: the labels are less probable under the "
                 f"{'averaged ' if len(fitted) > 1 else ''}model than labels it would generate itself "
                 f"(posterior-predictive p = {p_all:.3f}); the bands may be too narrow — check the scores and "
-                f"labels belong together, and label more items at random")
+                f"labels belong together, and label more items at random" + _backwards_hint(s[index], value))
+    return diagnostics, messages
+
+
+def _backwards_hint(labeled_scores, labeled_value):
+    """When the labeled positives score lower than the labeled negatives on the whole: say so (a classifier
+    that ranks backwards fails the label check; too few labels may leave the ranking test short of evidence)."""
+    pos, neg = labeled_scores[labeled_value == 1], labeled_scores[labeled_value == 0]
+    if not (pos.size and neg.size):
+        return ""
+    auc = labeled_auc(pos, neg)
+    return (f"; the labeled positives score lower than the labeled negatives (ROC AUC of the labeled items "
+            f"{auc:.2f}): does the classifier rank backwards?" if auc < 0.5 else "")
+
+
+def _mixture_messages(mixture, mixture_warnings, diagnostics):
+    """The mixture's warnings for the user; those of a mixture the labels switched off (weight < 0.01) cannot
+    mislead the estimates and become notes in ``diagnostics``."""
     weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
-    mixture_weight = weights.get(mixture.name, 0.0)
+    weight = weights.get(mixture.name, 0.0) if mixture is not None else 1.0
+    messages = []
     for msg in mixture_warnings:
-        if mixture_weight >= 0.01:
-            messages.append(f"SPE mixture: {msg}")
-        else:  # a model the labels switched off cannot mislead the estimates; keep the note, not the alarm
+        if weight >= 0.01:
+            messages.append(msg if mixture is None else f"SPE mixture: {msg}")
+        else:
             diagnostics.setdefault("notes", []).append(
-                f"SPE mixture (weight {mixture_weight:.3f}, so it does not affect the estimates): {msg}")
-    ev = Evaluation(
-        scores=s,
-        labeled_index=index,
-        labeled_value=value,
-        level=level,
-        model=model,
-        performance=perf,
-        families={"negative": mix.negative.name, "positive": mix.positive.name},
-        diagnostics=diagnostics,
-        warnings=messages,
-    )
-    for msg in messages:
-        category = ImportanceSamplingWarning if "importance sampling" in msg else SpeWarning
-        warnings.warn(msg, category, stacklevel=2)
-    return ev
+                f"SPE mixture (weight {weight:.3f}, so it does not affect the estimates): {msg}")
+    return messages

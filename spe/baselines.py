@@ -33,6 +33,7 @@ from .evaluation import (
     _summarise,
     threshold_metrics,
 )
+from .exceptions import SpeInputError
 from .metrics import (
     FPR_GRID,
     RECALL_GRID,
@@ -289,7 +290,7 @@ class LabeledOnly:
         """
         level = self._level(level)
         if not np.isfinite(threshold):
-            raise ValueError(f"threshold must be a finite number in score units, got {threshold!r}")
+            raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
         tp, fp = self._own()
         own, (tp_at, fp_at, pos, neg) = self._at(tp, fp, [threshold])
         boot, _ = self._at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
@@ -328,9 +329,10 @@ class LabeledOnly:
         if name in SCALAR_METRICS:
             return getattr(self, name)(level)
         if name not in _RATES:
-            raise ValueError(f"unknown metric {name!r} for the labeled items alone; known: {SCALAR_METRICS + _RATES}")
+            raise SpeInputError(f"unknown metric {name!r} for the labeled items alone; known: "
+                                f"{SCALAR_METRICS + _RATES}", argument="name")
         if threshold is None:
-            raise ValueError(f"metric {name!r} needs a threshold (score units)")
+            raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
         return self.metrics_at(threshold, level)[name]
 
     def threshold_probability(self, min_precision=0.0, min_recall=0.0, thresholds=None) -> ThresholdProbability:
@@ -403,9 +405,9 @@ def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap
     idx = np.asarray(labeled_index, dtype=int)
     y = np.asarray(labeled_value).astype(int)
     if idx.size == 0:
-        raise ValueError("the labeled-only baseline needs at least one labeled item")
+        raise SpeInputError("the labeled-only baseline needs at least one labeled item", argument="labeled_index")
     if int(n_bootstrap) != n_bootstrap or n_bootstrap < 100:
-        raise ValueError(f"n_bootstrap must be an integer ≥ 100, got {n_bootstrap!r}")
+        raise SpeInputError(f"must be an integer ≥ 100, got {n_bootstrap!r}", argument="n_bootstrap")
     s_lab = np.asarray(scores, dtype=float)[idx]
     n = idx.size
     groups = ScoreGroups.build(s_lab, np.arange(n), y)

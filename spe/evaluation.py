@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .check import format_items
+from .exceptions import SpeInputError
 from .metrics import SamplePerformance, replay_true_positives, weighted_positive_probability, weighted_quantile
 from .models.base import FittedScoreModel
 
@@ -243,8 +244,12 @@ def _summarise(values, weights, level):
 
 
 def _check_level(level):
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    try:
+        ok = 0 < level < 1
+    except TypeError:
+        ok = False
+    if not ok:
+        raise SpeInputError(f"must be in (0, 1), got {level!r}", argument="level")
     return float(level)
 
 
@@ -306,7 +311,7 @@ class Evaluation:
             return self.performance
         if performance == "population":
             return self.performance.population
-        raise ValueError(f"performance must be one of {PERFORMANCE_KINDS}, got {performance!r}")
+        raise SpeInputError(f"must be one of {PERFORMANCE_KINDS}, got {performance!r}", argument="performance")
 
     def prevalence(self, level=None, performance="sample") -> Interval:
         """Fraction of positives among the N items, with its credible interval.
@@ -379,7 +384,7 @@ class Evaluation:
             Unknown metric or performance kind.
         """
         if metric not in THRESHOLD_METRICS:
-            raise ValueError(f"metric must be one of {THRESHOLD_METRICS}, got {metric!r}")
+            raise SpeInputError(f"must be one of {THRESHOLD_METRICS}, got {metric!r}", argument="metric")
         p, values = self._grid_metrics(performance)
         return self._band(p.thresholds, values[metric], level)
 
@@ -396,7 +401,7 @@ class Evaluation:
         p = self._performance(performance)
         tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
         if not np.all(np.isfinite(tau)):
-            raise ValueError(f"thresholds must be finite numbers in score units, got {thresholds!r}")
+            raise SpeInputError(f"must be finite numbers in score units, got {thresholds!r}", argument="threshold")
         tp, n_pred = replay_true_positives(p, tau)
         return threshold_metrics(tp, n_pred, p.n_positive, p.n_items)
 
@@ -444,9 +449,10 @@ class Evaluation:
         if name in SCALAR_METRICS:
             return getattr(self, name)(level, performance)
         if name not in THRESHOLD_METRICS:
-            raise ValueError(f"unknown metric {name!r}; known: {SCALAR_METRICS + THRESHOLD_METRICS}")
+            raise SpeInputError(f"unknown metric {name!r}; known: {SCALAR_METRICS + THRESHOLD_METRICS}",
+                                argument="name")
         if threshold is None:
-            raise ValueError(f"metric {name!r} needs a threshold (score units)")
+            raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
         return self.metrics_at(threshold, level, performance)[name]
 
     def threshold_probability(self, min_precision=0.0, min_recall=0.0, performance="sample") -> ThresholdProbability:
@@ -478,7 +484,7 @@ class Evaluation:
     def _threshold_probability(self, min_precision, min_recall, performance, p, values):
         for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
             if not 0 <= v <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+                raise SpeInputError(f"must be in [0, 1], got {v!r}", argument=name)
         with np.errstate(invalid="ignore"):
             meets = (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
                 np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
@@ -548,7 +554,7 @@ class Evaluation:
         """
         level = self._level(level)
         if int(points) != points or points < 2:
-            raise ValueError(f"points must be an integer ≥ 2, got {points!r}")
+            raise SpeInputError(f"must be an integer ≥ 2, got {points!r}", argument="points")
         fit = self._mixture_fit()
         if fit is None:
             raise ValueError("this evaluation has no SPE mixture among its score models")
@@ -756,20 +762,8 @@ class Evaluation:
         pct = f"{100 * level:g}%"
         lines = [
             f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, {self.n_labeled - n_pos} negative)",
-            f"SPE mixture: {self.families['negative']} (negative) and {self.families['positive']} (positive)"
-            + (f", chosen from {d['family_pairs_tried']} family pairs by BIC" if d.get("family_pairs_tried", 1) > 1 else ""),
+            *self._mixture_lines(),
         ]
-        hc = d.get("histogram_check")
-        if hc:
-            if hc["passed"]:
-                lines.append(f"  histogram check: the mixture reproduces the score histogram "
-                             f"(posterior-predictive p = {hc['p_value']:.3f}, {hc['bins']} bins)")
-            else:
-                lines.append(
-                    f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
-                    f"{hc['discrepancy']:.3f} nats/item against {hc['expected_discrepancy']:.3f} expected)"
-                    + (f"; the scores' shape counts as {format_items(hc['effective_unlabeled_items'])} items "
-                       f"(coarsened posterior)" if hc.get("effective_unlabeled_items") else ""))
         models = d.get("score_models") or []
         if len(models) > 1:
             lines.append("score models, weighted by their evidence p(labels | scores):")
@@ -801,21 +795,51 @@ class Evaluation:
         for r in (0.1, 0.25, 0.5, 0.75, 0.9):
             g = int(np.argmin(np.abs(pr.x - r)))
             lines.append(f"  recall {pr.x[g]:.2f}: {pr.median[g]:.3f} [{pr.lo[g]:.3f}, {pr.hi[g]:.3f}]")
+        lines.append(self._sampler_line())
+        if d.get("seed") is not None:
+            lines.append(f"seed: {d['seed']} (--seed {d['seed']}, or rng={d['seed']} in Python, repeats this run)")
+        for w in self.warnings:
+            lines.append(f"warning: {w}")
+        for note in d.get("notes", []):
+            lines.append(f"note: {note}")
+        return "\n".join(lines)
+
+    def _mixture_lines(self):
+        """The summary's lines on the SPE mixture: its families and its histogram check, or why it is absent."""
+        d = self.diagnostics
+        if self.families.get("negative") is None:
+            why = "all scores are equal" if d.get("inference") == "exact" else "no family pair fits these scores"
+            return [f"SPE mixture: not fitted ({why})"]
+        lines = [f"SPE mixture: {self.families['negative']} (negative) and {self.families['positive']} (positive)"
+                 + (f", chosen from {d['family_pairs_tried']} family pairs by BIC"
+                    if d.get("family_pairs_tried", 1) > 1 else "")]
+        hc = d.get("histogram_check")
+        if hc and hc["passed"]:
+            lines.append(f"  histogram check: the mixture reproduces the score histogram "
+                         f"(posterior-predictive p = {hc['p_value']:.3f}, {hc['bins']} bins)")
+        elif hc:
+            lines.append(
+                f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
+                f"{hc['discrepancy']:.3f} nats/item against {hc['expected_discrepancy']:.3f} expected)"
+                + (f"; the scores' shape counts as {format_items(hc['effective_unlabeled_items'])} items "
+                   f"(coarsened posterior)" if hc.get("effective_unlabeled_items") else ""))
+        return lines
+
+    def _sampler_line(self):
+        """The summary's line on how the posterior was drawn, and how well."""
+        d = self.diagnostics
+        if d.get("inference") == "exact":
+            return f"posterior: {d.get('draws')} exact draws of the prevalence (Beta posterior of the labels)"
+        if d.get("inference") == "grid":
+            return f"posterior: {d.get('draws')} draws of the recalibrations (exact on a grid)"
         if d.get("inference") == "nuts":
             nuts = d.get("nuts", {})
             quality = (f"R-hat {nuts.get('r_hat', float('nan')):.3f}, {nuts.get('divergences', 0)} divergences, "
                        f"{100 * nuts.get('dropped', 0.0):.1f}% of draws outside the identified region")
         else:
             quality = f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}"
-        lines.append(
-            f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS {d.get('ess', float('nan')):.0f}, "
-            f"{quality}, MAP starts agreeing {d.get('map_starts_agreeing')}"
-        )
-        for w in self.warnings:
-            lines.append(f"warning: {w}")
-        for note in d.get("notes", []):
-            lines.append(f"note: {note}")
-        return "\n".join(lines)
+        return (f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS "
+                f"{d.get('ess', float('nan')):.0f}, {quality}, MAP starts agreeing {d.get('map_starts_agreeing')}")
 
 
 def _jsonable(obj):

@@ -1,15 +1,15 @@
 """The errors and warnings of ``spe``.
 
-One input-error type (a ``ValueError`` subclass) that names the file, row and
-column of the offending value, and warning classes for degenerate but legal
-input and for weak inference.
+One input-error type (a ``ValueError`` subclass) that names the argument, or
+the file, row and column, of the offending value, and warning classes for
+degenerate but legal input and for weak inference.
 """
 
 from __future__ import annotations
 
 
 class SpeInputError(ValueError):
-    """Bad input: names the argument or file, the row and the column.
+    """Bad input: names the argument, or the file, the row and the column.
 
     Parameters
     ----------
@@ -21,21 +21,45 @@ class SpeInputError(ValueError):
         1-based data row in that file (the header is row 0).
     column : str, optional
         The column name.
+    argument : str, optional
+        The Python argument the bad value was passed as (e.g. ``"draws"``);
+        the command line names the matching option (``--draws``).
+
+    Attributes
+    ----------
+    message : str
+        The message without the location.
     """
 
-    def __init__(self, message, *, path=None, row=None, column=None):
+    def __init__(self, message, *, path=None, row=None, column=None, argument=None):
+        self.message = message
         self.path = path
         self.row = row
         self.column = column
+        self.argument = argument
+        super().__init__(self.located(argument))
+
+    def located(self, argument_name=None):
+        """The message prefixed by where the bad value is: ``argument_name`` (for an argument) or the file,
+        row and column."""
         where = []
-        if path is not None:
-            where.append(str(path))
-        if row is not None:
-            where.append(f"row {row}")
-        if column is not None:
-            where.append(f"column '{column}'")
-        text = f"{', '.join(where)}: {message}" if where else message
-        super().__init__(text)
+        if self.path is not None:
+            where.append(str(self.path))
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        if self.argument is not None and argument_name:
+            where.insert(0, argument_name)
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+class MixtureFitError(RuntimeError):
+    """The SPE mixture could not be fitted to these scores (no family pair reached an identified optimum).
+
+    Not bad input: :func:`spe.evaluate` leaves the mixture out, with a
+    warning, and the other score models carry the estimate.
+    """
 
 
 class SpeWarning(UserWarning):

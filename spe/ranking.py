@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .api import _as_scores, normalize_labels
+from .inputs import as_scores, normalize_labels
 from .evaluation import _jsonable
 from .fit import LIKELIHOOD_RESOLUTION, SCREENING_RESOLUTION, rank_families
-from .models.mixture import MixtureData, resolve_score_type
+from .models.mixture import MixtureData, resolve_score_reading
 from .parallel import TaskPool, resolve_workers
 from .select import (
     DECISION_NEGATIVE_CANDIDATES,
@@ -161,14 +161,20 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     Raises
     ------
     SpeInputError
-        Bad scores or labels (as :func:`spe.evaluate`).
-    RuntimeError
-        No family pair could be fitted.
+        Bad scores, labels or options (as :func:`spe.evaluate`).
+    MixtureFitError
+        No family pair could be fitted (e.g. all scores equal).
+
+    Notes
+    -----
+    A ``score_type`` or ``score_space`` the scores contradict is replaced
+    as in :func:`spe.evaluate` (:func:`spe.models.mixture.resolve_score_reading`),
+    and the table's notes say so.
     """
-    s = _as_scores(scores)
+    s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
     resolve_workers(workers)
-    kind = resolve_score_type(s, score_type)
+    kind, score_space, reading_notes = resolve_score_reading(s, score_type, score_space)
     rng = np.random.default_rng(rng)
     names = [f for f in DEFAULT_CANDIDATES + EXTENDED_CANDIDATES if f != "beta" or kind == "probability"]
     _, x, data, _, auto_ranking, _, _ = rank_families(s, index, value, families="auto", resolution=resolution,
@@ -181,7 +187,7 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     screen = MixtureData.build(x, index, value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     with TaskPool(workers) as pool:
         soft = rank_class_families(auto_ranking[0], screen, names, pool=pool)
-    classes, notes = {}, []
+    classes, notes = {}, list(reading_notes)
     for cls, yv in (("negative", 0), ("positive", 1)):
         xl = x[index[value == yv]]
         if xl.size >= MIN_HELD_OUT:

@@ -17,6 +17,7 @@ from itertools import product
 
 import numpy as np
 
+from .exceptions import MixtureFitError, SpeInputError
 from .families import family_names, get_family
 from .inference import find_map
 from .models.mixture import Mixture, MixtureData
@@ -43,7 +44,7 @@ CLASS_SCREEN_TOP = 3
 #: often multimodal (paper §4.2, Fig. 3C: "a mixture model would have been a
 #: better fit"); two truncated normals fit them. Not for probability scores,
 #: where it degenerated to spikes at 0, and not for the positive class, where
-#: it made the mixture worse on the benchmark (README, "what moved it").
+#: it made the mixture worse on the benchmark (docs/benchmarks.md, "what moved it").
 DECISION_NEGATIVE_CANDIDATES = ("truncnorm2",)
 
 
@@ -104,8 +105,8 @@ def parse_families(families, score_type="probability"):
 
     Raises
     ------
-    ValueError
-        If a name is not a registered family or the string is malformed.
+    SpeInputError
+        If a name is not a registered family or the argument is malformed.
     """
     if isinstance(families, str) and families == "all":
         names = [f for f in family_names() if f != "truncnorm2" and (f != "beta" or score_type == "probability")]
@@ -119,20 +120,28 @@ def parse_families(families, score_type="probability"):
             pairs = [pair for pair in pairs if "beta" not in pair]
             pairs += [(neg, pos) for neg in DECISION_NEGATIVE_CANDIDATES for pos in DEFAULT_CANDIDATES if pos != "beta"]
         return pairs
+    malformed = SpeInputError(f"must be 'auto', 'all' or 'NEGATIVE,POSITIVE' (e.g. 'gamma,truncnorm'), got "
+                              f"{families!r}; known families: {', '.join(family_names())}", argument="families")
     if isinstance(families, str):
         parts = [p.strip() for p in families.split(",")]
         if len(parts) != 2 or not all(parts):
-            raise ValueError(
-                f"families must be 'auto' or 'NEGATIVE,POSITIVE' (e.g. 'gamma,truncnorm'), got {families!r}; "
-                f"known families: {', '.join(family_names())}"
-            )
+            raise malformed
         pairs = [tuple(parts)]
     elif isinstance(families, tuple) and len(families) == 2 and all(isinstance(f, str) for f in families):
         pairs = [families]
     else:
-        pairs = [tuple(p) for p in families]
-    for neg, pos in pairs:
-        get_family(neg), get_family(pos)
+        try:
+            pairs = [tuple(p) for p in families]
+        except TypeError:
+            raise malformed from None
+    if not pairs or any(len(p) != 2 or not all(isinstance(f, str) for f in p) for p in pairs):
+        raise malformed
+    for pair in pairs:
+        for name in pair:
+            try:
+                get_family(name)
+            except ValueError as e:
+                raise SpeInputError(str(e), argument="families") from None
     return pairs
 
 
@@ -149,7 +158,7 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
     if starts is None:
         try:
             starts = mix.initial_points(x, data, limit=max_starts)
-        except ValueError:
+        except (ValueError, MixtureFitError):
             return None
 
     try:

@@ -26,6 +26,7 @@ def _quiet(*args, **kwargs):
         return spe.evaluate(*args, **kwargs)
 
 
+@pytest.mark.slow
 def test_band_and_prevalence_cover_the_truth_on_a_known_mixture():
     """Scores from a two-Normal mixture (the model's own family): over 10 seeds the 90% bands
     cover the true sample PR curve over most of the recall grid and the prevalence interval
@@ -187,7 +188,7 @@ def test_score_type_resolution():
     assert resolve_score_type(np.array([0.1, 0.3]), "decision") == "decision"
     with pytest.raises(ValueError, match=r"needs scores in \[0, 1\]"):
         resolve_score_type(np.array([-1.0, 0.5]), "probability")
-    with pytest.raises(ValueError, match="score_type must be"):
+    with pytest.raises(ValueError, match="score_type: must be"):
         resolve_score_type(np.array([0.5]), "margin")
 
 
@@ -202,7 +203,7 @@ def test_decision_scores_leave_the_calibrated_model_out():
     auto = _quiet(s, lab, families="truncnorm,truncnorm", draws=200, rng=0)
     assert "calibrated" in [m["model"] for m in auto.diagnostics["score_models"]]
     assert auto.diagnostics["score_type"] == "log-odds"
-    with pytest.raises(ValueError, match="decision values"):
+    with pytest.raises(ValueError, match="score_model: 'calibrated' reads the scores as probabilities or log-odds"):
         spe.evaluate(s, lab, score_model="calibrated", score_type="decision")
 
 
@@ -224,8 +225,11 @@ def test_labels_contradicting_the_scores_fail_the_label_check():
     """Every model says higher score = more positive; labels saying the opposite are flagged."""
     s, y = simulate(800, 0.3, 6, pos=(3.0, 1.0))
     idx, val = _labels(y, 30, 2)
-    with pytest.warns(SpeWarning, match="no score model predicts the labeled items well"):
+    with pytest.warns(SpeWarning) as caught:
         ev = spe.evaluate(s, (idx, 1 - val), families="truncnorm,truncnorm", draws=300, rng=0)
+    said = [str(w.message) for w in caught]
+    assert any("no score model predicts the labeled items well" in m for m in said)
+    assert any("the labeled items say the classifier ranks backwards" in m for m in said)
     assert ev.diagnostics["label_check"]["passed"] is False
     good = _quiet(s, (idx, val), families="truncnorm,truncnorm", draws=300, rng=0)
     assert good.diagnostics["label_check"]["passed"] is True
@@ -250,6 +254,7 @@ def _simulate_for(model, seed, n=1000):
     return s, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["mixture", "hybrid", "calibrated", "platt"])
 def test_each_score_model_covers_the_truth_on_its_own_data(model):
     """Data simulated from each model's assumptions, 30 labels: over 10 seeds the 90% band holds the

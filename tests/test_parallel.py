@@ -7,7 +7,8 @@ import pytest
 
 from spe.fit import SCREENING_RESOLUTION
 from spe.models.mixture import MixtureData
-from spe.parallel import MAX_AUTO_WORKERS, TaskPool, can_fork, resolve_workers, thread_map
+from spe.exceptions import SpeInputError
+from spe.parallel import MAX_AUTO_WORKERS, TaskPool, can_fork, resolve_workers, thread_map, usable_cpus
 from spe.select import parse_families, rank_family_pairs
 
 from .conftest import simulate
@@ -22,15 +23,15 @@ def _exit_in_worker(parent, value):
     return value * 2
 
 
-@pytest.mark.parametrize("value, expected", [(1, 1), (3, 3), (2.0, 2)])
-def test_resolve_workers(value, expected):
-    assert resolve_workers(value) == expected
-    assert 1 <= resolve_workers(None) <= MAX_AUTO_WORKERS
+@pytest.mark.parametrize("value, expected", [(1, 1), (3, 3), (2.0, 2), (1000, 1000)])
+def test_resolve_workers_caps_at_the_usable_cores(value, expected):
+    assert resolve_workers(value) == min(expected, usable_cpus())
+    assert 1 <= resolve_workers(None) <= min(MAX_AUTO_WORKERS, usable_cpus())
 
 
-@pytest.mark.parametrize("value", [0, -2, 1.5, "2", [2]])
+@pytest.mark.parametrize("value", [0, -2, 1.5, "2", [2], True])
 def test_resolve_workers_rejects_bad_values(value):
-    with pytest.raises(ValueError, match="workers must be None"):
+    with pytest.raises(SpeInputError, match="workers: must be None"):
         resolve_workers(value)
 
 

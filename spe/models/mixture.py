@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from ..exceptions import SpeInputError
+from ..exceptions import MixtureFitError, SpeInputError
 from ..families import Family, get_family
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
-           "SCORE_TYPES", "outward_envelope", "pivot_index", "sorted_quantile", "START_SAMPLE"]
+           "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope",
+           "pivot_index", "sorted_quantile", "START_SAMPLE"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
@@ -48,6 +49,13 @@ TOP_GRID = 65
 
 #: What scores can be (see :func:`resolve_score_type`).
 SCORE_TYPES = ("auto", "probability", "log-odds", "decision")
+
+#: Where the families can model the scores (:meth:`ScoreSpace.fit`).
+SCORE_SPACES = ("linear", "logit", "auto")
+
+#: Largest |score| read as log-odds: beyond it, exp(−|score|) underflows even the smallest subnormal double
+#: (≈ 4.9e-324 = e^−744.4), so no probability a computer holds has such log-odds.
+LOG_ODDS_LIMIT = 745.0
 
 #: Scores the MAP search's starting points are computed from, at most (:meth:`Mixture.initial_points`).
 START_SAMPLE = 1 << 16
@@ -72,15 +80,15 @@ def logit_clip(scores):
 def resolve_score_type(scores, score_type="auto"):
     """What the scores are: "probability", "log-odds" or "decision" (a score of unknown scale).
 
-    ``"auto"`` reads scores that all lie in [0, 1] as probabilities and any
-    other scores as possibly log-odds (a logistic regression's decision
-    function is one): the "calibrated up to a prior shift" model then reads
-    the score as log-odds, and its evidence on the labels decides how much
-    that reading counts. ``"decision"`` says the scores are not log-odds
-    (an SVM margin, a ranking score) and leaves that model out. On the
-    benchmark cases leaving it out for every unbounded score hurt: it is
-    right for logistic regressions and the evidence switches it off for
-    most SVMs.
+    ``"auto"`` reads scores that all lie in [0, 1] as probabilities, other
+    scores within ±:data:`LOG_ODDS_LIMIT` as possibly log-odds (a logistic
+    regression's decision function is one): the "calibrated up to a prior
+    shift" model then reads the score as log-odds, and its evidence on the
+    labels decides how much that reading counts; larger scores as decision
+    values. ``"decision"`` says the scores are not log-odds (an SVM margin,
+    a ranking score) and leaves that model out. On the benchmark cases
+    leaving it out for every unbounded score hurt: it is right for logistic
+    regressions and the evidence switches it off for most SVMs.
 
     Parameters
     ----------
@@ -95,18 +103,75 @@ def resolve_score_type(scores, score_type="auto"):
 
     Raises
     ------
-    ValueError
-        Unknown ``score_type``, or "probability" for scores outside [0, 1].
+    SpeInputError
+        Unknown ``score_type``, or "probability" for scores outside [0, 1]
+        (:func:`resolve_score_reading` reads those as decision values instead,
+        with a warning).
     """
     if score_type not in SCORE_TYPES:
-        raise ValueError(f"score_type must be one of {SCORE_TYPES}, got {score_type!r}")
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
     s = np.asarray(scores, dtype=float)
-    in_unit = bool(s.min() >= 0 and s.max() <= 1)
+    lo, hi = float(s.min()), float(s.max())
     if score_type == "auto":
-        return "probability" if in_unit else "log-odds"
-    if score_type == "probability" and not in_unit:
-        raise ValueError(f"score_type='probability' needs scores in [0, 1]; they span [{s.min():g}, {s.max():g}]")
+        return "probability" if lo >= 0 and hi <= 1 else "log-odds" if max(-lo, hi) <= LOG_ODDS_LIMIT else "decision"
+    if score_type == "probability" and not (lo >= 0 and hi <= 1):
+        raise SpeInputError(f"'probability' needs scores in [0, 1]; they span [{lo:g}, {hi:g}]",
+                            argument="score_type")
     return score_type
+
+
+def resolve_score_reading(scores, score_type="auto", score_space="linear"):
+    """The score type and score space to use, with a warning for each stated one the scores contradict.
+
+    Scores outside [0, 1] cannot be probabilities, and scores beyond
+    ±:data:`LOG_ODDS_LIMIT` cannot be log-odds of a probability a computer
+    holds: stated so, they are read as decision values of unknown scale
+    (the "calibrated" model is left out); ``score_space="logit"`` needs
+    probabilities and falls back to "linear". Degenerate, not bad: an
+    answer and a warning (:mod:`spe.inputs`), the same whatever the values.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+    score_type : {"auto", "probability", "log-odds", "decision"}
+    score_space : {"linear", "logit", "auto"}
+
+    Returns
+    -------
+    score_type : str
+        "probability", "log-odds" or "decision".
+    score_space : str
+        "linear", "logit" or "auto".
+    warnings : list of str
+
+    Raises
+    ------
+    SpeInputError
+        An unknown ``score_type`` or ``score_space``.
+    """
+    if score_type not in SCORE_TYPES:
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
+    if score_space not in SCORE_SPACES:
+        raise SpeInputError(f"must be one of {SCORE_SPACES}, got {score_space!r}", argument="score_space")
+    s = np.asarray(scores, dtype=float)
+    lo, hi = float(s.min()), float(s.max())
+    in_unit, out = lo >= 0 and hi <= 1, []
+    span = f"[{lo:g}, {hi:g}]"
+    if score_type == "probability" and not in_unit:
+        out.append(f"the scores are said to be probabilities but span {span}, outside [0, 1]: they are read as "
+                   "decision values of unknown scale (the 'calibrated' model, which needs probabilities or "
+                   "log-odds, is left out)")
+        score_type = "decision"
+    elif score_type == "log-odds" and max(-lo, hi) > LOG_ODDS_LIMIT:
+        out.append(f"the scores are said to be log-odds but span {span}: log-odds beyond ±{LOG_ODDS_LIMIT:g} are "
+                   "probabilities no computer holds, so they are read as decision values of unknown scale (the "
+                   "'calibrated' model is left out)")
+        score_type = "decision"
+    if score_space == "logit" and not in_unit:
+        out.append(f"score_space='logit' takes the logit of probability scores, but these span {span}: the "
+                   "families model the scores as they are (score_space='linear')")
+        score_space = "linear"
+    return resolve_score_type(s, score_type), score_space, out
 
 
 @dataclass(frozen=True)
@@ -152,7 +217,7 @@ class ScoreSpace:
 
         Raises
         ------
-        ValueError
+        SpeInputError
             ``kind="logit"`` with scores outside [0, 1], or an unknown kind.
         """
         s = np.asarray(scores, dtype=float)
@@ -160,11 +225,12 @@ class ScoreSpace:
         if kind == "auto":
             kind = "logit" if (smin >= 0 and smax <= 1 and smax > smin) else "linear"
         if kind not in ("linear", "logit"):
-            raise ValueError(f"score space kind must be 'auto', 'linear' or 'logit', got {kind!r}")
+            raise SpeInputError(f"must be one of {SCORE_SPACES}, got {kind!r}", argument="score_space")
         eps = 0.0
         if kind == "logit":
             if smin < 0 or smax > 1:
-                raise ValueError("logit score space needs scores in [0, 1]")
+                raise SpeInputError(f"'logit' needs scores in [0, 1]; they span [{smin:g}, {smax:g}]",
+                                    argument="score_space")
             eps = logit_clip(s)
         z = cls._z(s, kind, eps)
         zmin, zmax = float(np.min(z)), float(np.max(z))
@@ -671,5 +737,6 @@ class Mixture:
                 if limit is not None and len(starts) >= limit:
                     break
         if not starts:
-            raise SpeInputError("could not initialise the mixture: fewer than 4 scores or all scores equal")
+            raise MixtureFitError("could not initialise the mixture: too few distinct scores on either side of "
+                                  "every split")
         return np.array(starts)

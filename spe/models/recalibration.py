@@ -193,7 +193,8 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     for _ in range(2):
         ga, gb = np.linspace(a_lo, a_hi, grid), np.linspace(b_lo, b_hi, grid)
         lp = _log_post(ga[:, None], gb[None, :], z, y, prior)
-        keep = lp > lp.max() - 14.0
+        # ≥: at log posteriors of magnitude ~1e17 and beyond (features of 1e20, say) max − 14 rounds to max
+        keep = lp >= lp.max() - 14.0
         ia, ib = np.flatnonzero(keep.any(axis=1)), np.flatnonzero(keep.any(axis=0))
         da, db = ga[1] - ga[0], gb[1] - gb[0]
         a_lo, a_hi = ga[max(ia[0] - 1, 0)] - da / 2, ga[min(ia[-1] + 1, grid - 1)] + da / 2

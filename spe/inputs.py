@@ -1,0 +1,306 @@
+"""What :func:`spe.evaluate` checks before any work, and its one policy for degenerate data.
+
+Bad input (a value no estimate can be made from: non-finite scores, labels
+other than 0/1, an option out of its range, more posterior draws than the
+memory holds) raises :class:`~spe.exceptions.SpeInputError` naming the
+argument, before any fitting. Degenerate but legal input gets an answer and
+a warning that says what is degenerate and what the numbers then mean
+(:func:`input_warnings`); it never fails:
+
+* all scores equal — the classifier ranks nothing; the prevalence comes
+  from the labels alone (:mod:`spe.models.constant`), the curves are flat;
+* two distinct scores — one operating point; the curves join it to the ends;
+* no labels, labels of one class only, every item labeled;
+* labels that say the classifier ranks backwards (worse than random);
+* scores outside what the stated score type allows (read as decision values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import stats
+
+from .exceptions import SpeInputError
+
+__all__ = ["as_scores", "normalize_labels", "seed_of", "check_draws", "estimated_memory", "input_warnings",
+           "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+
+#: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
+MIN_DRAWS = 100
+
+#: One-sided Mann–Whitney p-value below which the labeled items are said to rank backwards.
+BACKWARDS_P_VALUE = 0.01
+
+#: Largest |score| accepted: beyond it, differences and squares of scores overflow double precision. Only
+#: the scores' order and spacing matter to every model that reads scores this large (the log-odds reading
+#: stops at ±745), so dividing them by a constant changes no estimate.
+MAX_ABS_SCORE = 1e150
+
+
+def as_scores(scores):
+    """The scores as a read-only float array (N,), checked.
+
+    Raises
+    ------
+    SpeInputError
+        Not one-dimensional, not numbers, non-finite values, values beyond
+        ±:data:`MAX_ABS_SCORE`, fewer than 4 scores.
+    """
+    try:
+        s = np.array(scores, dtype=float, copy=True)
+    except (TypeError, ValueError) as e:
+        raise SpeInputError(f"must be numbers ({e})", argument="scores") from None
+    if s.ndim != 1:
+        raise SpeInputError(f"must be one-dimensional, got shape {s.shape}", argument="scores")
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise SpeInputError(
+            f"must be finite; scores[{bad[0]}] = {s[bad[0]]} ({bad.size} non-finite value(s) in all)",
+            argument="scores")
+    if s.size < 4:
+        raise SpeInputError(f"need at least 4 scores, got {s.size}", argument="scores")
+    big = np.flatnonzero(np.abs(s) > MAX_ABS_SCORE)
+    if big.size:
+        raise SpeInputError(
+            f"scores[{big[0]}] = {s[big[0]]:g}: scores beyond ±{MAX_ABS_SCORE:g} overflow the arithmetic on them; "
+            "divide all scores by a constant (which changes no estimate)", argument="scores")
+    s.flags.writeable = False
+    return s
+
+
+def normalize_labels(labels, n_items):
+    """Normalise the ``labels`` argument to (index (n,), value (n,)) arrays.
+
+    Parameters
+    ----------
+    labels : None, mapping, array of length N, or (index, value) pair
+        * ``None`` or empty: no labels;
+        * mapping ``{item position: 0/1}``;
+        * array of length N with 0, 1 and NaN (NaN = unlabeled);
+        * a pair ``(index (n,), value (n,))``.
+    n_items : int
+        N.
+
+    Returns
+    -------
+    index : int array, shape (n,), sorted
+    value : int array, shape (n,)
+
+    Raises
+    ------
+    SpeInputError
+        Labels other than 0/1, positions outside [0, N), duplicates.
+    """
+    if labels is None:
+        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    if isinstance(labels, Mapping):
+        idx = np.array(list(labels.keys()))
+        val = np.array(list(labels.values()))
+    elif isinstance(labels, tuple) and len(labels) == 2:
+        idx, val = np.asarray(labels[0]), np.asarray(labels[1])
+    else:
+        try:
+            arr = np.asarray(labels, dtype=float)
+        except (TypeError, ValueError):
+            arr = np.zeros((0, 0))
+        if arr.ndim != 1 or arr.size != n_items:
+            raise SpeInputError(
+                f"labels given as an array must have one entry per score (N = {n_items}) with NaN for "
+                f"unlabeled items; got shape {arr.shape}. Use a dict {{position: label}} for a few labels.",
+                argument="labels")
+        idx = np.flatnonzero(~np.isnan(arr))
+        val = arr[idx]
+    if idx.size == 0 and val.size == 0:
+        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    if idx.shape != val.shape or idx.ndim != 1:
+        raise SpeInputError("index and value must be one-dimensional and of equal length", argument="labels")
+    try:
+        idx_float = idx.astype(float)
+        idx_int = idx.astype(np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise SpeInputError(f"item positions must be integers, got {idx[:3]!r}...", argument="labels") from None
+    if not np.array_equal(idx_int, idx_float):
+        raise SpeInputError("item positions must be integers", argument="labels")
+    out = (idx_int < 0) | (idx_int >= n_items)
+    if out.any():
+        raise SpeInputError(f"item position {idx_int[out][0]} is outside 0..{n_items - 1}", argument="labels")
+    try:
+        val_f = np.asarray(val, dtype=float)
+    except (TypeError, ValueError):
+        val_f = np.full(val.shape, np.nan)
+    bad = ~np.isin(val_f, (0.0, 1.0))
+    if bad.any():
+        raise SpeInputError(f"must be 0 or 1; item {idx_int[bad][0]} has label {val[bad][0]!r}", argument="labels")
+    order = np.argsort(idx_int, kind="stable")
+    idx_int, val_i = idx_int[order], val_f[order].astype(int)
+    dup = np.flatnonzero(np.diff(idx_int) == 0)
+    if dup.size:
+        raise SpeInputError(f"item {idx_int[dup[0]]} is labeled twice", argument="labels")
+    return idx_int, val_i
+
+
+def seed_of(rng):
+    """The seed a run uses, so that ``rng=seed`` repeats it exactly: a non-negative int.
+
+    ``None`` draws a seed below 2³² from the operating system's entropy
+    (numpy's ``SeedSequence``; short enough to type, exact in JSON
+    readers that hold numbers as doubles); an int is itself; a
+    ``numpy.random.Generator`` gives an int below 2³² drawn from it (so the
+    same generator state gives the same seed).
+
+    Raises
+    ------
+    SpeInputError
+        A negative int, or anything else.
+    """
+    if rng is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**32))
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return int(rng)
+    raise SpeInputError(f"must be None, a non-negative integer seed or a numpy Generator, got {rng!r}",
+                        argument="rng")
+
+
+def estimated_memory(n_items, n_distinct, draws):
+    """Peak memory of :func:`spe.evaluate` and its JSON, in bytes, for N items and M draws.
+
+    Measured on this project's speed benchmark (peak RSS, N = 900 to 10⁷,
+    M = 1,000 to 16,000): about 250 MB of imports and fixed work, about
+    200 bytes per item, and per draw about 16 doubles per threshold (the
+    per-draw confusion counts and rates at T ≤ 1,000 thresholds) plus the
+    grids; within 10% of the measured peaks.
+    """
+    from .metrics import MAX_THRESHOLDS
+
+    thresholds = min(int(n_distinct), MAX_THRESHOLDS)
+    return 250e6 + 200 * int(n_items) + 8 * int(draws) * (16 * thresholds + 400)
+
+
+def available_memory():
+    """Bytes of memory available to this process without swapping (psutil), or None if unknown."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - no psutil or no reading: the check is skipped
+        return None
+
+
+def check_draws(draws, n_items, n_distinct):
+    """``draws`` as an int, checked against :data:`MIN_DRAWS` and the available memory.
+
+    Raises
+    ------
+    SpeInputError
+        Not an integer, fewer than :data:`MIN_DRAWS`, or more than the
+        memory available holds (with the estimate and the largest M that
+        fits).
+    """
+    try:
+        ok = not isinstance(draws, bool) and int(draws) == draws
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or draws < MIN_DRAWS:
+        raise SpeInputError(f"must be an integer ≥ {MIN_DRAWS}, got {draws!r}", argument="draws")
+    draws = int(draws)
+    need, have = estimated_memory(n_items, n_distinct, draws), available_memory()
+    if have is not None and need > have:
+        per_draw = estimated_memory(n_items, n_distinct, 1) - estimated_memory(n_items, n_distinct, 0)
+        fits = int((have - estimated_memory(n_items, n_distinct, 0)) // per_draw)
+        hint = (f"use at most about {fits:,} draws" if fits >= MIN_DRAWS else
+                f"even {MIN_DRAWS} draws would not fit: free some memory")
+        raise SpeInputError(
+            f"{draws:,} posterior draws of {n_items:,} items would need about {_gigabytes(need)} of memory and "
+            f"{_gigabytes(have)} is available; {hint}", argument="draws")
+    return draws
+
+
+def _gigabytes(n):
+    return f"{n / 1e9:,.1f} GB" if n < 1e15 else f"{n:.1e} bytes"
+
+
+def input_warnings(scores, index, value, n_distinct):
+    """The warnings of the degenerate-data policy for these scores and labels (see the module docstring).
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+    index, value : int arrays, shape (n,)
+        The labeled items and their labels.
+    n_distinct : int
+        Distinct scores among the N.
+
+    Returns
+    -------
+    list of str
+        Each says what is degenerate and what the numbers then mean.
+    """
+    out = []
+    n_pos, n_neg = int(np.sum(value == 1)), int(np.sum(value == 0))
+    out += _label_warnings(scores.size, index.size, n_pos, n_neg)
+    out += _tie_warnings(scores, n_distinct)
+    if n_pos and n_neg and n_distinct > 1:
+        pos_s, neg_s = scores[index[value == 1]], scores[index[value == 0]]
+        out += _ranking_warnings(pos_s, neg_s)
+    return out
+
+
+def _label_warnings(n_items, n_labeled, n_pos, n_neg):
+    if n_labeled == 0:
+        return ["no labeled items: nothing checks the score models, so the estimate rests on their assumptions "
+                "alone (the mixture's families, which component is positive decided by the larger mean score; the "
+                "recalibrations' priors) and all get equal weight; label a few items at random to check them"]
+    out = []
+    if n_pos == 0 or n_neg == 0:
+        which = "positive" if n_pos == 0 else "negative"
+        out.append(f"no labeled {which} items among {n_labeled}: the {which} class is located by the mixture "
+                   "model alone; the bands may be too narrow if the model is wrong")
+    if n_labeled == n_items:
+        out.append(f"every one of the {n_items:,} items is labeled: the numbers are the known performance on "
+                   "these items, not an estimate (the intervals have no width)")
+    return out
+
+
+def _tie_warnings(scores, n_distinct):
+    if n_distinct == 1:
+        return [f"all {scores.size:,} scores are equal ({scores[0]:g}): the classifier ranks nothing, so no score "
+                "model can be fitted; the prevalence is estimated from the labeled items alone (a Beta posterior), "
+                "the only threshold predicts every item positive (precision = prevalence, recall 1), and ROC AUC "
+                "is 0.5 by construction"]
+    if n_distinct == 2:
+        return [f"the scores take only two values ({np.min(scores):g} and {np.max(scores):g}; a hard 0/1 "
+                "classifier?): it has a single operating point, so the PR and ROC curves join that point to the "
+                "ends and average precision and ROC AUC describe that one point; the class-conditional densities "
+                "of the SPE mixture cannot be told from spikes there"]
+    if n_distinct < 0.5 * scores.size:
+        return [f"scores are heavily tied ({n_distinct} distinct values among {scores.size} items, e.g. a random "
+                "forest or k-NN): continuous class-conditional densities fit such scores poorly; read the bands "
+                "with care"]
+    return []
+
+
+def labeled_auc(positive_scores, negative_scores):
+    """ROC AUC of the labeled items alone (ties count one half): the Mann–Whitney U over n₊·n₋, in [0, 1]."""
+    pos, neg = np.asarray(positive_scores, dtype=float), np.asarray(negative_scores, dtype=float)
+    return float(stats.mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
+
+
+def _ranking_warnings(pos_s, neg_s):
+    out = []
+    if pos_s.min() > neg_s.max():
+        out.append("the labeled items are perfectly separated by the score: the curve near the boundary between "
+                   "the classes rests on the mixture model; more labels near the boundary would test it")
+    test = stats.mannwhitneyu(pos_s, neg_s, alternative="less")
+    if test.pvalue < BACKWARDS_P_VALUE:
+        auc = labeled_auc(pos_s, neg_s)
+        out.append(
+            f"the labeled items say the classifier ranks backwards: its labeled positives score lower than its "
+            f"labeled negatives (ROC AUC of the labeled items {auc:.2f}; one-sided Mann-Whitney p = "
+            f"{test.pvalue:.2g}); every score model here assumes a higher score means more likely positive, so the "
+            f"estimates describe the classifier as if it ranked sensibly and are wrong if it does not: if the score "
+            f"is for the negative class (or a distance), negate it")
+    return out
