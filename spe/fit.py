@@ -16,8 +16,8 @@ import numpy as np
 from scipy import special
 
 from .check import format_items, histogram_check
+from .exceptions import MixtureFitError, SpeInputError, SpeWarning
 from .inference import find_map, importance_sample, psis_loo
-from .exceptions import SpeWarning
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace, resolve_score_type, sorted_quantile
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
@@ -96,7 +96,7 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
 
     Raises
     ------
-    RuntimeError
+    MixtureFitError
         If no family pair could be fitted.
     """
     space = ScoreSpace.fit(scores, kind=score_space)
@@ -119,7 +119,7 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
         ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
                                     extend=extend, refit=refit, workers=workers)
     if not ranking:
-        raise RuntimeError(f"none of the family pairs {pairs} could be fitted to these scores")
+        raise MixtureFitError(f"none of the family pairs {pairs} could be fitted to these scores")
     return space, x, data, pairs, ranking, top, bottom
 
 
@@ -212,7 +212,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
 
     Raises
     ------
-    RuntimeError
+    MixtureFitError
         If no family pair could be fitted.
     """
     rng = np.random.default_rng(rng)
@@ -225,33 +225,85 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
     if inference not in ("importance", "nuts"):
-        raise ValueError(f"inference must be 'importance' or 'nuts', got {inference!r}")
+        raise SpeInputError(f"must be 'importance' or 'nuts', got {inference!r}", argument="inference")
+    sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar)
+    post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
+                                                            temper=temper, rng=check_rng)
+    pp = _positive_probability(mix, x_sorted, monotone)
 
-    sampling_seconds = []
+    def probability(u, s):
+        return pp(u, space.to_model(s))
 
-    def sample(d, u_start):
+    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
+                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering,
+                                         pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
+    loo = loo_k = None
+    if np.asarray(labeled_index).size:
+        p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
+        loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
+                              post.weights)
+    diagnostics = _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, inference=inference,
+                               draws=draws, monotone=monotone, identified_at_top=top is not None)
+    model = FittedScoreModel(
+        name=f"mixture({mix.name})",
+        draws=post.u,
+        weights=post.weights,
+        probability=probability,
+        diagnostics=diagnostics,
+        param_names=mix.param_names,
+        constrained_draws=mix.constrained(post.u),
+        log_evidence=log_evidence,
+        loo=loo,
+    )
+    # wall time of the posterior sampling, for benchmarks (kept out of the diagnostics: same seed, same JSON)
+    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist,
+                         inference_data=post.inference_data, sampling_seconds=float(sum(sampler.seconds)))
+    return model, ranking
+
+
+class _Sampler:
+    """Draws from the mixture's posterior on given data, from a start (importance sampling or NUTS), and
+    keeps the wall time it spent."""
+
+    def __init__(self, mix, inference, draws, rng, proposal, progressbar):
+        self.mix, self.inference, self.draws, self.rng = mix, inference, draws, rng
+        self.proposal, self.progressbar = proposal, progressbar
+        self.seconds = []
+
+    def __call__(self, data, u_start):
         t0 = time.perf_counter()
         try:
-            return _sample(d, u_start)
+            return self._sample(data, u_start)
         finally:
-            sampling_seconds.append(time.perf_counter() - t0)
+            self.seconds.append(time.perf_counter() - t0)
 
-    def _sample(d, u_start):
-        if inference == "nuts":
+    def _sample(self, d, u_start):
+        mix = self.mix
+        if self.inference == "nuts":
             from .inference.nuts import nuts_sample
 
-            return nuts_sample(lambda u: mix.log_posterior(u, d, identify=False), u_start, draws=draws, rng=rng,
-                               accept=lambda u: mix.identified(*mix.unpack(u)[1:3]), progressbar=progressbar)
-        return importance_sample(lambda u: mix.log_posterior(u, d), u_start, draws=draws, rng=rng,
-                                 proposal=proposal,
+            return nuts_sample(lambda u: mix.log_posterior(u, d, identify=False), u_start, draws=self.draws,
+                               rng=self.rng, accept=lambda u: mix.identified(*mix.unpack(u)[1:3]),
+                               progressbar=self.progressbar)
+        return importance_sample(lambda u: mix.log_posterior(u, d), u_start, draws=self.draws, rng=self.rng,
+                                 proposal=self.proposal,
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, d, identify=False))
 
+
+def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
+    """The posterior draws after the histogram check (:mod:`spe.check`): the plain posterior when the
+    mixture reproduces the score histogram (or tempering is off), else the coarsened one, redrawn.
+
+    Returns (draws, the data they condition on, the MAP, the tempering, the check or None); warns when the
+    check fails (and repeats the sampler's warnings of the posterior it keeps).
+    """
+    mix = best.mixture
     with warnings.catch_warnings(record=True) as first_warnings:
         warnings.simplefilter("always")
         post = sample(data, best.u_map)
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
-        hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=check_rng)  # order-free: sorted is cheaper
+        hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=rng)  # order-free: sorted is cheaper
         if temper:
             tempering = hist.tempering
         else:
@@ -275,7 +327,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
             f"expected over {hist.bins} bins); the scores' shape was given the weight of "
             f"{format_items(hist.effective_items)} items instead of {hist.n_items:,} (coarsened posterior), so its "
-            f"bands are wider", SpeWarning, stacklevel=2)
+            f"bands are wider", SpeWarning, stacklevel=3)
     else:
         for w in first_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -283,29 +335,27 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
             warnings.warn(
                 f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
-                f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=2)
+                f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=3)
+    return post, data, u_map, tempering, hist
 
-    if monotone:
-        grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
-        pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
-        def pp(u, xq):
-            return mix.monotone_positive_probability(u, xq, grid_x, pivot_x)
-    else:
-        pp = mix.positive_probability
+def _positive_probability(mix, x_sorted, monotone):
+    """p(y = 1 | x, θ) of the mixture in model space, (M, P) × (B,) → (M, B): non-decreasing in x when
+    ``monotone`` (:meth:`Mixture.monotone_positive_probability`), else the paper's Bayes rule."""
+    if not monotone:
+        return mix.positive_probability
+    grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
+    pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
-    def probability(u, s):
-        return pp(u, space.to_model(s))
+    def pp(u, xq):
+        return mix.monotone_positive_probability(u, xq, grid_x, pivot_x)
 
-    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
-                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering,
-                                         pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
-    loo = loo_k = None
-    if np.asarray(labeled_index).size:
-        p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
-        loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
-                              post.weights)
+    return pp
 
+
+def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, inference, draws, monotone,
+                 identified_at_top):
+    """The mixture's diagnostics (JSON-ready): sampler, MAP, families, score space, likelihood, checks."""
     diagnostics = {
         "inference": inference,
         "draws": int(draws),
@@ -322,7 +372,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         "likelihood_bins": int(data.x_unlabeled.size),
         "likelihood": "density" if data.bin_edges is None else "histogram",
         "monotone": bool(monotone),
-        "identified_at_top": top is not None,
+        "identified_at_top": identified_at_top,
         "loo_pareto_k_max": None if loo_k is None else float(np.max(loo_k, initial=0.0)),
         "histogram_check": hist.to_dict() if hist is not None else None,
     }
@@ -331,22 +381,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
 
         diagnostics["nuts"] = dict(post.rounds[0])
         for msg in nuts_warnings(post.rounds[0]):
-            warnings.warn(msg, SpeWarning, stacklevel=2)
-    model = FittedScoreModel(
-        name=f"mixture({mix.name})",
-        draws=post.u,
-        weights=post.weights,
-        probability=probability,
-        diagnostics=diagnostics,
-        param_names=mix.param_names,
-        constrained_draws=mix.constrained(post.u),
-        log_evidence=log_evidence,
-        loo=loo,
-    )
-    # wall time of the posterior sampling, for benchmarks (kept out of the diagnostics: same seed, same JSON)
-    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist,
-                         inference_data=post.inference_data, sampling_seconds=float(sum(sampling_seconds)))
-    return model, ranking
+            warnings.warn(msg, SpeWarning, stacklevel=3)
+    return diagnostics
 
 
 def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
