@@ -2,9 +2,11 @@
 
 Parses, reads and validates the files, calls :func:`spe.evaluate`, prints
 the summary and writes ``Evaluation.to_dict()`` and figures. It does no
-statistics of its own. Exit status: 0 success, 2 bad input, 1 otherwise.
-Outputs are rendered in memory first and then each written to a temporary
-file and moved into place, so a failure leaves no partial file.
+statistics of its own. Every output path is checked before the work starts
+and outputs are written all or none (:mod:`spe.output`). Exit status: 0
+success, 2 bad input (one message naming the option, or the file, row and
+column), 130 interrupted, 1 otherwise; never a traceback unless
+``SPE_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -12,13 +14,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import sys
-import tempfile
 import warnings
 from pathlib import Path
-
-import numpy as np
 
 __all__ = ["main", "build_parser"]
 
@@ -43,6 +43,12 @@ class-conditional densities, precision and recall against the threshold, PR
 and ROC curves with bands; with --requirement the probability that each
 threshold meets it; with --truth the true curves and a reliability diagram)
 next to the JSON, the item probabilities and a README.md that lists them.
+
+Every option and output path is checked before the work starts; outputs are
+written all or none. Exit status: 0 an answer (degenerate data get one, with
+a warning saying what the numbers then mean), 2 bad input or options (one
+line naming the file, row and column, or the option; nothing written), 130
+interrupted, 1 anything else. The summary and the JSON give the seed used.
 
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
@@ -95,7 +101,8 @@ example:
 
 def _add_input_options(p):
     """The input options every command shares: the files and how to read the scores."""
-    p.add_argument("scores", metavar="SCORES.csv", help="scores of all items (column 'score', optional 'id')")
+    p.add_argument("scores", metavar="SCORES.csv",
+                   help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
     p.add_argument("--labels", metavar="LABELS.csv", help="known labels (columns 'id,label'); omit for none")
     p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
                    help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
@@ -118,9 +125,14 @@ def _add_model_options(p):
                         "for other scores also truncnorm2 for the negatives) and the pairs of the families that fit "
                         "each class best on their soft assignment; 'all' fits every pair of every family (slower; "
                         "see `spe families`). Known: " + ", ".join(_family_names()))
-    p.add_argument("--draws", type=int, default=1000, metavar="M", help="posterior draws (default 1000)")
-    p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals (default 0.9)")
-    p.add_argument("--seed", type=int, default=None, help="random seed; the same seed gives the same numbers")
+    p.add_argument("--draws", type=_draws, default=1000, metavar="M",
+                   help="posterior draws, at least 100 (default 1000; memory grows with M, about 0.13 MB per draw: "
+                        "a run that would not fit in the available memory is refused before it starts)")
+    p.add_argument("--level", type=_level, default=0.9,
+                   help="credible level of bands and intervals, in (0, 1) (default 0.9)")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="random seed (a non-negative integer); the same seed gives the same numbers. Without it a "
+                        "seed is drawn, and the summary and the JSON say which, so any run can be repeated")
     p.add_argument("--inference", default="importance", choices=["importance", "nuts"],
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
@@ -143,27 +155,43 @@ def _add_model_options(p):
                    help="'sample' (default): performance on these N items, the unknown labels drawn from the "
                         "posterior; 'population': performance from the model's parameters alone, as on an "
                         "unlimited pool with the same score distribution (paper §3)")
-    p.add_argument("--score-bins", type=_bins, default="auto", metavar="auto|B|exact",
+    p.add_argument("--score-bins", type=_bins("score_bins"), default="auto", metavar="auto|B|exact",
                    help="draw the unknown labels per score bin instead of per item (at most B bins, placed at "
-                        "equal steps of expected positives and of expected negatives): 'auto' (default) uses "
-                        "10,000 above 50,000 distinct scores; 'exact' never bins")
-    p.add_argument("--likelihood-bins", type=_bins, default="auto", metavar="auto|B|exact",
+                        "equal steps of expected positives and of expected negatives; B at least "
+                        f"{_min_bins('score_bins')}): 'auto' (default) uses 10,000 above 50,000 distinct scores; "
+                        "'exact' never bins")
+    p.add_argument("--likelihood-bins", type=_bins("likelihood_bins"), default="auto", metavar="auto|B|exact",
                    help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
-                        "(exact likelihood of the bin counts, cost independent of N): 'auto' (default) uses "
-                        "1,024 above 50,000 distinct scores; 'exact' uses every score's density")
+                        f"(at least {_min_bins('likelihood_bins')}; exact likelihood of the bin counts, cost "
+                        "independent of N): 'auto' (default) uses 1,024 above 50,000 distinct scores; 'exact' uses "
+                        "every score's density")
     p.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
                    help="cores to use: the candidate family pairs are fitted in K processes (Linux; elsewhere one "
                         "by one) and the labels drawn in K threads; the result is the same for any K. 'auto' "
-                        "(default): all usable cores, at most 8; use 1 when running many estimates side by side")
+                        "(default): all usable cores, at most 8; K above the usable cores is capped, with a note; "
+                        "use 1 when running many estimates side by side")
     p.add_argument("--compare-labeled-only", action="store_true",
                    help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
                         "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
+
+
+def _min_bins(name):
+    from .api import MIN_BINS
+
+    return MIN_BINS[name]
 
 
 def _family_names():
     from .families import family_names
 
     return family_names()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad option said in one line (and where to read more) instead of the whole usage."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _command(sub, name, help_line, description):
@@ -176,22 +204,23 @@ def build_parser():
     """The argparse parser of the ``spe`` command."""
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="spe",
         description="spe: Bayesian semisupervised performance evaluation of classifiers.",
     )
     parser.add_argument("--version", action="version", version=f"spe {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     est = _command(sub, "estimate",
                    "estimate PR/ROC curves, average precision and prevalence from scores and a few labels",
                    ESTIMATE_HELP)
     _add_model_options(est)
-    est.add_argument("--json", metavar="OUT.json", help="write the full result as JSON")
+    est.add_argument("--json", metavar="OUT.json",
+                     help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
     est.add_argument("--plot", metavar="OUT.png", help="write the PR curve with its band as an image")
     est.add_argument("--items", metavar="OUT.csv",
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
-                          "items keep their label)")
-    est.add_argument("--threshold", type=float, action="append", metavar="T",
+                          "items keep their label; '-': to standard output)")
+    est.add_argument("--threshold", type=_finite, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
     est.add_argument("--report", metavar="DIR",
@@ -207,11 +236,13 @@ def build_parser():
                    "the threshold most likely to meet a precision/recall requirement, and how likely",
                    THRESHOLD_HELP)
     _add_model_options(thr)
-    thr.add_argument("--min-precision", type=float, default=0.0, metavar="P",
+    thr.add_argument("--min-precision", type=_unit, default=0.0, metavar="P",
                      help="required precision, in [0, 1] (default 0)")
-    thr.add_argument("--min-recall", type=float, default=0.0, metavar="R", help="required recall, in [0, 1] (default 0)")
+    thr.add_argument("--min-recall", type=_unit, default=0.0, metavar="R",
+                     help="required recall, in [0, 1] (default 0)")
     thr.add_argument("--json", metavar="OUT.json",
-                     help="write the choice, the metrics there and p(requirement met) at every threshold as JSON")
+                     help="write the choice, the metrics there and p(requirement met) at every threshold as JSON "
+                          "('-': to standard output)")
     thr.add_argument("--plot", metavar="OUT.png",
                      help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
                           "and the requirement drawn as a box (paper Fig. 4)")
@@ -219,26 +250,31 @@ def build_parser():
                    "rank the class-conditional families for these scores, per class and in pairs (paper Table 1)",
                    FAMILIES_HELP)
     _add_input_options(fam)
-    fam.add_argument("--top", type=int, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
-    fam.add_argument("--seed", type=int, default=None, help="random seed of the held-out folds")
-    fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON")
+    fam.add_argument("--top", type=_positive, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
+    fam.add_argument("--seed", type=_seed, default=None,
+                     help="random seed of the held-out folds (a non-negative integer; drawn and printed if omitted)")
+    fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON ('-': to standard output)")
     fam.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
                      help="processes that fit the family pairs in parallel (Linux; default 'auto': all usable "
                           "cores, at most 8)")
     return parser
 
 
-def _bins(text):
-    """``--score-bins`` / ``--likelihood-bins``: "auto", "exact" (None) or an integer ≥ 2."""
-    if text in ("auto", "exact"):
-        return None if text == "exact" else "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ 2, got {text!r}")
-    return value
+def _bins(name):
+    """The parser of ``--score-bins`` / ``--likelihood-bins``: "auto", "exact" (None) or an integer ≥ the minimum."""
+    def parse(text):
+        if text in ("auto", "exact"):
+            return None if text == "exact" else "auto"
+        low = _min_bins(name)
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ {low}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _workers(text):
@@ -254,35 +290,63 @@ def _workers(text):
     return value
 
 
+def _integer(text, low, what):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < low:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def _draws(text):
+    from .inputs import MIN_DRAWS
+
+    return _integer(text, MIN_DRAWS, f"an integer ≥ {MIN_DRAWS}")
+
+
+def _seed(text):
+    return _integer(text, 0, "a non-negative integer")
+
+
+def _positive(text):
+    return _integer(text, 1, "a positive integer")
+
+
+def _finite(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number (score units), got {text!r}")
+    return value
+
+
+def _unit(text):
+    value = _finite(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def _level(text):
+    value = _finite(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
 def _requirement(text):
     """Parse ``--requirement P,R`` into (min_precision, min_recall), both in [0, 1]."""
     try:
         p, r = (float(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected MIN_PRECISION,MIN_RECALL such as 0.9,0.5, got {text!r}") from None
-    if not (0 <= p <= 1 and 0 <= r <= 1):
+    if not (0 <= p <= 1 and 0 <= r <= 1):  # NaN fails too
         raise argparse.ArgumentTypeError(f"precision and recall must be in [0, 1], got {text!r}")
     return p, r
-
-
-def _write_report(directory, files):
-    """Write {file name: bytes} into ``directory``: all or nothing when the directory is new, each file whole."""
-    directory = Path(directory)
-    if directory.exists():
-        for name, data in files.items():
-            _atomic_write(directory / name, data)
-        return
-    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    try:
-        for name, data in files.items():
-            (tmp / name).write_bytes(data)
-        os.chmod(tmp, 0o777 & ~_umask())
-        os.replace(tmp, directory)
-    except BaseException:
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _report_files(ev, scores, base, truth, requirement, perf, json_bytes, items_bytes, summary):
@@ -305,32 +369,50 @@ def _report_files(ev, scores, base, truth, requirement, perf, json_bytes, items_
     return files
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+#: The files ``--report`` may write into its directory.
+REPORT_NAMES = ("README.md", "estimate.json", "items.csv", "summary.txt", "scores.png", "threshold_curves.png",
+                "pr_curve.png", "roc_curve.png", "threshold_probability.png", "reliability.png")
 
 
-def _atomic_write(path, data: bytes):
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it a new file's usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _plan_outputs(args, *specs):
+    """Check the outputs given on the command line before any work (:func:`spe.output.check_outputs`):
+    ``specs`` are (flag, path or None, may go to stdout); ``--report`` is added when the command has it."""
+    from .output import Output, check_outputs
+
+    outputs = [Output(flag, path, stdout=stdout) for flag, path, stdout in specs if path is not None]
+    if getattr(args, "report", None) is not None:
+        outputs.append(Output("--report", args.report, directory=True, names=REPORT_NAMES))
+    inputs = {"the scores file": args.scores, "the labels file": args.labels,
+              "the truth file": getattr(args, "truth", None)}
+    check_outputs(outputs, inputs)
+    if getattr(args, "report", None) is not None:
+        _check_report_directory(args.report)
+    return {o.flag: o for o in outputs}
 
 
-def _check_output(path, flag):
+def _check_report_directory(path):
+    """``--report`` into an existing directory only when its files would not overwrite anything but an earlier
+    report (a README.md of the user's is not replaced)."""
     from .exceptions import SpeInputError
 
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise SpeInputError(f"{flag}: directory {parent} does not exist")
+    d = Path(path)
+    if not d.is_dir():
+        return
+    clash = [name for name in REPORT_NAMES if (d / name).exists()]
+    readme = d / "README.md"
+    earlier = readme.is_file() and readme.read_bytes()[:16].startswith(b"# spe estimate")
+    if clash and not earlier:
+        raise SpeInputError(f"{path} already holds {', '.join(clash)}, which the report would overwrite: choose a "
+                            "new or empty directory, or one an earlier --report wrote", argument="--report")
+
+
+def _stdout_taken(plan):
+    return any(o.to_stdout for o in plan.values())
+
+
+def _say(plan, text):
+    """Print the human-readable text: on standard output, unless an output goes there."""
+    print(text, file=sys.stderr if _stdout_taken(plan) else sys.stdout)
 
 
 def _fit(args, scores=None):
@@ -341,7 +423,7 @@ def _fit(args, scores=None):
 
     if scores is None:
         scores = read_scores(args.scores, score_column=args.score_column)
-    labels = read_labels(args.labels, scores) if args.labels else None
+    labels = read_labels(args.labels, scores) if args.labels is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
@@ -354,6 +436,8 @@ def _fit(args, scores=None):
 
 def _labeled_only(args, ev):
     """The labeled-only baseline for ``--compare-labeled-only`` (None, with a note, without labels)."""
+    import numpy as np
+
     from .baselines import labeled_only
 
     if not args.compare_labeled_only:
@@ -361,12 +445,13 @@ def _labeled_only(args, ev):
     if ev.n_labeled == 0:
         print("note: --compare-labeled-only: there are no labeled items to compare with")
         return None
+    # its own stream, from the run's seed: the same seed repeats it too
     return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
-                        rng=None if args.seed is None else args.seed + 1)
+                        rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
 
 
 def _fmt(v, width=0):
-    return f"{v:{width}.3f}" if np.isfinite(v) else f"{'n/a':>{width}}"
+    return f"{v:{width}.3f}" if math.isfinite(v) else f"{'n/a':>{width}}"
 
 
 def _interval_text(i):
@@ -395,6 +480,8 @@ def _metrics_lines(metrics, baseline=None, indent="    "):
 
 
 def _comparison_lines(ev, base, level, performance):
+    import numpy as np
+
     pct = f"{100 * level:g}%"
     lines = [f"labeled items only ({base.n_labeled} items; estimate [{pct} interval]) next to SPE:"]
     for name, label in (("prevalence", "prevalence"), ("average_precision", "average precision"),
@@ -410,26 +497,52 @@ def _comparison_lines(ev, base, level, performance):
 
 
 def _estimate(args):
-    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.items, "--items"),
-                       (args.report, "--report")):
-        if path:
-            _check_output(path, flag)
-    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
-        raise ValueError(f"--report: {args.report} exists and is not a directory")
-    for t in args.threshold or []:
-        if not np.isfinite(t):
-            raise ValueError(f"--threshold must be a finite number in score units, got {t}")
     from .io import read_scores, read_truth
 
+    plan = _plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
+                         ("--plot", args.plot, False))
     scores = read_scores(args.scores, score_column=args.score_column)
-    truth = read_truth(args.truth, scores) if args.truth else None  # checked before the fit
+    truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
     scores, ev = _fit(args, scores)
     base = _labeled_only(args, ev)
-    level, perf = ev.level, args.performance
-    result = ev.to_dict(performance=perf)
+    perf = args.performance
+    result, at = _estimate_result(args, ev, base)
+    json_bytes = (json.dumps(result, indent=1) + "\n").encode()
+    items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
+    files = {"--json": json_bytes, "--items": items_bytes}
+    files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
+    if args.plot is not None or args.report is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    if args.plot is not None:
+        files.append((plan["--plot"], _pr_figure(args, ev, base, truth)))
+    summary = _estimate_summary(ev, base, at, perf)
+    directories = []
+    if args.report is not None:
+        directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
+                                                              json_bytes, items_bytes, summary)))
+    _finish(plan, summary, files, directories)
+    return 0
+
+
+def _finish(plan, text, files, directories=()):
+    """Write every output (all or none), then print the text and what was written."""
+    from .output import write_outputs
+
+    written = write_outputs(files, directories)
+    _say(plan, text.rstrip("\n"))
+    for line in written:
+        _say(plan, line)
+
+
+def _estimate_result(args, ev, base):
+    """The JSON of ``spe estimate``: ``Evaluation.to_dict()``, the metrics at each ``--threshold`` and the
+    labeled-only baseline; and [(threshold, metrics, baseline metrics)] for the summary."""
+    result = ev.to_dict(performance=args.performance)
     at = []
     for t in args.threshold or []:
-        m = ev.metrics_at(t, performance=perf)
+        m = ev.metrics_at(t, performance=args.performance)
         b = base.metrics_at(t) if base is not None else None
         at.append((t, m, b))
         entry = {"threshold": t, "metrics": {k: _num_dict(v) for k, v in m.items()}}
@@ -438,56 +551,41 @@ def _estimate(args):
         result.setdefault("at_threshold", []).append(entry)
     if base is not None:
         result["labeled_only"] = base.to_dict()
-    outputs = {}
-    json_bytes = (json.dumps(result, indent=1) + "\n").encode()
-    items_bytes = None
-    if args.items or args.report:
-        import pandas as pd
+    return result, at
 
-        ids = scores.ids if scores.ids is not None else range(ev.n_items)
-        buf = io.StringIO()
-        # the scores as read (shortest exact form), the probabilities to 6 significant digits; formatted here,
-        # which is also faster than to_csv's float_format
-        pd.DataFrame({"id": ids, "score": list(map(repr, scores.scores.tolist())),
-                      "probability": list(map("{:.6g}".format, ev.item_probabilities().tolist()))}).to_csv(
-            buf, index=False)
-        items_bytes = buf.getvalue().encode()
-    if args.json:
-        outputs[args.json] = json_bytes
-    if args.items:
-        outputs[args.items] = items_bytes
-    if args.plot or args.report:
-        import matplotlib
 
-        matplotlib.use("Agg")
-    if args.plot:
-        from .baselines import pr_curve_from_labels
-        from .plot import plot_pr_curve
+def _items_csv(scores, ev):
+    """``--items``: id, score exactly as read, and p(y = 1 | scores, labels) to 6 significant digits."""
+    import pandas as pd
 
-        ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median,
-                           truth=None if truth is None else pr_curve_from_labels(ev.scores, truth),
-                           requirement=args.requirement)
-        outputs[args.plot] = _figure_bytes(ax.figure, args.plot)
+    ids = scores.ids if scores.ids is not None else range(ev.n_items)
+    buf = io.StringIO()
+    # formatted here, which is also faster than to_csv's float_format
+    pd.DataFrame({"id": ids, "score": list(map(repr, scores.scores.tolist())),
+                  "probability": list(map("{:.6g}".format, ev.item_probabilities().tolist()))}).to_csv(
+        buf, index=False)
+    return buf.getvalue().encode()
+
+
+def _pr_figure(args, ev, base, truth):
+    from .baselines import pr_curve_from_labels
+    from .plot import plot_pr_curve
+
+    ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median,
+                       truth=None if truth is None else pr_curve_from_labels(ev.scores, truth),
+                       requirement=args.requirement)
+    return _figure_bytes(ax.figure, args.plot)
+
+
+def _estimate_summary(ev, base, at, perf):
+    level = ev.level
     lines = [ev.summary(performance=perf)]
     for t, m, b in at:
         lines.append(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
         lines.append("\n".join(_metrics_lines(m, b, indent="  ")))
     if base is not None:
         lines.append("\n".join(_comparison_lines(ev, base, level, perf)))
-    summary = "\n".join(lines) + "\n"
-    report = None
-    if args.report:
-        report = _report_files(ev, scores, base, truth, args.requirement, perf, json_bytes, items_bytes, summary)
-    for path, data in outputs.items():
-        _atomic_write(path, data)
-    if report is not None:
-        _write_report(args.report, report)
-    print(summary, end="")
-    for path in outputs:
-        print(f"wrote {path}")
-    if report is not None:
-        print(f"wrote {len(report)} files to {args.report}/: " + ", ".join(report))
-    return 0
+    return "\n".join(lines) + "\n"
 
 
 def _num_dict(interval):
@@ -507,48 +605,54 @@ def _figure_bytes(fig, path):
 
 
 def _threshold(args):
-    for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
-        if path:
-            _check_output(path, flag)
-    for name in ("min_precision", "min_recall"):
-        v = getattr(args, name)
-        if not 0 <= v <= 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
+    plan = _plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     scores, ev = _fit(args)
     base = _labeled_only(args, ev)
-    perf, level = args.performance, ev.level
+    perf = args.performance
     choice = ev.best_threshold(args.min_precision, args.min_recall, performance=perf)
-    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": level, **choice.to_dict(),
-              "warnings": list(ev.warnings)}
+    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": ev.level, **choice.to_dict(),
+              "seed": ev.diagnostics["seed"], "warnings": list(ev.warnings)}
     bchoice = None
     if base is not None:
         bchoice = base.best_threshold(args.min_precision, args.min_recall)
         result["labeled_only"] = bchoice.to_dict()
-    outputs = {}
-    if args.json:
-        outputs[args.json] = (json.dumps(result, indent=1) + "\n").encode()
-    if args.plot:
-        import matplotlib
+    files = []
+    if args.json is not None:
+        files.append((plan["--json"], (json.dumps(result, indent=1) + "\n").encode()))
+    if args.plot is not None:
+        files.append((plan["--plot"], _threshold_figure(args, ev, base)))
+    _finish(plan, "\n".join(_threshold_lines(args, ev, choice, base, bchoice)), files)
+    return 0
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        from .plot import plot_pr_curve, plot_threshold_probability
+def _threshold_figure(args, ev, base):
+    """``spe threshold --plot``: p(requirement met) against the threshold, and the PR curve with the requirement
+    (paper Fig. 4), as image bytes."""
+    import matplotlib
 
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
-        plot_threshold_probability(ev, axes[0], min_precision=args.min_precision, min_recall=args.min_recall,
-                                   performance=perf)
-        plot_pr_curve(ev, axes[1], requirement=(args.min_precision, args.min_recall),
-                      labeled_only=None if base is None else base.pr_curve().median)
-        outputs[args.plot] = _figure_bytes(fig, args.plot)
-    for path, data in outputs.items():
-        _atomic_write(path, data)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plot import plot_pr_curve, plot_threshold_probability
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+    plot_threshold_probability(ev, axes[0], min_precision=args.min_precision, min_recall=args.min_recall,
+                               performance=args.performance)
+    plot_pr_curve(ev, axes[1], requirement=(args.min_precision, args.min_recall),
+                  labeled_only=None if base is None else base.pr_curve().median)
+    return _figure_bytes(fig, args.plot)
+
+
+def _threshold_lines(args, ev, choice, base, bchoice):
+    """The summary ``spe threshold`` prints."""
+    import numpy as np
+
     n_pos = int(np.sum(ev.labeled_value == 1))
-    pct = f"{100 * level:g}%"
+    pct = f"{100 * ev.level:g}%"
     lines = [
         f"spe: {ev.n_items} items, {ev.n_labeled} labeled ({n_pos} positive, {ev.n_labeled - n_pos} negative)",
         f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
-        f"({perf} performance; an item is predicted positive when its score is >= the threshold)",
+        f"({args.performance} performance; an item is predicted positive when its score is >= the threshold)",
     ]
     curve = choice.curve
     ok = curve.threshold[curve.probability >= 0.5]
@@ -569,71 +673,132 @@ def _threshold(args):
     if bchoice is not None:
         lines.append(f"labeled items only would pick {bchoice.threshold:.6g} (requirement met in "
                      f"{bchoice.probability:.3f} of bootstrap resamples of the {base.n_labeled} labeled items)")
-    for w in ev.warnings:
-        lines.append(f"warning: {w}")
-    print("\n".join(lines))
-    for path in outputs:
-        print(f"wrote {path}")
-    return 0
+    seed = ev.diagnostics["seed"]
+    lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
+    lines += [f"warning: {w}" for w in ev.warnings]
+    lines += [f"note: {n}" for n in ev.diagnostics.get("notes", [])]
+    return lines
 
 
 def _families(args):
+    from .exceptions import MixtureFitError, SpeInputError
+    from .inputs import seed_of
     from .io import read_labels, read_scores
     from .ranking import family_table
 
-    if args.json:
-        _check_output(args.json, "--json")
-    if args.top < 1:
-        raise ValueError(f"--top must be a positive integer, got {args.top}")
+    plan = _plan_outputs(args, ("--json", args.json, True))
     scores = read_scores(args.scores, score_column=args.score_column)
-    labels = read_labels(args.labels, scores) if args.labels else None
+    labels = read_labels(args.labels, scores) if args.labels is not None else None
+    seed = seed_of(args.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = family_table(scores.scores, labels, score_type=args.score_type, score_space=args.score_space,
-                             rng=args.seed, workers=args.workers)
-    if args.json:
-        _atomic_write(args.json, (json.dumps(table.to_dict(), indent=1) + "\n").encode())
-    print(table.summary(top=args.top))
-    if args.json:
-        print(f"wrote {args.json}")
+        try:
+            table = family_table(scores.scores, labels, score_type=args.score_type, score_space=args.score_space,
+                                 rng=seed, workers=args.workers)
+        except MixtureFitError as e:
+            raise SpeInputError(f"no pair of class-conditional families can be fitted to these scores, so there is "
+                                f"nothing to rank ({e}); `spe estimate` still answers for them",
+                                path=scores.path) from None
+    files = []
+    if args.json is not None:
+        files.append((plan["--json"], (json.dumps(dict(table.to_dict(), seed=seed), indent=1) + "\n").encode()))
+    _finish(plan, table.summary(top=args.top) + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files)
     return 0
 
 
+#: Python argument names whose command-line option is not ``--`` + the name with dashes.
+_OPTION_OF = {"rng": "--seed", "labels": "--labels"}
+
+
+def _error_text(error, args):
+    """An input error's message, located by the command-line option (or the scores file) when it names a
+    Python argument."""
+    arg = error.argument
+    if arg is None:
+        return str(error)
+    if arg == "scores":
+        return error.located("<stdin>" if args.scores == "-" else args.scores)
+    return error.located(arg if arg.startswith("-") else _OPTION_OF.get(arg, "--" + arg.replace("_", "-")))
+
+
+def _run(args):
+    if args.command == "estimate":
+        return _estimate(args)
+    if args.command == "threshold":
+        return _threshold(args)
+    return _families(args)
+
+
 def main(argv=None):
-    """Run the ``spe`` command; returns the exit status (0, 1 or 2)."""
+    """Run the ``spe`` command; returns the exit status.
+
+    0: success; 2: bad input or options (one message on standard error,
+    naming the option, or the file, row and column; nothing written);
+    130: interrupted (Ctrl-C; one line, nothing written); 1: anything else
+    (one line; ``SPE_DEBUG=1`` shows the traceback).
+    """
     from .exceptions import SpeInputError
 
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0)
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        if args.command == "estimate":
-            return _estimate(args)
-        if args.command == "threshold":
-            return _threshold(args)
-        if args.command == "families":
-            return _families(args)
-    except SpeInputError as e:
-        print(f"spe: error: {e}", file=sys.stderr)
-        return 2
-    except ValueError as e:  # bad option values (families, draws, level)
-        print(f"spe: error: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # noqa: BLE001
-        print(f"spe: failed: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    return 1
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:
+            return int(e.code or 0)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        try:
+            return _run(args)
+        except SpeInputError as e:
+            print(f"spe: error: {_error_text(e, args)}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("spe: failed: out of memory; try fewer --draws, or --score-bins / --likelihood-bins for many "
+                  "items", file=sys.stderr)
+            return 1
+        except BrokenPipeError:
+            _silence_stdout()
+            return 1
+        except Exception as e:  # noqa: BLE001
+            if os.environ.get("SPE_DEBUG"):
+                raise
+            print(f"spe: internal error: {type(e).__name__}: {' '.join(str(e).split())} (please report it; "
+                  "SPE_DEBUG=1 shows where)", file=sys.stderr)
+            return 1
+    except KeyboardInterrupt:
+        print("spe: interrupted", file=sys.stderr)
+        return 130
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _silence_stdout():
+    """After the reader of standard output went away (``spe ... | head``): no error at exit from flushing it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def console_main():
-    """Entry point of the installed ``spe`` script."""
-    sys.exit(main())
+    """Entry point of the installed ``spe`` script (and ``python -m spe``).
+
+    Ctrl-C, even while the heavy modules are imported, exits 130 with one
+    line: through ``os._exit``, because an interrupt that arrived inside an
+    import makes the interpreter kill itself with SIGINT at a normal exit
+    (status −2 instead of 130).
+    """
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("spe: interrupted", file=sys.stderr)
+        code = 130
+    if code == 130:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import spe
+from spe.api import MIN_BINS
 from spe.cli import main
 from spe.io import read_labels, read_scores
 
@@ -48,10 +49,12 @@ def test_families_and_level_options(tmp_path):
     assert d["families"] == {"negative": "gamma", "positive": "truncnorm"}
     assert d["level"] == 0.8 and d["diagnostics"]["draws"] == 200
     rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--families", "gamma,truncnorm",
-               "--draws", "200", "--seed", "0", "--likelihood-bins", "64", "--score-bins", "100"])
+               "--draws", "200", "--seed", "0", "--likelihood-bins", str(MIN_BINS["likelihood_bins"]),
+               "--score-bins", str(MIN_BINS["score_bins"])])
     d = json.loads(out.read_text())
-    assert rc == 0 and d["diagnostics"]["likelihood"] == "histogram" and d["diagnostics"]["likelihood_bins"] <= 65
-    assert 50 <= d["diagnostics"]["score_bins"] <= 100
+    assert rc == 0 and d["diagnostics"]["likelihood"] == "histogram"
+    assert d["diagnostics"]["likelihood_bins"] <= MIN_BINS["likelihood_bins"] + 1
+    assert MIN_BINS["score_bins"] / 2 <= d["diagnostics"]["score_bins"] <= MIN_BINS["score_bins"]
 
 
 @pytest.mark.parametrize(
@@ -130,7 +133,7 @@ def test_score_type_option(tmp_path, capsys):
     assert d["diagnostics"]["score_type"] == "decision"
     assert "calibrated" not in [m["model"] for m in d["diagnostics"]["score_models"]]
     assert main(["estimate", SCORES, "--score-model", "calibrated", "--score-type", "decision"]) == 2
-    assert "decision values" in capsys.readouterr().err
+    assert "--score-model: 'calibrated' reads the scores as probabilities" in capsys.readouterr().err
 
 
 def test_no_tempering_option(tmp_path):
@@ -177,7 +180,7 @@ def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
                "--draws", "200"])
     assert rc == 0 and "no threshold is likely to meet the requirement" in capsys.readouterr().out
     assert main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "1.2"]) == 2
-    assert "--min-precision must be in [0, 1]" in capsys.readouterr().err
+    assert "argument --min-precision: expected a number in [0, 1], got '1.2'" in capsys.readouterr().err
 
 
 def test_estimate_threshold_performance_and_labeled_only_options(tmp_path, capsys):
