@@ -57,6 +57,12 @@ def _check_truth(evaluation, truth):
     return truth
 
 
+#: The score histogram's y axis reaches at most this many times its tallest bar: a fitted density spike (a
+#: component collapsed onto tied scores can reach the largest float) runs off the top instead of flattening
+#: the histogram to nothing.
+SPIKE_CAP = 4.0
+
+
 def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_labeled=True):
     """Histogram of all N scores with the SPE mixture's class-conditional densities (paper Fig. 1A).
 
@@ -65,7 +71,9 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
     medians with credible bands) and their sum, and marks the labeled items
     under the histogram by class. Probability scores modelled in logit space
     are drawn on matplotlib's logit axis, so the ticks stay in score units
-    and the densities are per unit of log-odds.
+    and the densities are per unit of log-odds. The y axis shows the
+    histogram and the densities up to :data:`SPIKE_CAP` times its tallest
+    bar; a taller spike runs off the top.
 
     Parameters
     ----------
@@ -100,11 +108,17 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
     ax.stairs(counts / (counts.sum() * np.diff(edges)), to_x(edges), fill=True, color="0.82",
               label=f"all {evaluation.n_items:,} scores")
     pct = f"{100 * dens.negative.level:g}%"
+    top = float(np.max(counts / (counts.sum() * np.diff(edges)), initial=0.0))
+    y_top = 1.12 * max(top, min(float(np.nanmax(dens.total.hi, initial=0.0)), SPIKE_CAP * top))
+
+    def shown(values):  # a spike far above the axes is drawn to just past its top (finite for the renderer)
+        return np.minimum(values, 2 * y_top)
+
     for band, color, name in ((dens.negative, "tab:blue", "(1 − π) p₀, negative class"),
                               (dens.positive, "tab:red", "π p₁, positive class")):
-        ax.fill_between(band.x, band.lo, band.hi, color=color, alpha=0.25, lw=0)
-        ax.plot(band.x, band.median, color=color, lw=1.6, label=f"{name} (median, {pct} band)")
-    ax.plot(dens.total.x, dens.total.median, color="black", lw=1.0, ls="--", label="mixture (median)")
+        ax.fill_between(band.x, shown(band.lo), shown(band.hi), color=color, alpha=0.25, lw=0)
+        ax.plot(band.x, shown(band.median), color=color, lw=1.6, label=f"{name} (median, {pct} band)")
+    ax.plot(dens.total.x, shown(dens.total.median), color="black", lw=1.0, ls="--", label="mixture (median)")
     if logit:
         from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
@@ -118,8 +132,7 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v <= 0.5 else f"1−{1 - v:.0e}"
                                                    if v > 0.9999 else f"{v:.4g}"))
         ax.xaxis.set_minor_locator(NullLocator())
-    top = float(np.max(counts / (counts.sum() * np.diff(edges)), initial=0.0))
-    ax.set_ylim(0, 1.12 * max(top, float(np.nanmax(dens.total.hi, initial=0.0))))
+    ax.set_ylim(0, y_top)
     if show_labeled and evaluation.n_labeled:
         pts = evaluation.labeled_points()
         at = np.clip(pts["score"], dens.score[0], dens.score[-1])  # exact 0/1 probabilities at the axis ends
