@@ -12,6 +12,8 @@ from spe.io import read_labels, read_scores
 
 from .conftest import EXAMPLES
 
+pytestmark = pytest.mark.slow  # each runs a whole example script end to end
+
 
 def _script(name):
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")

@@ -17,6 +17,7 @@ def test_the_three_notebooks_exist():
     assert {p.name for p in NOTEBOOKS} >= {"quickstart.ipynb", "reproduce_paper.ipynb", "choosing_families.ipynb"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)

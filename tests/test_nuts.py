@@ -10,6 +10,8 @@ from spe.inference.nuts import _value_and_gradient, nuts_warnings
 
 from .conftest import EXAMPLES, simulate
 
+pytestmark = pytest.mark.slow  # NUTS samples with PyMC: seconds to minutes a test
+
 
 def _pair(scores, labels, seed, draws):
     with warnings.catch_warnings():

@@ -21,6 +21,7 @@ def gumbel_table():
     return s, y, idx, family_table(s, (idx, y[idx]), score_type="decision", rng=1)
 
 
+@pytest.mark.slow
 def test_true_families_rank_high_per_class(gumbel_table):
     _, y, idx, table = gumbel_table
     neg, pos = table.classes["negative"], table.classes["positive"]
@@ -38,6 +39,7 @@ def test_true_families_rank_high_per_class(gumbel_table):
     assert "beta" not in neg_names  # not for decision scores
 
 
+@pytest.mark.slow
 def test_pairs_ranked_and_auto_choice_reported(gumbel_table):
     _, _, _, table = gumbel_table
     pairs = table.pairs

@@ -15,6 +15,7 @@ from spe.models.recalibration import PRIORS, RecalibrationPrior, _log_post, fit_
 from .conftest import simulate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["calibrated", "platt", "hybrid"])
 def test_evidence_matches_numerical_integration(name):
     z = np.array([-1.0, 0.5, 2.0, -0.3, 1.1])
@@ -49,6 +50,7 @@ def test_no_labels_gives_the_prior_and_zero_log_evidence():
     assert q == pytest.approx(stats.t.ppf([0.05, 0.25, 0.75, 0.95], 3, 0.0, 0.5), abs=0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [RecalibrationPrior(0.0, 1.5, 0.0, 0.5), PRIORS["calibrated"]],
                          ids=["normal", "student-t"])
 def test_posterior_intervals_cover_the_true_parameters_at_about_the_nominal_rate(prior):
@@ -127,6 +129,7 @@ def test_mixture_evidence_agrees_with_a_separate_estimate():
     assert m.log_evidence == pytest.approx(separate, abs=0.2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["calibrated", "platt"])
 def test_leave_one_out_matches_the_ratio_of_integrated_evidences(name):
     """loo_i = log Z(Y) − log Z(Y without i), each Z a dblquad over the same truncated prior."""

@@ -173,6 +173,7 @@ def test_bad_threshold_queries_raise():
         ev.metrics_at(float("nan"))
 
 
+@pytest.mark.slow
 def test_requirement_probability_is_calibrated_on_simulated_pools():
     """Simulated pools with known labels: the stated p(C(τ*)) matches how often τ* truly meets C."""
     from tests.conftest import simulate

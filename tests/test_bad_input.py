@@ -1,0 +1,367 @@
+"""Nothing a user types crashes `spe` or silently shifts its answer (issue 20): each case found by trying ~285 bad
+or odd inputs, as a test that failed before its fix. Exit status 0 (an answer, with a warning where the data are
+degenerate) or 2 (bad input: one message naming the option, or the file, row and column; nothing written)."""
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import spe
+from spe.api import MIN_BINS
+from spe.cli import main
+from spe.exceptions import SpeInputError
+
+from .conftest import EXAMPLES, ROOT, simulate
+
+SCORES = str(EXAMPLES / "digits_scores.csv")
+LABELS = str(EXAMPLES / "digits_labels.csv")
+FAST = ["--families", "truncnorm,truncnorm", "--draws", "100", "--workers", "1"]
+
+
+def _run(argv, capsys):
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _written(directory, *inputs):
+    return sorted(p.name for p in directory.iterdir() if p.name not in inputs)
+
+
+# --- silent wrong answers -----------------------------------------------------------------------------------------
+
+
+def test_a_blank_line_in_row_numbered_scores_is_exit_2_not_a_shifted_answer(tmp_path, capsys):
+    lines = (EXAMPLES / "digits_scores.csv").read_text().splitlines()
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + "\n".join(l.split(",")[1] for l in lines[1:50]) + "\n\n"
+                      + "\n".join(l.split(",")[1] for l in lines[50:]) + "\n")
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n3,0\n700,1\n")
+    rc, out, err = _run(["estimate", str(scores), "--labels", str(labels), "--json", str(tmp_path / "o.json")],
+                        capsys)
+    assert rc == 2 and f"{scores}, row 50: a blank line" in err and out == ""
+    assert _written(tmp_path) == ["l.csv", "s.csv"]
+
+
+def test_too_few_score_bins_are_refused(capsys):
+    rc, _, err = _run(["estimate", SCORES, "--score-bins", "2"], capsys)
+    assert rc == 2 and f"an integer ≥ {MIN_BINS['score_bins']}" in err
+    with pytest.raises(SpeInputError, match="score_bins: must be"):
+        spe.evaluate(np.arange(10.0), score_bins=3)
+    with pytest.raises(SpeInputError, match="likelihood_bins: must be"):
+        spe.evaluate(np.arange(10.0), likelihood_bins=MIN_BINS["likelihood_bins"] - 1)
+
+
+def test_a_classifier_that_ranks_backwards_is_said_to(recwarn):
+    s, y = simulate(800, 0.3, 1)
+    idx = np.random.default_rng(2).choice(800, 30, replace=False)
+    ev = spe.evaluate(-s, (idx, y[idx]), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
+    assert any("ranks backwards" in w for w in ev.warnings)
+    assert any("ranks backwards" in str(w.message) for w in recwarn)
+    # a sensible one is not
+    ok = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
+    assert not any("ranks backwards" in w for w in ok.warnings)
+
+
+# --- internal errors on ordinary input ----------------------------------------------------------------------------
+
+
+def test_scores_of_magnitude_1e20_are_decision_values_not_log_odds():
+    s, y = simulate(400, 0.3, 3)
+    lab = {int(i): int(y[i]) for i in np.random.default_rng(4).choice(400, 20, replace=False)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s * 1e20, lab, draws=100, rng=0, workers=1)
+        assert ev.diagnostics["score_type"] == "decision"
+        stated = spe.evaluate(s * 1e20, lab, draws=100, rng=0, workers=1, score_type="log-odds")
+    assert stated.diagnostics["score_type"] == "decision"
+    assert any("cannot be log-odds" in w or "no computer holds" in w for w in stated.warnings)
+    assert 0 <= ev.prevalence().mean <= 1
+
+
+def test_the_recalibration_grid_keeps_its_mode_at_huge_log_posteriors():
+    from spe.models.recalibration import fit_recalibration
+
+    s = np.array([1e20, 3e20, -5e20, 2e20, -1e20])
+    fm = fit_recalibration("calibrated", lambda v: np.asarray(v), s, np.arange(5), np.array([1, 1, 0, 1, 0]),
+                           draws=100, rng=0)
+    assert np.all(np.isfinite(fm.draws))
+
+
+@pytest.mark.parametrize("value", [0.5, 1.5, -3.0])
+def test_all_identical_scores_answer_from_the_labels_alone_whatever_the_value(value, capsys, tmp_path):
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n0,1\n5,0\n7,0\n100,1\n200,0\n")
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + f"{value}\n" * 899)
+    for extra in (["--labels", str(labels)], []):
+        out = tmp_path / "o.json"
+        rc, stdout, err = _run(["estimate", str(scores), *extra, "--json", str(out), "--seed", "1"], capsys)
+        assert rc == 0, err
+        d = json.loads(out.read_text())
+        assert any("all 899 scores are equal" in w for w in d["warnings"])
+        assert d["roc_auc"]["lo"] == d["roc_auc"]["hi"] == 0.5
+        assert d["families"] == {"negative": None, "positive": None}
+        if extra:  # Beta(1 + 2, 1 + 3) for the prevalence, up to the 894 unlabeled labels drawn from it
+            assert d["prevalence"]["mean"] == pytest.approx(stats.beta(3, 4).mean(), abs=0.02)
+            assert d["prevalence"]["lo"] == pytest.approx(stats.beta(3, 4).ppf(0.05), abs=0.03)
+        assert "SPE mixture: not fitted (all scores are equal)" in stdout
+    rc, stdout, _ = _run(["threshold", str(scores), "--labels", str(labels), "--min-precision", "0.3",
+                          "--seed", "1"], capsys)
+    assert rc == 0 and ("best threshold" in stdout or "no threshold is likely" in stdout)
+    rc, _, err = _run(["families", str(scores)], capsys)
+    assert rc == 2 and "nothing to rank" in err
+
+
+@pytest.mark.parametrize("which, warning", [
+    (None, "no labeled items"),
+    (0, "no labeled positive items"),
+    (1, "no labeled negative items"),
+])
+def test_degenerate_labels_answer_with_a_warning(tmp_path, capsys, which, warning):
+    truth = pd.read_csv(EXAMPLES / "digits_truth.csv")
+    labels = tmp_path / "l.csv"
+    truth[truth["label"] == which].head(0 if which is None else 5).to_csv(labels, index=False)
+    out = tmp_path / "o.json"
+    rc, _, err = _run(["estimate", SCORES, "--labels", str(labels),
+                       "--json", str(out), *FAST], capsys)
+    assert rc == 0, err
+    assert any(warning in w for w in json.loads(out.read_text())["warnings"])
+
+
+def test_every_item_labeled_is_the_known_performance_with_a_warning():
+    s, y = simulate(120, 0.3, 7)
+    with pytest.warns(spe.SpeWarning, match="every one of the 120 items is labeled"):
+        ev = spe.evaluate(s, y.astype(float), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
+    assert ev.prevalence().lo == ev.prevalence().hi == pytest.approx(y.mean())
+    assert ev.roc_auc().mean == pytest.approx(stats.mannwhitneyu(s[y == 1], s[y == 0]).statistic
+                                              / (y.sum() * (120 - y.sum())))
+
+
+def test_two_distinct_scores_per_class_answer(tmp_path, capsys):
+    y = (np.random.default_rng(0).random(500) < 0.3).astype(int)
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + "".join(f"{v}\n" for v in y))
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n" + "".join(f"{i},{y[i]}\n" for i in range(0, 500, 25)))
+    out = tmp_path / "o.json"
+    rc, _, err = _run(["estimate", str(scores), "--labels", str(labels), "--json", str(out), "--draws", "100"],
+                      capsys)
+    assert rc == 0, err
+    assert any("only two values" in w for w in json.loads(out.read_text())["warnings"])
+
+
+@pytest.mark.parametrize("argv, warning", [
+    (["--score-type", "probability"], "said to be probabilities"),
+    (["--score-space", "logit"], "takes the logit of probability scores"),
+])
+def test_scores_outside_what_the_stated_type_allows_answer_with_a_warning(capsys, tmp_path, argv, warning):
+    out = tmp_path / "o.json"
+    rc, _, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(out), *FAST, *argv], capsys)
+    assert rc == 0, err
+    assert any(warning in w for w in json.loads(out.read_text())["warnings"])
+
+
+# --- outputs: checked before the work, all or nothing -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--json", ""], "--json: the file name is empty"),
+    (["--json", "{tmp}"], "is a directory"),
+    (["--json", "{tmp}/missing/o.json"], "does not exist"),
+    (["--json", "{tmp}/o.json", "--items", "{tmp}/o.json"], "--json also names"),
+    (["--json", SCORES], "is the scores file"),
+    (["--items", LABELS], "is the labels file"),
+    (["--plot", "-"], "--plot: cannot go to standard output"),
+    (["--json", "-", "--items", "-"], "only one output can go to standard output"),
+    (["--report", SCORES], "exists and is not a directory"),
+    (["--report", str(EXAMPLES.parent)], "already holds README.md"),
+])
+def test_bad_outputs_are_refused_before_any_work(tmp_path, capsys, argv, message):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    t0 = time.perf_counter()
+    rc, out, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(tmp_path / "first.json"), *argv],
+                        capsys)
+    assert rc == 2 and message in err and err.count("\n") == 1 and out == ""
+    assert time.perf_counter() - t0 < 5  # refused before the fit
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_directory_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def read_only(*a, dir=None, **k):
+        if str(dir) == str(tmp_path / "ro"):
+            raise PermissionError(13, "Permission denied")
+        return real(*a, dir=dir, **k)
+
+    (tmp_path / "ro").mkdir()
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    rc, _, err = _run(["estimate", SCORES, "--json", str(tmp_path / "o.json"), "--plot",
+                       str(tmp_path / "ro" / "p.png")], capsys)
+    assert rc == 2 and "--plot: cannot write in" in err and "Permission denied" in err
+    assert _written(tmp_path) == ["ro"] and list((tmp_path / "ro").iterdir()) == []
+
+
+def test_a_failure_while_writing_leaves_no_file(tmp_path, capsys, monkeypatch):
+    import spe.output as output
+
+    real = output._stage_file
+    calls = []
+
+    def fail_second(dest, data):
+        calls.append(dest)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(dest, data)
+
+    monkeypatch.setattr(output, "_stage_file", fail_second)
+    rc, _, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(tmp_path / "o.json"), "--items",
+                       str(tmp_path / "i.csv"), *FAST], capsys)
+    assert rc == 1 and "No space left on device" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_to_standard_output_and_the_summary_to_standard_error(capsys):
+    rc, out, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", "-", "--seed", "3", *FAST], capsys)
+    assert rc == 0
+    d = json.loads(out)
+    assert d["n_items"] == 899 and "prevalence" in err and d["diagnostics"]["seed"] == 3
+
+
+def test_writing_to_a_device_writes_in_place(capsys):
+    rc, out, _ = _run(["estimate", SCORES, "--labels", LABELS, "--json", os.devnull, "--seed", "3", *FAST], capsys)
+    assert rc == 0 and f"wrote {os.devnull}" in out
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
+
+
+# --- limits, messages, reproducibility ----------------------------------------------------------------------------
+
+
+def test_more_draws_than_memory_holds_are_refused_at_once(capsys):
+    t0 = time.perf_counter()
+    for draws in ("1000000000", str(2 ** 63)):
+        rc, _, err = _run(["estimate", SCORES, "--draws", draws], capsys)
+        assert rc == 2 and "--draws:" in err and "of memory" in err and "use at most about" in err
+    assert time.perf_counter() - t0 < 10
+
+
+def test_workers_beyond_the_cores_are_capped_with_a_note(capsys, tmp_path):
+    out = tmp_path / "o.json"
+    rc, stdout, _ = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--workers", "1000",
+                          "--families", "truncnorm,truncnorm", "--draws", "100", "--seed", "0"], capsys)
+    assert rc == 0 and "note: workers=1000 is more than the" in stdout
+    capped = json.loads(out.read_text())
+    rc, _, _ = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--workers", "1",
+                     "--families", "truncnorm,truncnorm", "--draws", "100", "--seed", "0"], capsys)
+    one = json.loads(out.read_text())
+    capped["diagnostics"].pop("notes"), one["diagnostics"].pop("notes", None)
+    assert capped == one
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([""], "the file name of the scores is empty"),
+    ([SCORES, "--score-column", "id"], "cannot be the id column 'id'"),
+    ([SCORES, "--score-column", "nope"], "no column 'nope'"),
+    ([SCORES, "--seed", "-1"], "argument --seed: expected a non-negative integer"),
+    ([SCORES, "--level", "1"], "argument --level: expected a number strictly between 0 and 1"),
+    ([SCORES, "--threshold", "nan"], "argument --threshold: expected a finite number"),
+    ([SCORES, "--families", "gamma"], "--families: must be 'auto', 'all' or 'NEGATIVE,POSITIVE'"),
+    ([SCORES, "--families", "gamma,nope"], "--families: unknown family 'nope'"),
+])
+def test_unclear_messages_now_name_what_is_wrong(capsys, argv, message):
+    rc, out, err = _run(["estimate", *argv], capsys)
+    assert rc == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_seed_used_is_printed_and_stored_and_repeats_the_run(capsys, tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    rc, out, _ = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(first), *FAST], capsys)
+    seed = json.loads(first.read_text())["diagnostics"]["seed"]
+    assert rc == 0 and f"seed: {seed} (--seed {seed}" in out
+    rc, _, _ = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(second), *FAST, "--seed", str(seed)],
+                    capsys)
+    assert json.loads(first.read_text()) == json.loads(second.read_text())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = spe.evaluate(np.arange(50.0), draws=100, families="truncnorm,truncnorm", workers=1,
+                         rng=np.random.default_rng(9))
+        again = spe.evaluate(np.arange(50.0), draws=100, families="truncnorm,truncnorm", workers=1,
+                             rng=g.diagnostics["seed"])
+    assert g.to_dict() == again.to_dict()
+
+
+def test_an_internal_error_is_exit_1_in_one_line(capsys, monkeypatch):
+    import spe.api
+
+    def broken(*a, **k):
+        raise RuntimeError("something\nunexpected")
+
+    monkeypatch.setattr(spe.api, "evaluate", broken)
+    rc, _, err = _run(["estimate", SCORES], capsys)
+    assert rc == 1 and err == ("spe: internal error: RuntimeError: something unexpected (please report it; "
+                               "SPE_DEBUG=1 shows where)\n")
+    monkeypatch.setenv("SPE_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["estimate", SCORES])
+
+
+def test_the_score_histogram_survives_an_infinite_density():
+    """A component collapsed onto tied scores: exp(logpdf) overflows (nan_to_num makes it 1.8e308), and the y
+    limit 1.12 × that was inf, which matplotlib refused (the choosing_families notebook on a new machine)."""
+    import dataclasses
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from spe.plot import SPIKE_CAP, plot_score_histogram
+
+    s, y = simulate(300, 0.3, 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, {0: int(y[0]), 1: int(y[1])}, families="truncnorm,truncnorm", draws=100, rng=0,
+                          workers=1)
+    dens = ev.class_densities()
+    spike = dataclasses.replace(dens.positive, hi=np.where(np.arange(dens.positive.hi.size) == 5,
+                                                            np.finfo(float).max, dens.positive.hi))
+    huge = dataclasses.replace(dens, positive=spike, total=dataclasses.replace(dens.total, hi=spike.hi))
+    ev.class_densities = lambda level=None, points=400: huge
+    ax = plot_score_histogram(ev)
+    bars = np.histogram(s, np.linspace(s.min(), s.max(), 61), density=True)[0].max()
+    assert np.isfinite(ax.get_ylim()[1]) and ax.get_ylim()[1] <= 1.12 * SPIKE_CAP * bars * 1.5
+    ax.figure.savefig(io.BytesIO(), format="png")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
+def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
+    n = 100_000
+    rng = np.random.default_rng(0)
+    (tmp_path / "s.csv").write_text("score\n" + "\n".join(map(repr, rng.normal(size=n).tolist())) + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for delay in (0.2, 2.0):
+        p = subprocess.Popen([sys.executable, "-m", "spe", "estimate", str(tmp_path / "s.csv"), "--json",
+                              str(out / "o.json"), "--items", str(out / "i.csv")], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 130 and err == b"spe: interrupted\n", (delay, err)
+        assert list(out.iterdir()) == []
+        time.sleep(0.2)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(p.pid, 0)  # no process of its group is left
