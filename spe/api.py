@@ -361,6 +361,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     level = _check_level(level)
     _check_choice("score_model", score_model, ("average",) + SCORE_MODELS)
     _check_choice("inference", inference, ("importance", "nuts"))
+    _check_choice("proposal", proposal, ("full", "diagonal"))
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
     notes = _workers_notes(workers)

@@ -380,6 +380,8 @@ def _plan_outputs(args, *specs):
     from .output import Output, check_outputs
 
     outputs = [Output(flag, path, stdout=stdout) for flag, path, stdout in specs if path is not None]
+    if getattr(args, "plot", None) is not None:
+        _check_figure_format(args.plot)
     if getattr(args, "report", None) is not None:
         outputs.append(Output("--report", args.report, directory=True, names=REPORT_NAMES))
     inputs = {"the scores file": args.scores, "the labels file": args.labels,
@@ -388,6 +390,24 @@ def _plan_outputs(args, *specs):
     if getattr(args, "report", None) is not None:
         _check_report_directory(args.report)
     return {o.flag: o for o in outputs}
+
+
+def _figure_format(path):
+    """The image format of a figure file: its suffix, PNG without one."""
+    return Path(path).suffix.lstrip(".").lower() or "png"
+
+
+def _check_figure_format(path):
+    """``--plot``'s suffix names a format matplotlib writes without more software (not PGF, which needs
+    LaTeX)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .exceptions import SpeInputError
+
+    known = sorted(set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"})
+    if _figure_format(path) not in known:
+        raise SpeInputError(f"{path}: the suffix names no image format matplotlib writes; use one of "
+                            f"{', '.join('.' + k for k in known)} (none: PNG)", argument="--plot")
 
 
 def _check_report_directory(path):
@@ -599,7 +619,7 @@ def _figure_bytes(fig, path):
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", dpi=150)
+    fig.savefig(buf, format=_figure_format(path), dpi=150)
     plt.close(fig)
     return buf.getvalue()
 

@@ -45,8 +45,9 @@ STDIN = "-"
 
 
 def _source(path, what="scores"):
-    """What pandas reads for ``path``: the file's path, or for ``-`` the bytes of standard input
-    (read once and kept, so that the fast and the validating reader parse the same bytes).
+    """What pandas reads for ``path``: a regular file's path, or the bytes of anything else — ``-``
+    (standard input), a named pipe, a process substitution ``<(...)`` — read at once, so that the fast
+    and the validating reader parse the same bytes (a pipe cannot be read twice).
 
     Raises
     ------
@@ -58,31 +59,24 @@ def _source(path, what="scores"):
     if text == STDIN:
         if what != "scores":
             raise SpeInputError(f"only the scores can be read from standard input ('-'): name the {what} file")
-        return _stdin_bytes()
+        import sys
+
+        return sys.stdin.buffer.read()
     if text.strip() == "":
         raise SpeInputError(f"the file name of the {what} is empty")
     p = Path(text)
-    if not p.exists():
-        raise SpeInputError("file not found", path=text)
-    if p.is_dir():
-        raise SpeInputError("is a directory, not a CSV file", path=text)
     try:
+        if not p.exists():
+            raise SpeInputError("file not found", path=text)
+        if p.is_dir():
+            raise SpeInputError("is a directory, not a CSV file", path=text)
         with open(p, "rb") as fh:
+            if not p.is_file():
+                return fh.read()
             fh.read(1)
     except OSError as e:
         raise SpeInputError(f"cannot be read ({e.strerror or e})", path=text) from None
     return p
-
-
-_STDIN_CACHE = {}
-
-
-def _stdin_bytes():
-    if "data" not in _STDIN_CACHE:
-        import sys
-
-        _STDIN_CACHE["data"] = sys.stdin.buffer.read()
-    return _STDIN_CACHE["data"]
 
 
 def _display_path(path):
@@ -95,7 +89,7 @@ def _open(source):
     return io.BytesIO(source) if isinstance(source, bytes) else source
 
 
-def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="scores"):
+def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="scores", source=None):
     """Read a CSV file as strings: (DataFrame without its blank rows, their data-row numbers (rows,)).
 
     Blank lines are kept by the parser so that row numbers are the file's own (1-based data rows, the
@@ -103,10 +97,11 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
     ``blank_rows="error"`` refuses a blank row that has data rows after it, because labels that refer to
     0-based row numbers would then land on the wrong items (blank rows after the last data row are
     dropped: they renumber nothing). A header without data rows is an error unless ``allow_empty``.
+    ``source``: what :func:`_source` gave for ``path``, if the caller has it.
     """
     import pandas as pd
 
-    source = _source(path, what)
+    source = _source(path, what) if source is None else source
     path = _display_path(path)
     try:
         df = pd.read_csv(_open(source), dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
@@ -219,7 +214,7 @@ def _positions(ids, wanted):
     return np.array([row_of.get(v, -1) for v in wanted], dtype=np.int64)
 
 
-def _read_scores_fast(path, score_column, id_column):
+def _read_scores_fast(path, score_column, id_column, source=None):
     """The common case, a valid file, read by pandas' C parser with typed columns; None when anything is off.
 
     About 20× faster than the validating path on large files (10⁷ rows); any irregularity (a missing column,
@@ -230,7 +225,7 @@ def _read_scores_fast(path, score_column, id_column):
     """
     import pandas as pd
 
-    source = _source(path)
+    source = _source(path) if source is None else source
     exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     try:
         # blank lines kept: as an empty score they fail the float column and send the file to the
@@ -280,13 +275,14 @@ def read_scores(path, score_column="score", id_column="id"):
     if score_column == id_column:
         raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that holds "
                             "the scores (--score-column)", path=_display_path(path))
-    fast = _read_scores_fast(path, score_column, id_column)
+    source = _source(path, "scores")
+    fast = _read_scores_fast(path, score_column, id_column, source)
     if fast is not None:
         return fast
     # a blank line renumbers the rows that labels refer to, unless the items carry ids
-    header, _ = _read_table(path, [score_column], blank_rows="skip")
+    header, _ = _read_table(path, [score_column], blank_rows="skip", source=source)
     has_ids = id_column in header.columns
-    df, rows = (header, _) if has_ids else _read_table(path, [score_column], blank_rows="error")
+    df, rows = (header, _) if has_ids else _read_table(path, [score_column], blank_rows="error", source=source)
     path = _display_path(path)
     scores = _numeric(df, score_column, path, rows)
     ids = None

@@ -84,7 +84,10 @@ def check_outputs(outputs, inputs):
         With ``argument`` = the output's flag.
     """
     for out in outputs:
-        _check_one(out)
+        try:
+            _check_one(out)
+        except OSError as e:  # a path the system refuses to look at: too long, a loop of links, no access
+            raise SpeInputError(f"{out.path}: {e.strerror or e}", argument=out.flag) from None
     to_stdout = [o.flag for o in outputs if o.to_stdout]
     if len(to_stdout) > 1:
         raise SpeInputError(f"only one output can go to standard output ('-'), and {' and '.join(to_stdout)} "
@@ -110,6 +113,7 @@ def _check_one(out):
             raise SpeInputError("cannot go to standard output ('-'): name a file", argument=out.flag)
         return
     real = out.real
+    _check_name_length(out, real)
     if out.directory:
         if real.exists() and not real.is_dir():
             raise SpeInputError(f"{out.path} exists and is not a directory", argument=out.flag)
@@ -122,6 +126,16 @@ def _check_one(out):
     _check_parent(out, real.parent)
     if not (real.exists() and not real.is_file()):  # devices and pipes are written in place
         _check_writable(real.parent, out.flag)
+
+
+def _check_name_length(out, real):
+    try:
+        longest = os.pathconf(real.parent if real.parent.is_dir() else "/", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        longest = 255
+    if len(os.fsencode(real.name)) > longest:
+        raise SpeInputError(f"the file name is longer than the {longest} bytes this file system allows",
+                            argument=out.flag)
 
 
 def _suffix(flag):
@@ -179,6 +193,13 @@ def write_outputs(files, directories=(), stdout=None):
     -------
     list of str
         What was written, one line each (``wrote out.json``).
+
+    Raises
+    ------
+    SpeInputError
+        An output that cannot be written after all (a full disk, a device
+        that refuses data), naming its option; nothing is left of the
+        staged files.
     """
     staged, in_place, shown = [], [], []
     try:
@@ -186,27 +207,47 @@ def write_outputs(files, directories=(), stdout=None):
             if out.to_stdout:
                 continue
             real = out.real
-            if real.exists() and not real.is_file():
-                in_place.append((real, data))
-            else:
-                staged.append((_stage_file(real, data), real))
+            with _naming(out):
+                if real.exists() and not real.is_file():
+                    in_place.append((out, real, data))
+                else:
+                    staged.append((_stage_file(real, data), real, out))
             shown.append(f"wrote {out.path}")
         for out, contents in directories:
-            staged += _stage_directory(out.real, contents)
+            with _naming(out):
+                staged += [(tmp, dest, out) for tmp, dest in _stage_directory(out.real, contents)]
             shown.append(f"wrote {len(contents)} files to {out.path}/: " + ", ".join(contents))
     except BaseException:
-        for tmp, _ in staged:
+        for tmp, _, _ in staged:
             _remove(tmp)
         raise
-    for tmp, dest in staged:
-        os.replace(tmp, dest)
-    for dest, data in in_place:
-        with open(dest, "wb") as fh:
-            fh.write(data)
+    for tmp, dest, out in staged:
+        with _naming(out):
+            os.replace(tmp, dest)
+    for out, dest, data in in_place:
+        with _naming(out):
+            with open(dest, "wb") as fh:
+                fh.write(data)
     for out, data in files:
         if out.to_stdout:
             _to_stdout(data, stdout)
     return shown
+
+
+class _naming:
+    """Context manager: an OSError while writing ``out`` becomes an input error naming its option."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and issubclass(exc_type, OSError) and not isinstance(exc, BrokenPipeError):
+            raise SpeInputError(f"cannot write {self.out.path} ({exc.strerror or exc})",
+                                argument=self.out.flag) from None
+        return False
 
 
 def _to_stdout(data, stdout=None):
@@ -229,7 +270,7 @@ def _umask():
 
 def _stage_file(dest, data):
     """``data`` in a new temporary file beside ``dest``, with a new file's usual mode: its path."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name[:64]}.", dir=dest.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -253,7 +294,7 @@ def _stage_directory(dest, contents):
                 _remove(tmp)
             raise
         return staged
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name[:64]}.", dir=dest.parent))
     try:
         for name, data in contents.items():
             (tmp / name).write_bytes(data)

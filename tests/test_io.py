@@ -1,5 +1,7 @@
 """Reading scores and labels: every bad input names the file, row and column."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -218,12 +220,28 @@ def test_scores_from_standard_input(monkeypatch):
     import io
     import sys
 
-    import spe.io as spe_io
-
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"id,score\na,0.5\nb,-1\n")))
-    monkeypatch.setattr(spe_io, "_STDIN_CACHE", {})
     sf = read_scores("-")
     assert sf.path == "<stdin>" and list(sf.ids) == ["a", "b"]
     np.testing.assert_array_equal(sf.scores, [0.5, -1.0])
     with pytest.raises(SpeInputError, match="only the scores can be read from standard input"):
         read_labels("-", sf)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_is_read_once(tmp_path):
+    """A pipe (or a shell's <(...)) cannot be read twice: checking it by reading a byte lost the writer, and
+    the reader then waited for ever."""
+    import threading
+
+    fifo = tmp_path / "scores.csv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("score\n0.1\n\n0.2\n"))  # a blank line: two reads
+    writer.start()
+    with pytest.raises(SpeInputError, match="blank line"):
+        read_scores(fifo)
+    writer.join(5)
+    writer = threading.Thread(target=lambda: fifo.write_text("score\n0.1\n0.2\n"))
+    writer.start()
+    np.testing.assert_array_equal(read_scores(fifo).scores, [0.1, 0.2])
+    writer.join(5)

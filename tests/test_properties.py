@@ -93,7 +93,7 @@ def cases(draw):
     newline = draw(st.sampled_from(["\n", "\r\n"]))
     bom = "\ufeff" if draw(st.booleans()) and draw(st.booleans()) else ""
     case.scores = (bom + newline.join(lines) + newline).encode()
-    _labels(draw, case, n)
+    _labels(draw, case, len(case.meant_ids))
     _options(draw, case)
     return case
 
