@@ -757,38 +757,73 @@ def main(argv=None):
     130: interrupted (Ctrl-C; one line, nothing written); 1: anything else
     (one line; ``SPE_DEBUG=1`` shows the traceback).
     """
+    with _InterruptWatch() as watch:
+        try:
+            return _main(argv, watch)
+        except KeyboardInterrupt:
+            print("spe: interrupted", file=sys.stderr)
+            return 130
+
+
+class _InterruptWatch:
+    """Records a Ctrl-C even when a library catches the KeyboardInterrupt and raises something else in its
+    place (PyMC, interrupted while sampling, says "Not enough samples to build a trace")."""
+
+    def __init__(self):
+        self.interrupted = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def _main(argv, watch):
     from .exceptions import SpeInputError
 
+    parser = build_parser()
     try:
-        parser = build_parser()
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as e:
-            return int(e.code or 0)
-        if args.command is None:
-            parser.print_help()
-            return 2
-        try:
-            return _run(args)
-        except SpeInputError as e:
-            print(f"spe: error: {_error_text(e, args)}", file=sys.stderr)
-            return 2
-        except MemoryError:
-            print("spe: failed: out of memory; try fewer --draws, or --score-bins / --likelihood-bins for many "
-                  "items", file=sys.stderr)
-            return 1
-        except BrokenPipeError:
-            _silence_stdout()
-            return 1
-        except Exception as e:  # noqa: BLE001
-            if os.environ.get("SPE_DEBUG"):
-                raise
-            print(f"spe: internal error: {type(e).__name__}: {' '.join(str(e).split())} (please report it; "
-                  "SPE_DEBUG=1 shows where)", file=sys.stderr)
-            return 1
-    except KeyboardInterrupt:
-        print("spe: interrupted", file=sys.stderr)
-        return 130
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return _run(args)
+    except SpeInputError as e:
+        print(f"spe: error: {_error_text(e, args)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("spe: failed: out of memory; try fewer --draws, or --score-bins / --likelihood-bins for many "
+              "items", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except Exception as e:  # noqa: BLE001
+        if watch.interrupted:
+            raise KeyboardInterrupt from None
+        if os.environ.get("SPE_DEBUG"):
+            raise
+        print(f"spe: internal error: {type(e).__name__}: {' '.join(str(e).split())} (please report it; "
+              "SPE_DEBUG=1 shows where)", file=sys.stderr)
+        return 1
 
 
 def _silence_stdout():
@@ -803,13 +838,18 @@ def console_main():
     Ctrl-C, even while the heavy modules are imported, exits 130 with one
     line: through ``os._exit``, because an interrupt that arrived inside an
     import makes the interpreter kill itself with SIGINT at a normal exit
-    (status −2 instead of 130).
+    (status −2 instead of 130). Once the outcome is decided, Ctrl-C is
+    ignored, so that one arriving while the interpreter shuts down does not
+    turn a finished run into status −2.
     """
+    import signal
+
     try:
         code = main()
     except KeyboardInterrupt:
         print("spe: interrupted", file=sys.stderr)
         code = 130
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the outcome is decided: a late Ctrl-C must not change it
     if code == 130:
         for stream in (sys.stdout, sys.stderr):
             try:

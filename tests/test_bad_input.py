@@ -374,3 +374,29 @@ def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
         time.sleep(0.2)
         with pytest.raises(ProcessLookupError):
             os.killpg(p.pid, 0)  # no process of its group is left
+
+
+def test_an_interrupt_a_library_swallows_is_still_an_interrupt(capsys, monkeypatch):
+    """PyMC, interrupted while sampling, catches the KeyboardInterrupt and raises ValueError("Not enough samples
+    to build a trace"): that was exit 1, an internal error."""
+    import spe.api
+
+    def sampler_that_swallows(*a, **k):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            raise ValueError("Not enough samples to build a trace.") from None
+
+    monkeypatch.setattr(spe.api, "evaluate", sampler_that_swallows)
+    rc, _, err = _run(["estimate", SCORES], capsys)
+    assert rc == 130 and err == "spe: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+def test_more_likelihood_bins_than_scores_are_capped():
+    from spe.api import resolve_likelihood_bins
+
+    assert resolve_likelihood_bins(10_000_000, 899) == 2 * 899
+    assert resolve_likelihood_bins(1000, 30) == MIN_BINS["likelihood_bins"]
+    assert resolve_likelihood_bins(200, 899) == 200
