@@ -11,9 +11,10 @@ After the work, :func:`write_outputs` writes everything in two phases:
 each file goes to a temporary file next to its destination, and only when
 all of them are written are they moved into place (``os.replace``), so a
 failure or an interrupt leaves no partial or stray file. A destination
-that exists and is not a regular file (``/dev/null``, a named pipe) is
-written in place, after the others; a symbolic link is followed, so the file
-it points to is replaced, not the link.
+that is not a regular file (``/dev/null``, a named pipe, anything under
+``/dev`` or ``/proc``) is written in place, after the others; ``/dev/stdout``
+is standard output, as ``-``; a symbolic link elsewhere is followed, so the
+file it points to is replaced, not the link.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ __all__ = ["Output", "check_outputs", "write_outputs", "STDOUT"]
 
 #: The name that means standard output (and, for the scores, standard input).
 STDOUT = "-"
+
+#: Other names of standard output.
+STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,18 @@ class Output:
 
     @property
     def to_stdout(self) -> bool:
-        return self.path == STDOUT
+        """``-``, or a name of standard output itself (``/dev/stdout``: the summary then goes to standard
+        error, as for ``-``)."""
+        return self.path == STDOUT or os.path.abspath(self.path) in STDOUT_NAMES
+
+    @property
+    def in_place(self) -> bool:
+        """Written straight into, never replaced: a device, a pipe, anything under /dev or /proc (whose links,
+        such as /dev/stderr, resolve to the very file a shell redirected a stream to)."""
+        if os.path.abspath(self.path).startswith(("/dev/", "/proc/")):
+            return True
+        real = self.real
+        return real.exists() and not (real.is_file() or real.is_dir())
 
     @property
     def real(self) -> Path:
@@ -92,7 +107,7 @@ def check_outputs(outputs, inputs):
     if len(to_stdout) > 1:
         raise SpeInputError(f"only one output can go to standard output ('-'), and {' and '.join(to_stdout)} "
                             "both ask for it", argument=to_stdout[-1])
-    files = [o for o in outputs if not o.to_stdout]
+    files = [o for o in outputs if not (o.to_stdout or o.in_place)]
     for i, out in enumerate(files):
         _check_not_an_input(out, inputs)
         for other in files[:i]:
@@ -114,6 +129,11 @@ def _check_one(out):
         return
     real = out.real
     _check_name_length(out, real)
+    if out.in_place and not out.directory:  # a device: written into as it is (/dev/null, a terminal)
+        if not os.path.exists(out.path):
+            raise SpeInputError(f"{out.path} does not exist (a device or pipe is written into, not created)",
+                                argument=out.flag)
+        return
     if out.directory:
         if real.exists() and not real.is_dir():
             raise SpeInputError(f"{out.path} exists and is not a directory", argument=out.flag)
@@ -124,8 +144,7 @@ def _check_one(out):
         raise SpeInputError(f"{out.path} is a directory: name a file (e.g. {Path(out.path) / 'out'}"
                             f"{_suffix(out.flag)})", argument=out.flag)
     _check_parent(out, real.parent)
-    if not (real.exists() and not real.is_file()):  # devices and pipes are written in place
-        _check_writable(real.parent, out.flag)
+    _check_writable(real.parent, out.flag)
 
 
 def _check_name_length(out, real):
@@ -206,12 +225,11 @@ def write_outputs(files, directories=(), stdout=None):
         for out, data in files:
             if out.to_stdout:
                 continue
-            real = out.real
             with _naming(out):
-                if real.exists() and not real.is_file():
-                    in_place.append((out, real, data))
+                if out.in_place:
+                    in_place.append((out, Path(out.path), data))
                 else:
-                    staged.append((_stage_file(real, data), real, out))
+                    staged.append((_stage_file(out.real, data), out.real, out))
             shown.append(f"wrote {out.path}")
         for out, contents in directories:
             with _naming(out):
@@ -226,7 +244,7 @@ def write_outputs(files, directories=(), stdout=None):
             os.replace(tmp, dest)
     for out, dest, data in in_place:
         with _naming(out):
-            with open(dest, "wb") as fh:
+            with open(dest, "ab") as fh:  # appended: /dev/stderr may be a redirected file, not to be truncated
                 fh.write(data)
     for out, data in files:
         if out.to_stdout:

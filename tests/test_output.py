@@ -86,3 +86,27 @@ def test_refusals_name_the_option(tmp_path, outputs, inputs, message):
 def test_a_device_is_accepted_and_written_in_place():
     check_outputs([Output("--json", os.devnull)], {})
     assert write_outputs([(Output("--json", os.devnull), b"x")]) == [f"wrote {os.devnull}"]
+
+
+def test_standard_output_by_its_device_name_is_standard_output():
+    assert Output("--json", "/dev/stdout").to_stdout and Output("--json", "-").to_stdout
+    err = Output("--json", "/dev/stderr")
+    assert not err.to_stdout and err.in_place  # never replaced: it may resolve to a redirected log file
+    with pytest.raises(SpeInputError, match="does not exist"):
+        check_outputs([Output("--json", "/proc/no-such.json")], {})
+
+
+def test_a_device_linked_to_a_file_is_written_into_not_replaced(tmp_path):
+    """/dev/stderr resolves (through /proc/self/fd/2) to the file a shell redirected it to: replacing that
+    file lost what had been written to it."""
+    log = tmp_path / "log.txt"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, b"summary\n")
+        if not os.path.exists(f"/dev/fd/{fd}"):
+            pytest.skip("no /dev/fd")
+        write_outputs([(Output("--json", f"/dev/fd/{fd}"), b"{}\n")])
+    finally:
+        os.close(fd)
+    assert log.read_bytes() == b"summary\n{}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt"]
