@@ -423,11 +423,11 @@ def _usable_score_model(score_model, score_type, stated_type):
     if score_model != "calibrated" or score_type != "decision":
         return score_model, []
     if stated_type == "decision":
-        raise SpeInputError("'calibrated' reads the scores as probabilities or log-odds, and score_type='decision' "
-                            "says they are neither (pass score_type='log-odds' if they are log-odds)",
+        raise SpeInputError("'calibrated' reads the scores as probabilities or log-odds, and the score type "
+                            "'decision' says they are neither (give the score type 'log-odds' if they are log-odds)",
                             argument="score_model")
-    return "platt", ["score_model='calibrated' reads the scores as probabilities or log-odds, and these can be "
-                     "neither: Bayesian Platt scaling (score_model='platt') is fitted instead"]
+    return "platt", ["the score model 'calibrated' reads the scores as probabilities or log-odds, and these can "
+                     "be neither: Bayesian Platt scaling (the score model 'platt') is fitted instead"]
 
 
 @dataclass

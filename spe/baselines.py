@@ -48,8 +48,8 @@ from .metrics import (
     weighted_quantile,
 )
 
-__all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "labeled_only_pr_curve",
-           "labeled_only", "LabeledOnly"]
+__all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "true_performance",
+           "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
 
 #: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
 _PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
@@ -81,6 +81,28 @@ def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
         is no positive.
     """
     return pr_at_recall(*_curves_from_labels(scores, labels), grid)[0]
+
+
+def true_performance(scores, labels):
+    """Prevalence, average precision and ROC AUC of fully labeled items (the truth an estimate is checked against).
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        Score units.
+    labels : 0/1 array, shape (N,)
+
+    Returns
+    -------
+    dict of str → float
+        ``prevalence``, ``average_precision`` and ``roc_auc`` (ties count
+        as in :func:`spe.metrics.roc_auc`, a step between distinct scores);
+        NaN where undefined (no positive, or no negative).
+    """
+    tp, fp = _curves_from_labels(scores, labels)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ap, auc = average_precision(tp, fp)[0], roc_auc(tp, fp)[0]
+    return {"prevalence": float(np.mean(labels)), "average_precision": float(ap), "roc_auc": float(auc)}
 
 
 def roc_curve_from_labels(scores, labels, grid=FPR_GRID):

@@ -103,7 +103,8 @@ def _add_input_options(p):
     """The input options every command shares: the files and how to read the scores."""
     p.add_argument("scores", metavar="SCORES.csv",
                    help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
-    p.add_argument("--labels", metavar="LABELS.csv", help="known labels (columns 'id,label'); omit for none")
+    p.add_argument("--labels", metavar="LABELS.csv", action=_Once,
+                   help="known labels (columns 'id,label'); omit for none")
     p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
                    help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
                         "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
@@ -130,7 +131,7 @@ def _add_model_options(p):
                         "a run that would not fit in the available memory is refused before it starts)")
     p.add_argument("--level", type=_level, default=0.9,
                    help="credible level of bands and intervals, in (0, 1) (default 0.9)")
-    p.add_argument("--seed", type=_seed, default=None,
+    p.add_argument("--seed", type=_seed, default=None, action=_Once,
                    help="random seed (a non-negative integer); the same seed gives the same numbers. Without it a "
                         "seed is drawn, and the summary and the JSON say which, so any run can be repeated")
     p.add_argument("--inference", default="importance", choices=["importance", "nuts"],
@@ -214,22 +215,22 @@ def build_parser():
                    "estimate PR/ROC curves, average precision and prevalence from scores and a few labels",
                    ESTIMATE_HELP)
     _add_model_options(est)
-    est.add_argument("--json", metavar="OUT.json",
+    est.add_argument("--json", metavar="OUT.json", action=_Once,
                      help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
-    est.add_argument("--plot", metavar="OUT.png", help="write the PR curve with its band as an image")
-    est.add_argument("--items", metavar="OUT.csv",
+    est.add_argument("--plot", metavar="OUT.png", action=_Once, help="write the PR curve with its band as an image")
+    est.add_argument("--items", metavar="OUT.csv", action=_Once,
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
                           "items keep their label; '-': to standard output)")
     est.add_argument("--threshold", type=_finite, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
-    est.add_argument("--report", metavar="DIR",
+    est.add_argument("--report", metavar="DIR", action=_Once,
                      help="write every figure (PNG) with the JSON, the item probabilities, the summary and a "
                           "README.md listing them to directory DIR (created if missing)")
     est.add_argument("--requirement", metavar="P,R", type=_requirement,
                      help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
                           "--report adds p(requirement met) against the threshold (paper Fig. 4)")
-    est.add_argument("--truth", metavar="TRUTH.csv",
+    est.add_argument("--truth", metavar="TRUTH.csv", action=_Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")
     thr = _command(sub, "threshold",
@@ -240,10 +241,10 @@ def build_parser():
                      help="required precision, in [0, 1] (default 0)")
     thr.add_argument("--min-recall", type=_unit, default=0.0, metavar="R",
                      help="required recall, in [0, 1] (default 0)")
-    thr.add_argument("--json", metavar="OUT.json",
+    thr.add_argument("--json", metavar="OUT.json", action=_Once,
                      help="write the choice, the metrics there and p(requirement met) at every threshold as JSON "
                           "('-': to standard output)")
-    thr.add_argument("--plot", metavar="OUT.png",
+    thr.add_argument("--plot", metavar="OUT.png", action=_Once,
                      help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
                           "and the requirement drawn as a box (paper Fig. 4)")
     fam = _command(sub, "families",
@@ -251,9 +252,9 @@ def build_parser():
                    FAMILIES_HELP)
     _add_input_options(fam)
     fam.add_argument("--top", type=_positive, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
-    fam.add_argument("--seed", type=_seed, default=None,
+    fam.add_argument("--seed", type=_seed, default=None, action=_Once,
                      help="random seed of the held-out folds (a non-negative integer; drawn and printed if omitted)")
-    fam.add_argument("--json", metavar="OUT.json", help="write the whole table as JSON ('-': to standard output)")
+    fam.add_argument("--json", metavar="OUT.json", action=_Once, help="write the whole table as JSON ('-': to standard output)")
     fam.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
                      help="processes that fit the family pairs in parallel (Linux; default 'auto': all usable "
                           "cores, at most 8)")
@@ -314,28 +315,66 @@ def _positive(text):
     return _integer(text, 1, "a positive integer")
 
 
-def _finite(text):
+def _finite(text, what="a finite number (score units)"):
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number (score units), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
 
 
 def _unit(text):
-    value = _finite(text)
+    value = _finite(text, "a number in [0, 1]")
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
     return value
 
 
 def _level(text):
-    value = _finite(text)
+    value = _finite(text, "a number strictly between 0 and 1")
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
     return value
+
+
+class _Once(argparse.Action):
+    """An option that may be given once: a second ``--json a --json b`` is an error, not a silent choice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, f"_{self.dest}_seen", False):
+            parser.error(f"argument {option_string}: given twice")
+        setattr(namespace, f"_{self.dest}_seen", True)
+        setattr(namespace, self.dest, values)
+
+
+#: Options whose value may be a negative number in exponent form ("-1e-05"), which argparse takes for an option.
+_NUMBER_OPTIONS = ("--threshold", "--requirement", "--min-precision", "--min-recall", "--level", "--seed",
+                   "--draws", "--score-bins", "--likelihood-bins", "--workers", "--top")
+
+
+def _join_negative_numbers(argv):
+    """``--threshold -1e-05`` → ``--threshold=-1e-05`` (argparse reads only plain negative numbers as values)."""
+    out, i = [], 0
+    while i < len(argv):
+        token = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if token in _NUMBER_OPTIONS and nxt is not None and nxt.startswith("-") and _looks_numeric(nxt):
+            out.append(f"{token}={nxt}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def _looks_numeric(text):
+    try:
+        float(text.split(",")[0])
+    except ValueError:
+        return False
+    return True
 
 
 def _requirement(text):
@@ -419,6 +458,10 @@ def _check_report_directory(path):
     if not d.is_dir():
         return
     clash = [name for name in REPORT_NAMES if (d / name).exists()]
+    odd = [name for name in clash if not (d / name).is_file()]
+    if odd:
+        raise SpeInputError(f"{path} holds {', '.join(odd)}, which is not a file, where the report writes one",
+                            argument="--report")
     readme = d / "README.md"
     earlier = readme.is_file() and readme.read_bytes()[:16].startswith(b"# spe estimate")
     if clash and not earlier:
@@ -455,15 +498,12 @@ def _fit(args, scores=None):
 
 
 def _labeled_only(args, ev):
-    """The labeled-only baseline for ``--compare-labeled-only`` (None, with a note, without labels)."""
+    """The labeled-only baseline for ``--compare-labeled-only`` (None without labels)."""
     import numpy as np
 
     from .baselines import labeled_only
 
-    if not args.compare_labeled_only:
-        return None
-    if ev.n_labeled == 0:
-        print("note: --compare-labeled-only: there are no labeled items to compare with")
+    if not args.compare_labeled_only or ev.n_labeled == 0:  # without labels: said in the summary
         return None
     # its own stream, from the run's seed: the same seed repeats it too
     return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
@@ -527,6 +567,10 @@ def _estimate(args):
     base = _labeled_only(args, ev)
     perf = args.performance
     result, at = _estimate_result(args, ev, base)
+    if truth is not None:
+        from .baselines import true_performance
+
+        result["truth"] = _num_json(true_performance(ev.scores, truth))
     json_bytes = (json.dumps(result, indent=1) + "\n").encode()
     items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
     files = {"--json": json_bytes, "--items": items_bytes}
@@ -537,7 +581,7 @@ def _estimate(args):
         matplotlib.use("Agg")
     if args.plot is not None:
         files.append((plan["--plot"], _pr_figure(args, ev, base, truth)))
-    summary = _estimate_summary(ev, base, at, perf)
+    summary = _estimate_summary(args, ev, base, at, perf, truth)
     directories = []
     if args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
@@ -597,21 +641,48 @@ def _pr_figure(args, ev, base, truth):
     return _figure_bytes(ax.figure, args.plot)
 
 
-def _estimate_summary(ev, base, at, perf):
+def _notes(args, ev):
+    """Notes on options that had nothing to act on."""
+    out = []
+    if args.compare_labeled_only and ev.n_labeled == 0:
+        out.append("note: --compare-labeled-only: there are no labeled items to compare with")
+    if getattr(args, "requirement", None) is not None and args.plot is None and args.report is None:
+        out.append("note: --requirement is drawn in the figures (--plot, --report); `spe threshold` chooses a "
+                   "threshold for it")
+    return out
+
+
+def _estimate_summary(args, ev, base, at, perf, truth):
     level = ev.level
     lines = [ev.summary(performance=perf)]
+    if truth is not None:
+        lines.append(_truth_line(ev, truth))
     for t, m, b in at:
         lines.append(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
         lines.append("\n".join(_metrics_lines(m, b, indent="  ")))
     if base is not None:
         lines.append("\n".join(_comparison_lines(ev, base, level, perf)))
+    lines += _notes(args, ev)
     return "\n".join(lines) + "\n"
 
 
-def _num_dict(interval):
+def _truth_line(ev, truth):
+    """``--truth``: the true values of the summary's estimates, to compare."""
+    from .baselines import true_performance
+
+    t = true_performance(ev.scores, truth)
+    return (f"truth (every label known): prevalence {t['prevalence']:.3f}, average precision "
+            f"{_fmt(t['average_precision'])}, ROC AUC {_fmt(t['roc_auc'])}")
+
+
+def _num_json(values):
     from .evaluation import _jsonable
 
-    return _jsonable(interval.to_dict())
+    return _jsonable(values)
+
+
+def _num_dict(interval):
+    return _num_json(interval.to_dict())
 
 
 def _figure_bytes(fig, path):
@@ -695,13 +766,14 @@ def _threshold_lines(args, ev, choice, base, bchoice):
                      f"{bchoice.probability:.3f} of bootstrap resamples of the {base.n_labeled} labeled items)")
     seed = ev.diagnostics["seed"]
     lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
+    lines += _notes(args, ev)
     lines += [f"warning: {w}" for w in ev.warnings]
     lines += [f"note: {n}" for n in ev.diagnostics.get("notes", [])]
     return lines
 
 
 def _families(args):
-    from .exceptions import MixtureFitError, SpeInputError
+    from .exceptions import MixtureFitError
     from .inputs import seed_of
     from .io import read_labels, read_scores
     from .ranking import family_table
@@ -715,15 +787,27 @@ def _families(args):
         try:
             table = family_table(scores.scores, labels, score_type=args.score_type, score_space=args.score_space,
                                  rng=seed, workers=args.workers)
-        except MixtureFitError as e:
-            raise SpeInputError(f"no pair of class-conditional families can be fitted to these scores, so there is "
-                                f"nothing to rank ({e}); `spe estimate` still answers for them",
-                                path=scores.path) from None
+            result, text = dict(table.to_dict(), warnings=[]), table.summary(top=args.top)
+        except MixtureFitError as e:  # degenerate scores (all equal, say): an answer that says so
+            result, text = _no_family_table(scores, labels, e)
     files = []
     if args.json is not None:
-        files.append((plan["--json"], (json.dumps(dict(table.to_dict(), seed=seed), indent=1) + "\n").encode()))
-    _finish(plan, table.summary(top=args.top) + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files)
+        files.append((plan["--json"], (json.dumps(dict(result, seed=seed), indent=1) + "\n").encode()))
+    _finish(plan, text + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files)
     return 0
+
+
+def _no_family_table(scores, labels, error):
+    """``spe families`` when no pair of families can be fitted: the JSON (empty rankings, a warning) and text."""
+    n_labeled = 0 if labels is None else len(labels[0])
+    distinct = len(set(scores.scores.tolist()))
+    why = "all scores are equal" if distinct == 1 else f"only {distinct} distinct scores"
+    warning = (f"no pair of class-conditional families can be fitted to these scores ({why}: {error}), so there "
+               "is nothing to rank; `spe estimate` still answers for them")
+    result = {"n_items": int(scores.scores.size), "n_labeled": n_labeled, "score_type": None, "classes": {},
+              "pairs": [], "auto": None, "notes": [], "warnings": [warning]}
+    return result, (f"spe families: {scores.scores.size} items, {n_labeled} labeled; no ranking\n"
+                    f"warning: {warning}")
 
 
 #: Python argument names whose command-line option is not ``--`` + the name with dashes.
@@ -796,13 +880,14 @@ class _InterruptWatch:
 def _main(argv, watch):
     from .exceptions import SpeInputError
 
+    _tolerant_streams()
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_join_negative_numbers(sys.argv[1:] if argv is None else list(argv)))
     except SystemExit as e:
         return int(e.code or 0)
     if args.command is None:
-        parser.print_help()
+        print("spe: error: name a command: estimate, threshold or families (see spe --help)", file=sys.stderr)
         return 2
     try:
         return _run(args)
@@ -824,6 +909,17 @@ def _main(argv, watch):
         print(f"spe: internal error: {type(e).__name__}: {' '.join(str(e).split())} (please report it; "
               "SPE_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+
+
+def _tolerant_streams():
+    """Text that the console's encoding cannot show (the k̂ of the summary on an ASCII terminal) is escaped,
+    not an error after the work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
 
 
 def _silence_stdout():

@@ -50,6 +50,8 @@ class Interval:
         return {"mean": self.mean, "median": self.median, "lo": self.lo, "hi": self.hi}
 
     def __str__(self):
+        if not np.isfinite(self.mean):  # e.g. ROC AUC when every labeled item, and so every item, is one class
+            return "undefined (no draw defines it)"
         return f"{self.mean:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
 
 

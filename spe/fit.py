@@ -20,6 +20,7 @@ from .exceptions import MixtureFitError, SpeInputError, SpeWarning
 from .inference import find_map, importance_sample, psis_loo
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, ScoreSpace, resolve_score_type, sorted_quantile
+from .parallel import resolve_workers
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
 __all__ = ["fit_mixture", "rank_families", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
@@ -226,7 +227,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     check_rng, rng = rng.spawn(2)
     if inference not in ("importance", "nuts"):
         raise SpeInputError(f"must be 'importance' or 'nuts', got {inference!r}", argument="inference")
-    sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar)
+    sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
                                                             temper=temper, rng=check_rng)
     pp = _positive_probability(mix, x_sorted, monotone)
@@ -265,9 +266,9 @@ class _Sampler:
     """Draws from the mixture's posterior on given data, from a start (importance sampling or NUTS), and
     keeps the wall time it spent."""
 
-    def __init__(self, mix, inference, draws, rng, proposal, progressbar):
+    def __init__(self, mix, inference, draws, rng, proposal, progressbar, cores=None):
         self.mix, self.inference, self.draws, self.rng = mix, inference, draws, rng
-        self.proposal, self.progressbar = proposal, progressbar
+        self.proposal, self.progressbar, self.cores = proposal, progressbar, cores
         self.seconds = []
 
     def __call__(self, data, u_start):
@@ -284,7 +285,7 @@ class _Sampler:
 
             return nuts_sample(lambda u: mix.log_posterior(u, d, identify=False), u_start, draws=self.draws,
                                rng=self.rng, accept=lambda u: mix.identified(*mix.unpack(u)[1:3]),
-                               progressbar=self.progressbar)
+                               progressbar=self.progressbar, cores=self.cores)
         return importance_sample(lambda u: mix.log_posterior(u, d), u_start, draws=self.draws, rng=self.rng,
                                  proposal=self.proposal,
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, d, identify=False))

@@ -13,6 +13,7 @@ scores from standard input.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,8 @@ def _source(path, what="scores"):
     if text.strip() == "":
         raise SpeInputError(f"the file name of the {what} is empty")
     p = Path(text)
+    if text.endswith(("/", os.sep)) and not p.is_dir():
+        raise SpeInputError("ends with '/' but is not a directory", path=text)
     try:
         if not p.exists():
             raise SpeInputError("file not found", path=text)
@@ -104,13 +107,18 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
     source = _source(path, what) if source is None else source
     path = _display_path(path)
     try:
-        df = pd.read_csv(_open(source), dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
-                         skip_blank_lines=False)
+        df = _read_csv(source, path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
+                       skip_blank_lines=False)
     except pd.errors.EmptyDataError:
         raise SpeInputError("the file is empty (expected a header row and data rows)", path=path) from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+        if isinstance(e, SpeInputError):
+            raise
+        if isinstance(e, pd.errors.ParserError) and _longer_row(source)[0] is not None:
+            _refuse_longer_row(source, path)
         raise SpeInputError(f"not a readable CSV file ({_one_line(e)})", path=path) from None
     df.columns = [str(c).strip() for c in df.columns]
+    _check_header(_header_names(source), required, path)
     for col in required:
         if col not in df.columns:
             raise SpeInputError(
@@ -133,6 +141,62 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
     return df, rows
 
 
+def _read_csv(source, path, **options):
+    """``pandas.read_csv`` that refuses a row with more fields than the header, naming it (pandas would take
+    the first field of such rows as an index and shift every column, or drop rows, without a word)."""
+    import warnings
+
+    import pandas as pd
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        df = pd.read_csv(_open(source), index_col=False, **options)
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+        _refuse_longer_row(source, path)
+    return df
+
+
+def _refuse_longer_row(source, path):
+    row, fields, header = _longer_row(source)
+    raise SpeInputError(f"{fields} fields where the header has {header}: every row needs one value per column "
+                        "name (a stray comma, or a separator inside an unquoted value?)", path=path, row=row)
+
+
+def _text_lines(source):
+    import io
+
+    raw = source if isinstance(source, bytes) else Path(source).read_bytes()
+    return io.StringIO(raw.decode("utf-8-sig", errors="replace"), newline="")
+
+
+def _header_names(source):
+    """The header's column names as written (stripped), read with the csv module: pandas renames repeats."""
+    import csv
+
+    for names in csv.reader(_text_lines(source), skipinitialspace=True):
+        return [n.strip() for n in names]
+    return []
+
+
+def _longer_row(source):
+    """(data row, its number of fields, the header's) of the first row with more fields than the header."""
+    import csv
+
+    reader = csv.reader(_text_lines(source), skipinitialspace=True)
+    header = len(next(reader, []))
+    for row, fields in enumerate(reader, start=1):
+        if len(fields) > header:
+            return row, len(fields), header
+    return None, None, header
+
+
+def _check_header(names, required, path):
+    """A column the reader needs must be named once (pandas would silently read the first of two)."""
+    for col in required:
+        if names.count(col) > 1:
+            raise SpeInputError(f"the header names the column '{col}' {names.count(col)} times", path=path, row=0)
+
+
 def _blank_rows(df):
     """Rows whose every field is empty or white space (a blank line): bool array (rows,)."""
     blank = np.ones(len(df), dtype=bool)
@@ -143,6 +207,17 @@ def _blank_rows(df):
 
 def _one_line(error):
     return " ".join(str(error).split())
+
+
+def _check_id_spelling(columns, id_column, path):
+    """Refuse an id column spelled otherwise ('ID', 'Id'): labels would be matched by row number instead."""
+    if id_column in columns:
+        return
+    near = [c for c in columns if c.lower() == id_column.lower()]
+    if near:
+        raise SpeInputError(f"the column {near[0]!r} is not read as the item ids, which must be named "
+                            f"{id_column!r}: rename it (or the labels would be matched to rows by number)",
+                            path=path, row=0)
 
 
 def _numeric(df, col, path, rows):
@@ -230,8 +305,17 @@ def _read_scores_fast(path, score_column, id_column, source=None):
     try:
         # blank lines kept: as an empty score they fail the float column and send the file to the
         # validating path, which says whether they are harmless
-        df = pd.read_csv(_open(source), dtype={score_column: "float64", id_column: str}, keep_default_na=False,
-                         na_filter=False, skipinitialspace=True, skip_blank_lines=False, **exact)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)  # a row longer than the header
+            df = pd.read_csv(_open(source), dtype={score_column: "float64", id_column: str}, keep_default_na=False,
+                             na_filter=False, skipinitialspace=True, skip_blank_lines=False, index_col=False, **exact)
+        names = [str(c) for c in df.columns]
+        if any(n != n.strip() or n.endswith((".1", ".2")) for n in names):  # spaced or repeated names
+            return None
+        if id_column not in names and any(n.lower() == id_column.lower() for n in names):  # 'ID': explained later
+            return None
         if score_column not in df.columns or len(df) == 0 or df[score_column].dtype != np.float64:
             return None
         scores = df[score_column].to_numpy(dtype=float)
@@ -282,6 +366,7 @@ def read_scores(path, score_column="score", id_column="id"):
     # a blank line renumbers the rows that labels refer to, unless the items carry ids
     header, _ = _read_table(path, [score_column], blank_rows="skip", source=source)
     has_ids = id_column in header.columns
+    _check_id_spelling(header.columns, id_column, _display_path(path))
     df, rows = (header, _) if has_ids else _read_table(path, [score_column], blank_rows="error", source=source)
     path = _display_path(path)
     scores = _numeric(df, score_column, path, rows)
@@ -297,7 +382,7 @@ def read_scores(path, score_column="score", id_column="id"):
     return ScoresFile(path, scores, ids)
 
 
-def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
+def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels"):
     """Read a labels file and match it to the scores.
 
     Parameters
@@ -305,6 +390,8 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     path : str or Path
     scores : ScoresFile
         The scores the ids refer to.
+    what : str
+        What the file is, for messages ("labels", "truth").
 
     Returns
     -------
@@ -322,7 +409,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
         without rows is no labels (empty arrays); blank lines are skipped
         (each row names its item).
     """
-    df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what="labels")
+    df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
     path = _display_path(path)
     raw_labels = df[label_column].str.strip()
     lab = np.full(len(df), -1)
@@ -331,8 +418,8 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label"):
     bad = np.flatnonzero(lab < 0)
     if bad.size:
         r = int(bad[0])
-        shown = repr(raw_labels.iloc[r]) if raw_labels.iloc[r] != "" else "an empty value"
-        raise SpeInputError(f"label {shown} is not 0 or 1", path=path, row=int(rows[r]), column=label_column)
+        said = f"label {raw_labels.iloc[r]!r} is not 0 or 1" if raw_labels.iloc[r] != "" else "the label is empty"
+        raise SpeInputError(f"{said} (expected 0 or 1)", path=path, row=int(rows[r]), column=label_column)
     ids = _stripped(df[id_column])
     empty = np.flatnonzero(ids == "")
     if empty.size:
@@ -368,6 +455,12 @@ def _row_numbers(ids, scores, path, rows, id_column):
                 column=id_column,
             )
         index[r] = j
+    seen = {}
+    for r, j in enumerate(index.tolist()):
+        if j in seen:  # '5' and '+5'
+            raise SpeInputError(f"row number {j} is labeled twice (also on row {int(rows[seen[j]])})", path=path,
+                                row=int(rows[r]), column=id_column)
+        seen[j] = r
     return index
 
 
@@ -392,7 +485,7 @@ def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
     SpeInputError
         As :func:`read_labels`, and when some scored item has no label (naming the file).
     """
-    index, value = read_labels(path, scores, id_column, label_column)
+    index, value = read_labels(path, scores, id_column, label_column, what="truth")
     n = scores.scores.size
     if index.size != n:
         raise SpeInputError(f"a truth file must label every item: it labels {index.size} of the {n} scored items",

@@ -11,15 +11,17 @@ After the work, :func:`write_outputs` writes everything in two phases:
 each file goes to a temporary file next to its destination, and only when
 all of them are written are they moved into place (``os.replace``), so a
 failure or an interrupt leaves no partial or stray file. A destination
-that is not a regular file (``/dev/null``, a named pipe, anything under
-``/dev`` or ``/proc``) is written in place, after the others; ``/dev/stdout``
-is standard output, as ``-``; a symbolic link elsewhere is followed, so the
-file it points to is replaced, not the link.
+that is not a regular file (``/dev/null``, a named pipe) or that names an
+open file descriptor (``/dev/stderr``, ``/dev/fd/3``) is written into, before
+the others are moved into place; ``/dev/stdout`` is standard output, as
+``-``; any other symbolic link is followed, so the file it points to is
+replaced, not the link.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -69,9 +71,10 @@ class Output:
 
     @property
     def in_place(self) -> bool:
-        """Written straight into, never replaced: a device, a pipe, anything under /dev or /proc (whose links,
-        such as /dev/stderr, resolve to the very file a shell redirected a stream to)."""
-        if os.path.abspath(self.path).startswith(("/dev/", "/proc/")):
+        """Written straight into, never replaced: a device or a pipe (``/dev/null``), or a name of an open
+        file descriptor (``/dev/stderr``, ``/dev/fd/3``: it resolves to the very file a shell redirected the
+        stream to, which a replace would clobber)."""
+        if _names_a_descriptor(self.path):
             return True
         real = self.real
         return real.exists() and not (real.is_file() or real.is_dir())
@@ -80,6 +83,21 @@ class Output:
     def real(self) -> Path:
         """The destination with symbolic links resolved (whether it exists or not)."""
         return Path(os.path.realpath(self.path))
+
+
+_DESCRIPTOR = re.compile(r"^/(proc/(self|\d+)|dev)/fd/\d+$")
+
+
+def _names_a_descriptor(path):
+    """Whether ``path`` is, or links to, ``/dev/fd/N`` or ``/proc/<pid>/fd/N`` (as ``/dev/stderr`` does)."""
+    p = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on links followed
+        if _DESCRIPTOR.match(p):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return False
 
 
 def check_outputs(outputs, inputs):
@@ -107,6 +125,9 @@ def check_outputs(outputs, inputs):
     if len(to_stdout) > 1:
         raise SpeInputError(f"only one output can go to standard output ('-'), and {' and '.join(to_stdout)} "
                             "both ask for it", argument=to_stdout[-1])
+    for out in outputs:
+        if out.in_place and not out.to_stdout:
+            _check_not_an_input(out, inputs)
     files = [o for o in outputs if not (o.to_stdout or o.in_place)]
     for i, out in enumerate(files):
         _check_not_an_input(out, inputs)
@@ -127,6 +148,8 @@ def _check_one(out):
         if not out.stdout:
             raise SpeInputError("cannot go to standard output ('-'): name a file", argument=out.flag)
         return
+    if not out.directory and out.path.endswith(("/", os.sep)):
+        raise SpeInputError(f"{out.path} ends with '/': name a file", argument=out.flag)
     real = out.real
     _check_name_length(out, real)
     if out.in_place and not out.directory:  # a device: written into as it is (/dev/null, a terminal)
@@ -239,13 +262,18 @@ def write_outputs(files, directories=(), stdout=None):
         for tmp, _, _ in staged:
             _remove(tmp)
         raise
+    try:  # devices first: one that refuses the data (/dev/full) leaves the staged files unmoved
+        for out, dest, data in in_place:
+            with _naming(out):
+                with open(dest, "ab") as fh:  # appended: /dev/stderr may be a redirected file, not to be truncated
+                    fh.write(data)
+    except BaseException:
+        for tmp, _, _ in staged:
+            _remove(tmp)
+        raise
     for tmp, dest, out in staged:
         with _naming(out):
             os.replace(tmp, dest)
-    for out, dest, data in in_place:
-        with _naming(out):
-            with open(dest, "ab") as fh:  # appended: /dev/stderr may be a redirected file, not to be truncated
-                fh.write(data)
     for out, data in files:
         if out.to_stdout:
             _to_stdout(data, stdout)

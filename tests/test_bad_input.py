@@ -120,8 +120,8 @@ def test_all_identical_scores_answer_from_the_labels_alone_whatever_the_value(va
     rc, stdout, _ = _run(["threshold", str(scores), "--labels", str(labels), "--min-precision", "0.3",
                           "--seed", "1"], capsys)
     assert rc == 0 and ("best threshold" in stdout or "no threshold is likely" in stdout)
-    rc, _, err = _run(["families", str(scores)], capsys)
-    assert rc == 2 and "nothing to rank" in err
+    rc, out, _ = _run(["families", str(scores)], capsys)
+    assert rc == 0 and "nothing to rank" in out
 
 
 @pytest.mark.parametrize("which, warning", [
@@ -194,7 +194,8 @@ def test_bad_outputs_are_refused_before_any_work(tmp_path, capsys, argv, message
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     message = message.replace("{tmp}", str(tmp_path))
     t0 = time.perf_counter()
-    rc, out, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(tmp_path / "first.json"), *argv],
+    other = ("--items", "first.csv") if "--items" not in argv else ("--plot", "first.png")  # would have been fine
+    rc, out, err = _run(["estimate", SCORES, "--labels", LABELS, other[0], str(tmp_path / other[1]), *argv],
                         capsys)
     assert rc == 2 and message in err and err.count("\n") == 1 and out == ""
     assert time.perf_counter() - t0 < 5  # refused before the fit
@@ -400,3 +401,87 @@ def test_more_likelihood_bins_than_scores_are_capped():
     assert resolve_likelihood_bins(10_000_000, 899) == 2 * 899
     assert resolve_likelihood_bins(1000, 30) == MIN_BINS["likelihood_bins"]
     assert resolve_likelihood_bins(200, 899) == 200
+
+
+# --- found by an independent sweep of ~600 inputs after the first fixes ------------------------------------------
+
+
+def test_a_note_never_lands_in_json_on_standard_output(capsys):
+    rc, out, err = _run(["estimate", SCORES, "--compare-labeled-only", "--json", "-", *FAST], capsys)
+    assert rc == 0 and json.loads(out)["n_labeled"] == 0
+    assert "note: --compare-labeled-only: there are no labeled items to compare with" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="Linux's /dev/full")
+def test_a_refusing_device_leaves_the_other_outputs_unwritten(tmp_path, capsys):
+    rc, _, err = _run(["estimate", SCORES, "--labels", LABELS, "--items", str(tmp_path / "i.csv"), "--report",
+                       str(tmp_path / "R"), "--json", "/dev/full", *FAST], capsys)
+    assert rc == 2 and "--json: cannot write /dev/full" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_reaches_an_input_through_proc_is_refused(tmp_path, capsys, monkeypatch):
+    if not os.path.exists("/proc/self/cwd"):
+        pytest.skip("no /proc")
+    (tmp_path / "s.csv").write_bytes((EXAMPLES / "digits_scores.csv").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = _run(["estimate", "s.csv", "--json", "/proc/self/cwd/s.csv"], capsys)
+    assert rc == 2 and "is the scores file" in err
+
+
+def test_an_ascii_console_gets_escapes_not_an_error(tmp_path, monkeypatch):
+    buf = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(buf, encoding="ascii"))
+    rc = main(["estimate", SCORES, "--labels", LABELS, "--items", str(tmp_path / "i.csv"), *FAST])
+    sys.stdout.flush()
+    assert rc == 0 and b"Pareto k\\u0302" in buf.getvalue()
+
+
+def test_families_answer_degenerate_scores_with_a_warning(tmp_path, capsys):
+    (tmp_path / "s.csv").write_text("score\n" + "0.5\n" * 5)
+    rc, out, _ = _run(["families", str(tmp_path / "s.csv"), "--json", str(tmp_path / "f.json"), "--seed", "1"],
+                      capsys)
+    d = json.loads((tmp_path / "f.json").read_text())
+    assert rc == 0 and d["pairs"] == [] and "all scores are equal" in d["warnings"][0] and "warning:" in out
+
+
+def test_a_report_directory_with_a_folder_where_a_file_goes_is_refused_first(tmp_path, capsys):
+    (tmp_path / "R" / "items.csv").mkdir(parents=True)
+    (tmp_path / "R" / "README.md").write_text("# spe estimate: an earlier report\n")
+    rc, _, err = _run(["estimate", SCORES, "--report", str(tmp_path / "R")], capsys)
+    assert rc == 2 and "items.csv, which is not a file" in err
+    assert sorted(p.name for p in (tmp_path / "R").iterdir()) == ["README.md", "items.csv"]
+
+
+def test_no_command_is_one_line(capsys):
+    rc, out, err = _run([], capsys)
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "name a command" in err
+
+
+def test_truth_and_requirement_are_used_or_said_to_be_unused(capsys, tmp_path):
+    out = tmp_path / "o.json"
+    rc, stdout, _ = _run(["estimate", SCORES, "--labels", LABELS, "--truth", str(EXAMPLES / "digits_truth.csv"),
+                          "--requirement", "0.9,0.5", "--json", str(out), *FAST], capsys)
+    truth = pd.read_csv(EXAMPLES / "digits_truth.csv")["label"].to_numpy()
+    from sklearn.metrics import average_precision_score
+
+    scores = pd.read_csv(SCORES)["score"].to_numpy()
+    d = json.loads(out.read_text())
+    assert rc == 0 and d["truth"]["average_precision"] == pytest.approx(average_precision_score(truth, scores))
+    assert "truth (every label known): prevalence 0.097" in stdout and "note: --requirement is drawn" in stdout
+
+
+def test_negative_numbers_in_exponent_form_and_repeated_options(capsys, tmp_path):
+    rc, stdout, err = _run(["estimate", SCORES, "--labels", LABELS, "--threshold", "-1e-05", *FAST], capsys)
+    assert rc == 0 and "at threshold -1e-05" in stdout, err
+    rc, _, err = _run(["estimate", SCORES, "--json", str(tmp_path / "a.json"), "--json", str(tmp_path / "b.json")],
+                      capsys)
+    assert rc == 2 and "argument --json: given twice" in err and list(tmp_path.iterdir()) == []
+
+
+def test_an_undefined_metric_says_so():
+    s, y = simulate(60, 0.3, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, np.zeros(60), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
+    assert str(ev.roc_auc()) == "undefined (no draw defines it)" and "ROC AUC            undefined" in ev.summary()

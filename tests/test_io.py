@@ -245,3 +245,48 @@ def test_a_named_pipe_is_read_once(tmp_path):
     writer.start()
     np.testing.assert_array_equal(read_scores(fifo).scores, [0.1, 0.2])
     writer.join(5)
+
+
+# --- found by an independent sweep: files pandas would read past --------------------------------------------------
+
+
+def test_a_spaced_id_header_is_still_the_id_column(tmp_path):
+    """'id ' (or '"id "') was read as ids by the validating reader but not by the fast one: labels then went to
+    rows by number (0.9 got the label of row 0)."""
+    for header in ("id ,score", '"id ",score', "id\t,score"):
+        sf = read_scores(write(tmp_path, "s.csv", header + "\n5,0.9\n4,0.8\n0,0.1\n"))
+        assert list(sf.ids) == ["5", "4", "0"]
+
+
+@pytest.mark.parametrize("text, row", [
+    ("score\n0.1,0.9\n0.2,0.8\n0.3,0.7\n", 1),  # pandas took the first column for an index: scores shifted
+    ("score\n0.1\n0.2\n0.3,0.7\n0.4\n", 3),
+    ("id,score\nit0,S,0\nit1,T,1\n", 1),
+])
+def test_a_row_longer_than_the_header_is_refused_naming_it(tmp_path, text, row):
+    with pytest.raises(SpeInputError, match="fields where the header has") as e:
+        read_scores(write(tmp_path, "s.csv", text))
+    assert e.value.row == row
+
+
+def test_labels_are_checked_as_strictly(tmp_path):
+    sf = read_scores(write(tmp_path, "s.csv", "score\n" + "".join(f"{i}\n" for i in range(10))))
+    with pytest.raises(SpeInputError, match="3 fields where the header has 2") as e:
+        read_labels(write(tmp_path, "l.csv", "id,label\n9,0,1\n8,5,0\n"), sf)
+    assert e.value.row == 1
+    with pytest.raises(SpeInputError, match=r"row number 5 is labeled twice \(also on row 1\)") as e:
+        read_labels(write(tmp_path, "l.csv", "id,label\n5,1\n+5,0\n"), sf)
+    assert e.value.row == 2
+    with pytest.raises(SpeInputError, match=r"the label is empty \(expected 0 or 1\)"):
+        read_labels(write(tmp_path, "l.csv", "id,label\n5,\n"), sf)
+
+
+def test_a_repeated_or_misspelled_key_column_is_refused(tmp_path):
+    with pytest.raises(SpeInputError, match="names the column 'score' 2 times"):
+        read_scores(write(tmp_path, "s.csv", "id,score,score\na,1,2\nb,3,4\n"))
+    with pytest.raises(SpeInputError, match="'ID' is not read as the item ids"):
+        read_scores(write(tmp_path, "s.csv", "ID,score\n5,0.9\n4,0.8\n"))
+    sf = read_scores(write(tmp_path, "s.csv", "id,score,score.1\na,1,2\nb,3,4\n"))  # a column so named is fine
+    np.testing.assert_array_equal(sf.scores, [1.0, 3.0])
+    with pytest.raises(SpeInputError, match="ends with '/' but is not a directory"):
+        read_scores(str(tmp_path / "s.csv") + "/")

@@ -92,8 +92,10 @@ def test_standard_output_by_its_device_name_is_standard_output():
     assert Output("--json", "/dev/stdout").to_stdout and Output("--json", "-").to_stdout
     err = Output("--json", "/dev/stderr")
     assert not err.to_stdout and err.in_place  # never replaced: it may resolve to a redirected log file
-    with pytest.raises(SpeInputError, match="does not exist"):
+    with pytest.raises(SpeInputError, match="cannot write in /proc"):
         check_outputs([Output("--json", "/proc/no-such.json")], {})
+    with pytest.raises(SpeInputError, match="does not exist"):
+        check_outputs([Output("--json", "/dev/fd/987")], {})
 
 
 def test_a_device_linked_to_a_file_is_written_into_not_replaced(tmp_path):

@@ -29,6 +29,8 @@ PyMC and PyTensor are imported only here, and only when this sampler runs.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 
 import numpy as np
@@ -89,6 +91,19 @@ def _logp_op(log_posterior):
     return LogPosterior()
 
 
+@contextlib.contextmanager
+def _quiet_pymc():
+    """PyMC's INFO lines ("Initializing NUTS…", "Multiprocess sampling…") held back while it samples: the
+    progress bar (when asked for) says it is working, and the diagnostics say how it went."""
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def nuts_sample(log_posterior, u_start, *, draws=1000, chains=2, tune=None, accept=None, rng=None,
                 progressbar=True, cores=None) -> PosteriorDraws:
     """Posterior draws by NUTS (PyMC), from chains started at the MAP.
@@ -115,7 +130,8 @@ def nuts_sample(log_posterior, u_start, *, draws=1000, chains=2, tune=None, acce
     progressbar : bool
         PyMC's progress bar while sampling.
     cores : int, optional
-        Chains sampled in parallel (default: ``min(chains, CPUs)``).
+        Chains sampled in parallel, at most ``chains`` (default:
+        ``min(chains, CPUs)``; :func:`spe.evaluate` passes its ``workers``).
 
     Returns
     -------
@@ -146,9 +162,9 @@ def nuts_sample(log_posterior, u_start, *, draws=1000, chains=2, tune=None, acce
     tune = max(per_chain, 500) if tune is None else int(tune)
     u_start = np.asarray(u_start, dtype=float)
     seed = int(np.random.default_rng(rng).integers(2**31 - 1))
-    cores = min(chains, os.cpu_count() or 1) if cores is None else int(cores)
+    cores = min(chains, os.cpu_count() or 1) if cores is None else max(1, min(chains, int(cores)))
     op = _logp_op(log_posterior)
-    with pm.Model():
+    with _quiet_pymc(), pm.Model():
         u = pm.Flat("u", shape=u_start.size, initval=u_start)
         pm.Potential("log_posterior", op(u)[0])
         idata = pm.sample(draws=per_chain, tune=tune, chains=chains, cores=cores, random_seed=seed,

@@ -168,8 +168,8 @@ def resolve_score_reading(scores, score_type="auto", score_space="linear"):
                    "'calibrated' model is left out)")
         score_type = "decision"
     if score_space == "logit" and not in_unit:
-        out.append(f"score_space='logit' takes the logit of probability scores, but these span {span}: the "
-                   "families model the scores as they are (score_space='linear')")
+        out.append(f"the score space 'logit' takes the logit of probability scores, but these span {span}: the "
+                   "families model the scores as they are (the score space 'linear')")
         score_space = "linear"
     return resolve_score_type(s, score_type), score_space, out
 
