@@ -70,6 +70,7 @@ def test_an_interrupt_while_staging_leaves_nothing(tmp_path, monkeypatch):
     ([Output("--json", "{tmp}/rep/README.md"), Output("--report", "{tmp}/rep", directory=True,
                                                        names=("README.md",))], {}, "is a file --report"),
     ([Output("--json", "{tmp}/s.csv/x.json")], {}, "does not exist"),
+    ([Output("--json", "{tmp}/o.json/")], {}, "ends with '/': name a file"),
     ([Output("--report", "{tmp}/s.csv", directory=True)], {}, "exists and is not a directory"),
 ])
 def test_refusals_name_the_option(tmp_path, outputs, inputs, message):
