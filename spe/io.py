@@ -14,6 +14,7 @@ scores from standard input.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,15 +210,24 @@ def _one_line(error):
     return " ".join(str(error).split())
 
 
+def _names_ids_otherwise(name, id_column):
+    """Whether a column name looks like the item ids spelled otherwise: 'ID', 'Id', 'item_id', 'doc-id', 'row id',
+    'itemid', 'uuid'."""
+    low = str(name).strip().lower()
+    key = id_column.lower()
+    return (low == key or low in ("item" + key, "uu" + key, "gu" + key)
+            or re.fullmatch(r"[a-z0-9]+[_\-\s.]" + re.escape(key), low) is not None)
+
+
 def _check_id_spelling(columns, id_column, path):
-    """Refuse an id column spelled otherwise ('ID', 'Id'): labels would be matched by row number instead."""
+    """Refuse an id column spelled otherwise ('ID', 'item_id'): labels would be matched by row number instead."""
     if id_column in columns:
         return
-    near = [c for c in columns if c.lower() == id_column.lower()]
+    near = [c for c in columns if _names_ids_otherwise(c, id_column)]
     if near:
         raise SpeInputError(f"the column {near[0]!r} is not read as the item ids, which must be named "
-                            f"{id_column!r}: rename it (or the labels would be matched to rows by number)",
-                            path=path, row=0)
+                            f"{id_column!r}: rename it (or the labels would be matched to rows by number), "
+                            f"or drop it to mean rows", path=path, row=0)
 
 
 def _numeric(df, col, path, rows):
@@ -314,7 +324,7 @@ def _read_scores_fast(path, score_column, id_column, source=None):
         names = [str(c) for c in df.columns]
         if any(n != n.strip() or n.endswith((".1", ".2")) for n in names):  # spaced or repeated names
             return None
-        if id_column not in names and any(n.lower() == id_column.lower() for n in names):  # 'ID': explained later
+        if id_column not in names and any(_names_ids_otherwise(n, id_column) for n in names):  # explained later
             return None
         if score_column not in df.columns or len(df) == 0 or df[score_column].dtype != np.float64:
             return None

@@ -286,6 +286,11 @@ def test_a_repeated_or_misspelled_key_column_is_refused(tmp_path):
         read_scores(write(tmp_path, "s.csv", "id,score,score\na,1,2\nb,3,4\n"))
     with pytest.raises(SpeInputError, match="'ID' is not read as the item ids"):
         read_scores(write(tmp_path, "s.csv", "ID,score\n5,0.9\n4,0.8\n"))
+    for name in ("item_id", "doc-id", "itemid", "Item ID"):  # ids under another name: labels would go to rows
+        with pytest.raises(SpeInputError, match=f"'{name}' is not read as the item ids"):
+            read_scores(write(tmp_path, "s.csv", f"{name},score\n5,0.9\n4,0.8\n"))
+    for name in ("valid", "grid", "idx"):  # not ids
+        assert read_scores(write(tmp_path, "s.csv", f"{name},score\n5,0.9\n4,0.8\n")).ids is None
     sf = read_scores(write(tmp_path, "s.csv", "id,score,score.1\na,1,2\nb,3,4\n"))  # a column so named is fine
     np.testing.assert_array_equal(sf.scores, [1.0, 3.0])
     with pytest.raises(SpeInputError, match="ends with '/' but is not a directory"):
