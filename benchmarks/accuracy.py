@@ -38,7 +38,9 @@ prints the tables for trials saved earlier (e.g. both parts together).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -57,7 +59,22 @@ COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type",
            "histogram_passed", "tempering", "label_check_p", "seconds",
            "req1_precision", "req1_recall", "req1_p", "req1_met", "req1_naive_p", "req1_naive_met",
            "req2_precision", "req2_recall", "req2_p", "req2_met", "req2_naive_p", "req2_naive_met",
-           "logloss_spe", "logloss_platt", "error", "traceback"]
+           "logloss_spe", "logloss_platt", "ap_true", "ap_err", "ap_covered", "auc_true", "auc_lo", "auc_hi",
+           "weight_piecewise", "group", "error", "traceback"]
+
+#: A case is a deep network's when its manifest description says so (its scores are softmax probabilities of a
+#: fine-tuned network: piled near 0 and 1, many distinct values); the summary reports those apart.
+DEEP_NETWORK = re.compile(r"fine-tuned|bert|transformer|resnet|cnn|deep", re.IGNORECASE)
+
+
+def case_group(case_path):
+    """"deep network" or "classical", from the case's entry in the manifest beside it (classical if none)."""
+    manifest = Path(case_path).with_name("manifest.json")
+    try:
+        entry = json.loads(manifest.read_text())["cases"][Path(case_path).stem]
+    except (OSError, KeyError, ValueError):
+        return "classical"
+    return "deep network" if DEEP_NETWORK.search(str(entry.get("classifier_desc", ""))) else "classical"
 
 
 def platt_log_loss(feature, idx, y):
@@ -124,7 +141,7 @@ def _run_trial(args):
     threadpool_limits(1)
     import spe
     from spe.api import _log_odds_feature
-    from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels
+    from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels, true_performance
     from spe.benchmark import pr_curve_error
     from spe.metrics import RECALL_GRID
 
@@ -157,7 +174,18 @@ def _run_trial(args):
     yu = y[~lab]
     logloss_spe = float(-np.mean(np.where(yu == 1, np.log(p_items), np.log1p(-p_items))))
     feature = _log_odds_feature(s, ev.diagnostics.get("score_type", "auto"))(s)
+    true = true_performance(s, y)
+    ap, auc = ev.average_precision(), ev.roc_auc()
+    weights = {m["model"]: m["weight"] for m in ev.diagnostics.get("score_models", [])}
     return {
+        "ap_true": true["average_precision"],
+        "ap_err": abs(ap.median - true["average_precision"]),
+        "ap_covered": bool(ap.lo <= true["average_precision"] <= ap.hi),
+        "auc_true": true["roc_auc"],
+        "auc_lo": auc.lo,
+        "auc_hi": auc.hi,
+        "weight_piecewise": weights.get("piecewise", np.nan),
+        "group": case_group(case_path),
         **requirement_rows(ev, naive_choice, s, y, requirements),
         "logloss_spe": logloss_spe,
         "logloss_platt": platt_log_loss(feature, idx, y),
@@ -193,7 +221,9 @@ def summarise(df):
         "ratio": g["err_spe"].mean() / g["err_naive"].mean(),
         "win_rate": g.apply(lambda d: np.mean(d.err_spe < d.err_naive), include_groups=False),
         "coverage": g["coverage"].mean(),
+        "ap_cov": g["ap_covered"].agg(lambda c: c.astype(float).mean()) if "ap_covered" in df else np.nan,
         "prev_err": g["prev_err"].mean(),
+        "w_piecewise": g["weight_piecewise"].mean() if "weight_piecewise" in df else np.nan,
         "sec": g["seconds"].mean(),
     })
     return per_case
@@ -210,7 +240,7 @@ def main(argv=None):
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument("--score-model", default="average",
-                    help="score model passed to spe.evaluate (average, mixture, hybrid, calibrated, platt)")
+                    help="score model passed to spe.evaluate (average, mixture, hybrid, calibrated, platt, piecewise)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
     ap.add_argument("--plot", type=Path, metavar="OUT.png",
@@ -267,6 +297,28 @@ def plot(df, path):
     print(f"figure written to {path}", file=sys.stderr)
 
 
+def summary_table(df):
+    """One row per label count: errors against labeled-only, coverage of the band and of the AP interval."""
+    return df.groupby("n_labels").apply(lambda d: pd.Series({
+        "trials": len(d),
+        "mean_err_spe": d.err_spe.mean(),
+        "mean_err_naive": d.err_naive.mean(),
+        "ratio_of_means": d.err_spe.mean() / d.err_naive.mean(),
+        "median_err_spe": d.err_spe.median(),
+        "median_err_naive": d.err_naive.median(),
+        "win_rate": np.mean(d.err_spe < d.err_naive),
+        "worse_by_0.02": np.mean(d.err_spe > d.err_naive + 0.02),
+        "cases_spe_better": int((d.groupby("case").err_spe.mean() < d.groupby("case").err_naive.mean()).sum()),
+        "n_cases": d.case.nunique(),
+        "band_coverage": d.coverage.mean(),
+        "ap_covered": d.ap_covered.astype(float).mean() if "ap_covered" in d else np.nan,
+        "prev_abs_err": d.prev_err.mean(),
+        "prev_covered": d.prev_covered.mean(),
+        "naive_no_pos": d.naive_missing.mean(),
+        "sec_per_estimate": d.seconds.mean(),
+    }), include_groups=False)
+
+
 def report(df):
     """Print the per-case tables and the summary of a table of trials."""
     if "error" in df.columns:
@@ -283,24 +335,11 @@ def report(df):
         print(f"\n=== {n} labels: per case (means over {sub.seed.nunique()} seeds) ===")
         print(summarise(sub).round(3).to_string())
     print("\n=== summary ===")
-    summ = df.groupby("n_labels").apply(lambda d: pd.Series({
-        "trials": len(d),
-        "mean_err_spe": d.err_spe.mean(),
-        "mean_err_naive": d.err_naive.mean(),
-        "ratio_of_means": d.err_spe.mean() / d.err_naive.mean(),
-        "median_err_spe": d.err_spe.median(),
-        "median_err_naive": d.err_naive.median(),
-        "win_rate": np.mean(d.err_spe < d.err_naive),
-        "worse_by_0.02": np.mean(d.err_spe > d.err_naive + 0.02),
-        "cases_spe_better": int((d.groupby("case").err_spe.mean() < d.groupby("case").err_naive.mean()).sum()),
-        "n_cases": d.case.nunique(),
-        "band_coverage": d.coverage.mean(),
-        "prev_abs_err": d.prev_err.mean(),
-        "prev_covered": d.prev_covered.mean(),
-        "naive_no_pos": d.naive_missing.mean(),
-        "sec_per_estimate": d.seconds.mean(),
-    }), include_groups=False)
-    print(summ.round(3).to_string())
+    print(summary_table(df).round(3).to_string())
+    if "group" in df.columns and df.group.nunique() > 1:
+        for group, sub in df.groupby("group"):
+            print(f"\n=== summary: {group} cases ===")
+            print(summary_table(sub).round(3).to_string())
     print("\n=== worst five cases per label count (largest mean err_spe − err_naive) ===")
     for n in sorted(df.n_labels.unique()):
         sub = df[df.n_labels == n]

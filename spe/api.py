@@ -15,15 +15,18 @@ from .fit import fit_mixture
 from .inputs import as_scores, check_draws, input_warnings, labeled_auc, normalize_labels, seed_of
 from .metrics import sample_performance
 from .models.average import average_models
+from .models.constant import NAME as UNINFORMATIVE_NAME
 from .models.constant import fit_constant
 from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
 from .models.mixture import outward_envelope, pivot_index, resolve_score_reading, sorted_quantile
-from .models.recalibration import fit_recalibration
+from .models.contaminated import fit_contaminated
+from .models.piecewise import fit_piecewise
+from .models.recalibration import PRIORS, fit_recalibration
 from .parallel import resolve_workers, usable_cpus
 from .select import parse_families
 
 #: The score models ``score_model="average"`` averages by evidence.
-SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt")
+SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative")
 
 __all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
 
@@ -201,10 +204,13 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     sampling around the MAP (§3.1, eqs. 8–10), draw the unknown labels
     under each draw (eq. 7) and compute the sample performance of this data
     set under each (§3). By default (``score_model="average"``) the mixture
-    is one of four models of p(y = 1 | s): it is checked against the score
-    histogram and tempered when it does not fit (:mod:`spe.check`), three
-    Bayesian logistic recalibrations are fitted from the labels
-    (:mod:`spe.models.recalibration`), each model is checked against the
+    is one of seven models of p(y = 1 | s): it is checked against the score
+    histogram and tempered when it does not fit (:mod:`spe.check`); three
+    Bayesian logistic recalibrations, a piecewise-linear one and one with a
+    floor and a ceiling are fitted from the labels
+    (:mod:`spe.models.recalibration`, :mod:`spe.models.piecewise`,
+    :mod:`spe.models.contaminated`), beside the null model "the scores say
+    nothing" (:mod:`spe.models.constant`); each model is checked against the
     labeled items, and those that pass are averaged by their evidence
     p(labels | scores) (:mod:`spe.models.average`).
 
@@ -243,14 +249,21 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         score units either way. On the real benchmark cases the logit did
         not help on average (it helps some probability scores and hurts
         others), hence the default.
-    score_model : {"average", "mixture", "hybrid", "calibrated", "platt"}
+    score_model : {"average", "mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative"}
         Which model of p(y = 1 | s) turns the scores into label draws.
         ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
         and ``"platt"`` are the logistic recalibrations of
-        :mod:`spe.models.recalibration`; ``"average"`` (default) averages
-        them by their evidence on the labeled items
-        (:mod:`spe.models.average`): all four, or all but ``"calibrated"``
-        when ``score_type="decision"``. A model that fails the label check
+        :mod:`spe.models.recalibration`; ``"piecewise"`` is Zhang & Yang's
+        piecewise-linear log-odds with a prior keeping its four slopes near
+        a common one (:mod:`spe.models.piecewise`); ``"contaminated"`` is
+        the logistic recalibration with an unknown floor and ceiling on the
+        probability (Copas 1988; :mod:`spe.models.contaminated`: label noise,
+        over-confident deep networks); ``"uninformative"`` is
+        p(y = 1 | s) = π, the scores carrying no information about the
+        labels (:mod:`spe.models.constant`; the only model whose ROC AUC is
+        0.5); ``"average"`` (default) averages them by their evidence on the
+        labeled items (:mod:`spe.models.average`): all seven, or all but
+        ``"calibrated"`` when ``score_type="decision"``. A model that fails the label check
         is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
@@ -495,8 +508,11 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
     }
     names = _score_model_names(score_model, score_type, mixture)
     fitted = [mixture if name == "mixture" else
+              _fit_link_model(name, s, index, value, score_type, draws, stream) if name in LINK_MODELS else
+              fit_constant(value, draws=draws, rng=stream) if name == "uninformative" else
               fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=stream)
               for name, stream in zip(names, recal_rng.spawn(len(names)))]
+    fitted = [m for m in fitted if m is not None]
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
         model = fitted[0]
@@ -504,11 +520,25 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
         model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out])
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
+    messages += _uninformative_message(diagnostics)
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
                 {"negative": mixture.details["mixture"].negative.name,
                  "positive": mixture.details["mixture"].positive.name})
     return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
+
+
+#: Score models fitted by :func:`spe.models.link.fit_link` on the log-odds feature (or the standardised score).
+LINK_MODELS = {"piecewise": fit_piecewise, "contaminated": fit_contaminated}
+
+
+def _fit_link_model(name, s, index, value, score_type, draws, rng):
+    """A link model (:data:`LINK_MODELS`) on the score's log-odds with the ``calibrated`` model's priors, or on
+    the standardised decision value with ``platt``'s; None when it cannot be fitted to these scores."""
+    if score_type == "decision":
+        return LINK_MODELS[name](_standardized_feature(s, score_type), s, index, value, prior=PRIORS["platt"],
+                                 draws=draws, rng=rng)
+    return LINK_MODELS[name](_log_odds_feature(s, score_type), s, index, value, draws=draws, rng=rng)
 
 
 def _criticise(fitted, mixture, s, index, value, rng):
@@ -558,6 +588,20 @@ def _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, valu
                 f"(posterior-predictive p = {p_all:.3f}); the bands may be too narrow — check the scores and "
                 f"labels belong together, and label more items at random" + _backwards_hint(s[index], value))
     return diagnostics, messages
+
+
+#: Weight of the uninformative model above which the summary says the scores may not rank the items at all.
+UNINFORMATIVE_WARNING_WEIGHT = 0.2
+
+
+def _uninformative_message(diagnostics):
+    """A warning when the labels give real weight to "the scores say nothing about the labels"."""
+    weight = sum(m["weight"] for m in diagnostics["score_models"] if m["model"] == UNINFORMATIVE_NAME)
+    if weight < UNINFORMATIVE_WARNING_WEIGHT or len(diagnostics["score_models"]) == 1:
+        return []
+    return [f"the labeled items are about as probable if the scores carried no information about the labels "
+            f"(that model has weight {weight:.2f}): the classifier may not rank these items at all (ROC AUC "
+            f"near 0.5), and the intervals include that; label more items to tell"]
 
 
 def _backwards_hint(labeled_scores, labeled_value):

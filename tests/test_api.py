@@ -108,7 +108,8 @@ def test_no_labels_warns_and_answers():
     assert ev.n_labeled == 0
     assert any("no labeled items" in w for w in ev.warnings)
     # without labels no model can be preferred: equal weights, and a wide interval that holds the truth
-    assert [round(m["weight"], 6) for m in ev.diagnostics["score_models"]] == [0.25] * 4
+    weights = [m["weight"] for m in ev.diagnostics["score_models"]]
+    assert len(weights) == len(spe.api.SCORE_MODELS) and np.allclose(weights, 1 / len(weights))
     prev = ev.prevalence()
     assert prev.lo <= y.mean() <= prev.hi and prev.hi - prev.lo > 0.3
     # the paper's mixture alone, on scores it fits, finds the prevalence from the scores
@@ -249,13 +250,20 @@ def _simulate_for(model, seed, n=1000):
         p = special.expit(rng.normal(-1.0, 2.0, n))
         y = (rng.random(n) < special.expit(0.7 + 1.2 * special.logit(p))).astype(int)
         return p, y
+    if model == "piecewise":  # a deep network's shape: under-confident in the middle, over-confident at the top
+        from spe.models.piecewise import knots_at_quantiles, piece_lengths
+
+        z = rng.normal(-2.0, 3.0, n)
+        eta = 0.5 + piece_lengths(z, knots_at_quantiles(z)) @ np.array([1.0, 1.6, 1.6, 0.5])
+        y = (rng.random(n) < special.expit(eta)).astype(int)
+        return special.expit(z), y
     s = rng.normal(5.0, 3.0, n)  # platt: decision values on their own scale, logistic in the score
     y = (rng.random(n) < special.expit(-4.0 + 0.6 * s)).astype(int)
     return s, y
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["mixture", "hybrid", "calibrated", "platt"])
+@pytest.mark.parametrize("model", ["mixture", "hybrid", "calibrated", "platt", "piecewise"])
 def test_each_score_model_covers_the_truth_on_its_own_data(model):
     """Data simulated from each model's assumptions, 30 labels: over 10 seeds the 90% band holds the
     true sample PR curve on most of the recall grid and the prevalence interval covers the true
@@ -318,3 +326,32 @@ def test_a_mixture_that_fails_the_histogram_check_is_left_out_of_the_average():
     assert good.diagnostics["histogram_check"]["passed"] is True
     entry = next(m for m in good.diagnostics["score_models"] if m["model"].startswith("mixture"))
     assert entry["left_out_by"] is None
+
+
+def test_a_classifier_that_carries_no_information_gets_an_auc_interval_reaching_one_half():
+    """Scores drawn independently of the labels (a collapsed training run): the null model 'the scores say
+    nothing' takes weight, the ROC AUC interval reaches the true 0.5, and the summary says so. Without the
+    null model every score model has a slope b > 0 and the interval stopped short of 0.5."""
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = (rng.random(n) < 0.15).astype(int)
+    s = special.expit(rng.normal(-4.0, 3.0, n))  # deep-network-like probabilities, unrelated to y
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = spe.evaluate(s, _labels(y, 60, 4), draws=400, rng=0, families="truncnorm,truncnorm")
+    weights = {m["model"]: m["weight"] for m in ev.diagnostics["score_models"]}
+    assert weights["prevalence only"] >= 0.2
+    auc = ev.roc_auc()
+    assert auc.lo <= 0.5 + 3 * np.sqrt((n + 1) / (12 * y.sum() * (n - y.sum())))
+    assert any("carried no information" in str(w.message) for w in caught)
+
+
+def test_an_informative_classifier_leaves_the_null_model_no_weight():
+    rng = np.random.default_rng(5)
+    n = 3000
+    y = (rng.random(n) < 0.3).astype(int)
+    s = special.expit(np.where(y == 1, rng.normal(2.0, 1.5, n), rng.normal(-2.0, 1.5, n)))
+    ev = _quiet(s, _labels(y, 40, 6), draws=300, rng=0, families="truncnorm,truncnorm")
+    weights = {m["model"]: m["weight"] for m in ev.diagnostics["score_models"]}
+    assert weights["prevalence only"] < 0.01
+    assert ev.roc_auc().lo > 0.8

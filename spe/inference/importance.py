@@ -57,6 +57,12 @@ class PosteriorDraws:
         convergence diagnostics).
     inference_data : arviz.InferenceData or None
         The sampler's own record (NUTS: PyMC's, unconstrained ``u``).
+    log_normalizer : float
+        log ∫ exp(log_posterior(u)) du estimated from the raw (unsmoothed)
+        importance ratios of the draws' round, log mean_m p̃(u_m) / q(u_m):
+        the evidence when the log posterior is a normalised prior times the
+        likelihood (unbiased on the ratio scale; unreliable when k̂ > 0.7).
+        NaN when the sampler gives none (NUTS).
     """
 
     u: np.ndarray
@@ -66,6 +72,7 @@ class PosteriorDraws:
     proposal: str
     rounds: list = field(default_factory=list)
     inference_data: object = None
+    log_normalizer: float = np.nan
 
 
 def _psislw(log_ratios):
@@ -265,11 +272,12 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
             f", {proposal} Hessian" if r == 0 else ", refitted to weighted draws"
         )
         rounds.append({"proposal": label, "pareto_k": k, "ess": ess})
-        cand = PosteriorDraws(u, w, ess, k, label, rounds)
+        log_normalizer = float(special.logsumexp(lw) - np.log(draws))
+        cand = PosteriorDraws(u, w, ess, k, label, rounds, log_normalizer=log_normalizer)
         if r == 0:
             laplace = PosteriorDraws(u, np.full(draws, 1.0 / draws), float(draws), k,
                                      f"Laplace approximation (normal at the MAP, {proposal} Hessian), equal weights",
-                                     rounds)
+                                     rounds, log_normalizer=log_normalizer)
         if best is None or (k < best.pareto_k) or (k == best.pareto_k and ess > best.ess):
             best = cand
         if k <= PARETO_K_GOOD:

@@ -1,5 +1,12 @@
 r"""The score model of scores that do not rank the items: p(y = 1 | s) = π for every score.
 
+It is the whole answer when every item has the same score, and one of the
+candidates :func:`spe.evaluate` averages otherwise (``"uninformative"``): the
+null hypothesis that the classifier carries no information about these
+items' labels (a collapsed training run: ROC AUC 0.5). Every other score
+model assumes the classifier ranks sensibly (slope b > 0), so without it the
+ROC AUC interval of a collapsed classifier could not reach 0.5.
+
 When every item has the same score the classifier says nothing about which
 items are positive: the SPE mixture has nothing to fit (its two components
 cannot be told apart), and every recalibration of the score is a constant.
@@ -29,7 +36,10 @@ from scipy import special
 
 from .base import FittedScoreModel
 
-__all__ = ["fit_constant"]
+__all__ = ["fit_constant", "NAME"]
+
+#: The model's name in tables (``score_model="uninformative"`` in :func:`spe.evaluate`).
+NAME = "prevalence only"
 
 
 def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
@@ -66,6 +76,6 @@ def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
     loo = np.where(y == 1, np.log(p_one), np.log1p(-p_one)) if n else np.zeros(0)
     diagnostics = {"model": "prevalence only", "inference": "exact", "draws": int(draws), "ess": float(draws),
                    "pareto_k": None, "prior": [a, b], "posterior": [a + k, b + n - k]}
-    return FittedScoreModel(name="prevalence only", draws=pi, weights=np.full(int(draws), 1.0 / int(draws)),
+    return FittedScoreModel(name=NAME, draws=pi, weights=np.full(int(draws), 1.0 / int(draws)),
                             probability=probability, diagnostics=diagnostics, param_names=["prevalence"],
                             constrained_draws=pi.copy(), log_evidence=log_evidence, loo=loo)
