@@ -77,6 +77,7 @@ def test_a_classifier_that_ranks_backwards_is_said_to(recwarn):
 # --- internal errors on ordinary input ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scores_of_magnitude_1e20_are_decision_values_not_log_odds():
     s, y = simulate(400, 0.3, 3)
     lab = {int(i): int(y[i]) for i in np.random.default_rng(4).choice(400, 20, replace=False)}

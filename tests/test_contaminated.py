@@ -50,6 +50,7 @@ def test_probability_and_likelihood_agree_and_stay_finite_at_extreme_scores():
     assert np.allclose(np.exp(ll1), p) and np.allclose(np.exp(ll0), 1 - p)
 
 
+@pytest.mark.slow
 def test_many_labels_recover_the_floor_and_ceiling_and_prefer_the_model():
     z, y = simulated(3000, 0.05, 0.8, seed=1)
     idx = np.random.default_rng(2).choice(z.size, 1500, replace=False)
@@ -60,6 +61,7 @@ def test_many_labels_recover_the_floor_and_ceiling_and_prefer_the_model():
     assert model.log_evidence > plain.log_evidence + 20
 
 
+@pytest.mark.slow
 def test_clean_labels_leave_a_small_floor_and_ceiling_gap():
     z, y = simulated(3000, 0.0, 1.0, seed=3)
     idx = np.random.default_rng(4).choice(z.size, 1500, replace=False)

@@ -73,6 +73,7 @@ def test_the_evidence_matches_brute_force_integration_over_the_prior():
     assert model.log_evidence == pytest.approx(brute, abs=0.1)
 
 
+@pytest.mark.slow
 def test_many_labels_recover_a_bent_link_and_its_credible_band_covers_it():
     z, y, eta = simulated(n_items=6000, seed=7)
     idx = np.random.default_rng(8).choice(z.size, 3000, replace=False)
