@@ -50,26 +50,28 @@ def test_probability_and_likelihood_agree_and_stay_finite_at_extreme_scores():
     assert np.allclose(np.exp(ll1), p) and np.allclose(np.exp(ll0), 1 - p)
 
 
-@pytest.mark.slow
-def test_many_labels_recover_the_floor_and_ceiling_and_prefer_the_model():
-    z, y = simulated(3000, 0.05, 0.8, seed=1)
-    idx = np.random.default_rng(2).choice(z.size, 1500, replace=False)
+def fitted_with_and_without_contamination(floor, ceiling, seed):
+    """Posterior means of the contaminated model, and its log evidence minus the plain recalibration's, on 1,500
+    labeled items of 3,000 drawn with the given floor and ceiling."""
+    z, y = simulated(3000, floor, ceiling, seed=seed)
+    idx = np.random.default_rng(seed + 1).choice(z.size, 1500, replace=False)
     model = fit_contaminated(identity, z, idx, y[idx], rng=0)
     plain = fit_recalibration("calibrated", identity, z, idx, y[idx], rng=0)
-    mean = model.diagnostics["posterior_mean"]
+    return model.diagnostics["posterior_mean"], model.log_evidence - plain.log_evidence
+
+
+@pytest.mark.slow
+def test_many_labels_recover_the_floor_and_ceiling_and_prefer_the_model():
+    mean, log_bayes_factor = fitted_with_and_without_contamination(0.05, 0.8, seed=1)
     assert mean["floor"] == pytest.approx(0.05, abs=0.02) and mean["ceiling"] == pytest.approx(0.8, abs=0.04)
-    assert model.log_evidence > plain.log_evidence + 20
+    assert log_bayes_factor > 20
 
 
 @pytest.mark.slow
 def test_clean_labels_leave_a_small_floor_and_ceiling_gap():
-    z, y = simulated(3000, 0.0, 1.0, seed=3)
-    idx = np.random.default_rng(4).choice(z.size, 1500, replace=False)
-    model = fit_contaminated(identity, z, idx, y[idx], rng=0)
-    plain = fit_recalibration("calibrated", identity, z, idx, y[idx], rng=0)
-    mean = model.diagnostics["posterior_mean"]
+    mean, log_bayes_factor = fitted_with_and_without_contamination(0.0, 1.0, seed=3)
     assert mean["floor"] < 0.01 and mean["ceiling"] > 0.99
-    assert model.log_evidence < plain.log_evidence + 1  # the extra parameters buy nothing
+    assert log_bayes_factor < 1  # the extra parameters buy nothing
 
 
 def test_the_evidence_matches_brute_force_integration_over_the_prior():
