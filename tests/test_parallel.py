@@ -96,6 +96,7 @@ def test_evaluate_and_cli_reject_bad_workers(tmp_path, capsys):
     assert "--workers" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_evaluate_gives_the_same_answer_for_any_workers():
     import spe
 
