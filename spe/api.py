@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -27,6 +28,10 @@ from .select import parse_families
 
 #: The score models ``score_model="average"`` averages by evidence.
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative")
+
+#: Score models fitted by :func:`spe.models.link.fit_link`, on the feature and with the priors of ``calibrated``
+#: (``platt`` for decision values).
+LINK_MODELS = {"piecewise": fit_piecewise, "contaminated": fit_contaminated}
 
 __all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
 
@@ -501,17 +506,27 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
     draws, score_type = options["draws"], options["score_type"]
     mixture, mixture_warnings, sampling = _fit_mixture_recording_warnings(s, s_sorted, index, value, options,
                                                                           fit_rng)
+    # each feature is computed once (a pass or two over the N scores) and shared by the models that read it
     features = {
-        "hybrid": lambda: _mixture_log_odds_feature(mixture, s_sorted),
-        "calibrated": lambda: _log_odds_feature(s, score_type),
-        "platt": lambda: _standardized_feature(s, score_type),
+        "hybrid": functools.cache(lambda: _mixture_log_odds_feature(mixture, s_sorted)),
+        "calibrated": functools.cache(lambda: _log_odds_feature(s, score_type)),
+        "platt": functools.cache(lambda: _standardized_feature(s, score_type)),
     }
+    # the link models read the score as "calibrated" does, with its prior; decision values as "platt" does
+    link_base = "platt" if score_type == "decision" else "calibrated"
+
+    def fit(name, rng):
+        if name == "mixture":
+            return mixture
+        if name == "uninformative":
+            return fit_constant(value, draws=draws, rng=rng)
+        if name in LINK_MODELS:  # None when the scores leave it nothing to fit
+            return LINK_MODELS[name](features[link_base](), s, index, value, prior=PRIORS[link_base], draws=draws,
+                                     rng=rng)
+        return fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=rng)
+
     names = _score_model_names(score_model, score_type, mixture)
-    fitted = [mixture if name == "mixture" else
-              _fit_link_model(name, s, index, value, score_type, draws, stream) if name in LINK_MODELS else
-              fit_constant(value, draws=draws, rng=stream) if name == "uninformative" else
-              fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=stream)
-              for name, stream in zip(names, recal_rng.spawn(len(names)))]
+    fitted = [fit(name, stream) for name, stream in zip(names, recal_rng.spawn(len(names)))]
     fitted = [m for m in fitted if m is not None]
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
@@ -526,19 +541,6 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
                 {"negative": mixture.details["mixture"].negative.name,
                  "positive": mixture.details["mixture"].positive.name})
     return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
-
-
-#: Score models fitted by :func:`spe.models.link.fit_link` on the log-odds feature (or the standardised score).
-LINK_MODELS = {"piecewise": fit_piecewise, "contaminated": fit_contaminated}
-
-
-def _fit_link_model(name, s, index, value, score_type, draws, rng):
-    """A link model (:data:`LINK_MODELS`) on the score's log-odds with the ``calibrated`` model's priors, or on
-    the standardised decision value with ``platt``'s; None when it cannot be fitted to these scores."""
-    if score_type == "decision":
-        return LINK_MODELS[name](_standardized_feature(s, score_type), s, index, value, prior=PRIORS["platt"],
-                                 draws=draws, rng=rng)
-    return LINK_MODELS[name](_log_odds_feature(s, score_type), s, index, value, draws=draws, rng=rng)
 
 
 def _criticise(fitted, mixture, s, index, value, rng):

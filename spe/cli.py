@@ -138,8 +138,9 @@ def _add_model_options(p):
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
                         "bar)")
-    p.add_argument("--score-model", default="average", choices=["average", "mixture", "hybrid", "calibrated", "platt", "piecewise",
-                                                               "contaminated", "uninformative"],
+    p.add_argument("--score-model", default="average",
+                   choices=["average", "mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated",
+                            "uninformative"],
                    help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
                         "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
                         "'platt' is Bayesian Platt scaling, 'piecewise' lets the slope change at the 10/50/90%% "
@@ -258,7 +259,8 @@ def build_parser():
     fam.add_argument("--top", type=_positive, default=10, metavar="K", help="pairs to print (default 10; JSON has all)")
     fam.add_argument("--seed", type=_seed, default=None, action=_Once,
                      help="random seed of the held-out folds (a non-negative integer; drawn and printed if omitted)")
-    fam.add_argument("--json", metavar="OUT.json", action=_Once, help="write the whole table as JSON ('-': to standard output)")
+    fam.add_argument("--json", metavar="OUT.json", action=_Once,
+                     help="write the whole table as JSON ('-': to standard output)")
     fam.add_argument("--workers", type=_workers, default=None, metavar="auto|K",
                      help="processes that fit the family pairs in parallel (Linux; default 'auto': all usable "
                           "cores, at most 8)")
@@ -571,10 +573,12 @@ def _estimate(args):
     base = _labeled_only(args, ev)
     perf = args.performance
     result, at = _estimate_result(args, ev, base)
+    true = None
     if truth is not None:
         from .baselines import true_performance
 
-        result["truth"] = _num_json(true_performance(ev.scores, truth))
+        true = true_performance(ev.scores, truth)
+        result["truth"] = _num_json(true)
     json_bytes = (json.dumps(result, indent=1) + "\n").encode()
     items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
     files = {"--json": json_bytes, "--items": items_bytes}
@@ -585,7 +589,7 @@ def _estimate(args):
         matplotlib.use("Agg")
     if args.plot is not None:
         files.append((plan["--plot"], _pr_figure(args, ev, base, truth)))
-    summary = _estimate_summary(args, ev, base, at, perf, truth)
+    summary = _estimate_summary(args, ev, base, at, perf, true)
     directories = []
     if args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
@@ -656,11 +660,12 @@ def _notes(args, ev):
     return out
 
 
-def _estimate_summary(args, ev, base, at, perf, truth):
+def _estimate_summary(args, ev, base, at, perf, true):
+    """The text the command prints; ``true``: :func:`spe.baselines.true_performance` under ``--truth``, else None."""
     level = ev.level
     lines = [ev.summary(performance=perf)]
-    if truth is not None:
-        lines.append(_truth_line(ev, truth))
+    if true is not None:
+        lines.append(_truth_line(true))
     for t, m, b in at:
         lines.append(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
         lines.append("\n".join(_metrics_lines(m, b, indent="  ")))
@@ -670,11 +675,8 @@ def _estimate_summary(args, ev, base, at, perf, truth):
     return "\n".join(lines) + "\n"
 
 
-def _truth_line(ev, truth):
+def _truth_line(t):
     """``--truth``: the true values of the summary's estimates, to compare."""
-    from .baselines import true_performance
-
-    t = true_performance(ev.scores, truth)
     return (f"truth (every label known): prevalence {t['prevalence']:.3f}, average precision "
             f"{_fmt(t['average_precision'])}, ROC AUC {_fmt(t['roc_auc'])}")
 

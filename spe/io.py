@@ -13,6 +13,7 @@ scores from standard input.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -163,31 +164,32 @@ def _refuse_longer_row(source, path):
                         "name (a stray comma, or a separator inside an unquoted value?)", path=path, row=row)
 
 
-def _text_lines(source):
+@contextlib.contextmanager
+def _csv_rows(source):
+    """A csv reader over ``source`` (a path, or bytes), reading lazily: a caller that needs the header alone
+    reads no further; the file is closed on leaving the block."""
+    import csv
     import io
 
-    raw = source if isinstance(source, bytes) else Path(source).read_bytes()
-    return io.StringIO(raw.decode("utf-8-sig", errors="replace"), newline="")
+    stream = (io.TextIOWrapper(io.BytesIO(source), encoding="utf-8-sig", errors="replace", newline="")
+              if isinstance(source, bytes) else open(source, encoding="utf-8-sig", errors="replace", newline=""))
+    with stream:
+        yield csv.reader(stream, skipinitialspace=True)
 
 
 def _header_names(source):
     """The header's column names as written (stripped), read with the csv module: pandas renames repeats."""
-    import csv
-
-    for names in csv.reader(_text_lines(source), skipinitialspace=True):
-        return [n.strip() for n in names]
-    return []
+    with _csv_rows(source) as reader:
+        return [n.strip() for n in next(reader, [])]
 
 
 def _longer_row(source):
     """(data row, its number of fields, the header's) of the first row with more fields than the header."""
-    import csv
-
-    reader = csv.reader(_text_lines(source), skipinitialspace=True)
-    header = len(next(reader, []))
-    for row, fields in enumerate(reader, start=1):
-        if len(fields) > header:
-            return row, len(fields), header
+    with _csv_rows(source) as reader:
+        header = len(next(reader, []))
+        for row, fields in enumerate(reader, start=1):
+            if len(fields) > header:
+                return row, len(fields), header
     return None, None, header
 
 

@@ -20,6 +20,7 @@ replaced, not the link.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -258,15 +259,10 @@ def write_outputs(files, directories=(), stdout=None):
             with _naming(out):
                 staged += [(tmp, dest, out) for tmp, dest in _stage_directory(out.real, contents)]
             shown.append(f"wrote {len(contents)} files to {out.path}/: " + ", ".join(contents))
-    except BaseException:
-        for tmp, _, _ in staged:
-            _remove(tmp)
-        raise
-    try:  # devices first: one that refuses the data (/dev/full) leaves the staged files unmoved
+        # devices before the moves: one that refuses the data (/dev/full) leaves the staged files unmoved
         for out, dest, data in in_place:
-            with _naming(out):
-                with open(dest, "ab") as fh:  # appended: /dev/stderr may be a redirected file, not to be truncated
-                    fh.write(data)
+            with _naming(out), open(dest, "ab") as fh:  # appended: /dev/stderr may be a redirected file
+                fh.write(data)
     except BaseException:
         for tmp, _, _ in staged:
             _remove(tmp)
@@ -280,20 +276,15 @@ def write_outputs(files, directories=(), stdout=None):
     return shown
 
 
-class _naming:
-    """Context manager: an OSError while writing ``out`` becomes an input error naming its option."""
-
-    def __init__(self, out):
-        self.out = out
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and issubclass(exc_type, OSError) and not isinstance(exc, BrokenPipeError):
-            raise SpeInputError(f"cannot write {self.out.path} ({exc.strerror or exc})",
-                                argument=self.out.flag) from None
-        return False
+@contextlib.contextmanager
+def _naming(out):
+    """An OSError while writing ``out`` becomes an input error naming its option (a broken pipe stays one)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise SpeInputError(f"cannot write {out.path} ({e.strerror or e})", argument=out.flag) from None
 
 
 def _to_stdout(data, stdout=None):

@@ -74,7 +74,7 @@ def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
     k_others = k - y
     p_one = (a + k_others) / (a + b + n - 1)
     loo = np.where(y == 1, np.log(p_one), np.log1p(-p_one)) if n else np.zeros(0)
-    diagnostics = {"model": "prevalence only", "inference": "exact", "draws": int(draws), "ess": float(draws),
+    diagnostics = {"model": NAME, "inference": "exact", "draws": int(draws), "ess": float(draws),
                    "pareto_k": None, "prior": [a, b], "posterior": [a + k, b + n - k]}
     return FittedScoreModel(name=NAME, draws=pi, weights=np.full(int(draws), 1.0 / int(draws)),
                             probability=probability, diagnostics=diagnostics, param_names=["prevalence"],

@@ -30,7 +30,7 @@ the Beta density with its Jacobian, so the evidence is normalised. Fitted by
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .link import LinkModel, fit_link
 from .recalibration import PRIORS, RecalibrationPrior
@@ -59,8 +59,7 @@ class ContaminatedLink(LinkModel):
         # t = logit ε with ε ~ Beta(α, β): log p(t) = α log σ(t) + β log σ(−t) − log B(α, β)
         log_eps = (alpha * special.log_expit(u[:, 2:]) + beta * special.log_expit(-u[:, 2:])
                    - special.betaln(alpha, beta)).sum(axis=1)
-        return stats.norm.logpdf(u[:, 0], self.prior.a_mean, self.prior.a_sd) + self.prior.logb_logpdf(u[:, 1]) \
-            + log_eps
+        return self.prior.logpdf(u[:, 0], u[:, 1]) + log_eps
 
     def probability(self, u, z):
         eps0, eps1, eta = self._parts(u, np.asarray(z, dtype=float))
@@ -77,8 +76,7 @@ class ContaminatedLink(LinkModel):
         """The prior's centre with a small floor and ceiling gap, and a steeper and a shallower slope."""
         alpha, beta = self.contamination
         t = special.logit(alpha / (alpha + beta))
-        starts = np.array([[self.prior.a_mean, self.prior.logb_mean + d, t, t] for d in (0.0, 1.0, -1.0)])
-        return starts
+        return np.array([[self.prior.a_mean, self.prior.logb_mean + d, t, t] for d in (0.0, 1.0, -1.0)])
 
     def constrained(self, u):
         return (np.column_stack([u[:, 0], np.exp(u[:, 1]), special.expit(u[:, 2]), 1.0 - special.expit(u[:, 3])]),
@@ -92,13 +90,14 @@ class ContaminatedLink(LinkModel):
 
 def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="contaminated", prior=None,
                      contamination=CONTAMINATION_PRIOR, draws=1000, rng=None):
-    """Posterior draws of the contaminated logistic recalibration (see the module docstring).
+    """Posterior draws of the contaminated logistic recalibration (Copas 1988, §2; see the module docstring).
 
     Parameters
     ----------
     feature : callable
         scores (B,) → f(s) (B,): score units in, log-odds or standardised score out.
     scores : array, shape (N,)
+        All scores, score units (only the labeled items' enter the fit).
     labeled_index : int array, shape (n,)
     labeled_value : 0/1 array, shape (n,)
     name : str
@@ -114,13 +113,18 @@ def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="con
     -------
     FittedScoreModel
         Weighted draws of u = (a, log b, logit ε₀, logit ε₁) (P = 4);
-        ``constrained_draws`` (a, b, floor, ceiling); ``log_evidence`` =
-        log p(Y_L | S); ``loo`` (n,).
+        ``constrained_draws`` (a, b, floor, ceiling; floor and ceiling are
+        probabilities); ``log_evidence`` = log p(Y_L | S) (importance-sampling
+        estimate, :func:`spe.models.link.fit_link`); ``loo`` (n,).
+
+    Raises
+    ------
+    RuntimeError
+        If the MAP search finds no finite log posterior (:func:`spe.models.link.fit_link`).
     """
     prior = PRIORS["calibrated"] if prior is None else prior
     link = ContaminatedLink(prior, contamination)
     s = np.asarray(scores, dtype=float)
     return fit_link(link, feature, s[np.asarray(labeled_index, dtype=int)], labeled_value, name=name, draws=draws,
-                    rng=rng, diagnostics={"prior": {"a": [prior.a_mean, prior.a_sd],
-                                                    "log_b": [prior.logb_mean, prior.logb_sd],
-                                                    "floor_and_ceiling_gap": list(link.contamination)}})
+                    rng=rng, diagnostics={"prior": dict(prior.to_dict(),
+                                                        floor_and_ceiling_gap=list(link.contamination))})

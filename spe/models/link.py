@@ -32,7 +32,7 @@ class LinkModel:
     log-odds or standardised score); y (n,) 0/1 labels.
     """
 
-    #: names of the P parameters, in the order of u's columns
+    #: names of the P unconstrained parameters, in the order of u's columns
     param_names: list
 
     def log_prior(self, u):
@@ -52,7 +52,8 @@ class LinkModel:
         raise NotImplementedError
 
     def constrained(self, u):
-        """The draws in their natural units (M, P') and those units' names, for ``constrained_draws``."""
+        """The draws in their natural units (M, P') and the names of those P' columns: the fitted model's
+        ``constrained_draws`` and ``param_names`` (:class:`~spe.models.base.FittedScoreModel`)."""
         return u, list(self.param_names)
 
     def summary(self, u, weights):
@@ -97,9 +98,16 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
     Returns
     -------
     FittedScoreModel
-        Draws of u (M, P) with PSIS-smoothed weights; ``log_evidence`` =
+        Draws of u (M, P) with PSIS-smoothed weights; ``constrained_draws``
+        and ``param_names`` from ``link.constrained``; ``log_evidence`` =
         log p(Y_L | S) (0 without labels); ``loo`` (n,) by PSIS-LOO;
         ``diagnostics`` with ESS, Pareto k̂, the proposal and ``link.summary``.
+
+    Raises
+    ------
+    RuntimeError
+        If no starting point of ``link.starts()`` reaches a finite log
+        posterior (:func:`spe.inference.map.find_map`).
     """
     rng = np.random.default_rng(rng)
     y = np.asarray(labeled_value, dtype=int)
@@ -116,7 +124,7 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
         return link.probability(np.asarray(d, dtype=float), np.asarray(feature(np.asarray(s, dtype=float)),
                                                                          dtype=float))
 
-    constrained, constrained_names = link.constrained(post.u)
+    constrained, names = link.constrained(post.u)
     model = FittedScoreModel(
         name=name,
         draws=post.u,
@@ -124,10 +132,9 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
         probability=probability,
         diagnostics={"model": name, **(diagnostics or {}), "posterior_mean": link.summary(post.u, post.weights),
                      "ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal},
-        param_names=list(link.param_names),
+        param_names=list(names),
         constrained_draws=constrained,
     )
-    model.details["constrained_names"] = constrained_names
     model.log_evidence = float(post.log_normalizer) if y.size else 0.0
     model.loo = loo
     return model

@@ -110,8 +110,7 @@ class PiecewiseLink(LinkModel):
         return u[:, :1] + self.slopes(u) @ piece_lengths(z, self.knots).T
 
     def log_prior(self, u):
-        return (stats.norm.logpdf(u[:, 0], self.prior.a_mean, self.prior.a_sd)
-                + self.prior.logb_logpdf(u[:, 1]) + stats.norm.logpdf(u[:, 2:]).sum(axis=1))
+        return self.prior.logpdf(u[:, 0], u[:, 1]) + stats.norm.logpdf(u[:, 2:]).sum(axis=1)
 
     def probability(self, u, z):
         return special.expit(self.log_odds(u, z))
@@ -187,5 +186,4 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
     return fit_link(link, feature, s[np.asarray(labeled_index, dtype=int)], labeled_value, name=name, draws=draws,
                     rng=rng, diagnostics={
                         "knots": [float(k) for k in knots],
-                        "prior": {"a": [prior.a_mean, prior.a_sd], "log_b": [prior.logb_mean, prior.logb_sd],
-                                  "slope_spread": spread}})
+                        "prior": dict(prior.to_dict(), slope_spread=spread)})

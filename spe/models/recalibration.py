@@ -79,6 +79,15 @@ class RecalibrationPrior:
             return stats.norm(self.logb_mean, self.logb_sd)
         return stats.t(self.logb_df, self.logb_mean, self.logb_sd)
 
+    def logpdf(self, a, logb):
+        """Joint log prior density of (a, log b), arrays broadcast together (same shape out); ``-inf`` where
+        log b is outside :meth:`logb_range`."""
+        return self._a_dist.logpdf(a) + self.logb_logpdf(logb)
+
+    def to_dict(self):
+        """The prior's parameters for the diagnostics: ``{"a": [mean, sd], "log_b": [centre, scale]}``."""
+        return {"a": [self.a_mean, self.a_sd], "log_b": [self.logb_mean, self.logb_sd]}
+
     def logb_logpdf(self, logb):
         """Log prior density of log b (array of any shape, same shape out): Normal, or Student-t with
         ``logb_df`` degrees of freedom, truncated to :meth:`logb_range` (and renormalised there);
@@ -121,9 +130,7 @@ def _log_lik_terms(a, logb, z, y):
 
 def _log_post(a, logb, z, y, prior):
     """Unnormalised log posterior on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb)."""
-    lp = (
-        prior._a_dist.logpdf(a) + prior.logb_logpdf(logb)
-    )
+    lp = prior.logpdf(a, logb)
     if z.size:
         lp = lp + _log_lik_terms(a, logb, z, y).sum(axis=-1)
     return lp
@@ -148,7 +155,7 @@ def _loo(z, y, prior, grid=LOO_GRID):
     gb = np.linspace(*prior.logb_range(), grid)[None, :]
     # items in blocks, so memory is O(G²·block), not O(G²·n), for many labels
     blocks = [slice(i, i + _LOO_BLOCK) for i in range(0, z.size, _LOO_BLOCK)]
-    lp = prior._a_dist.logpdf(ga) + prior.logb_logpdf(gb)
+    lp = prior.logpdf(ga, gb)
     for b in blocks:
         lp = lp + _log_lik_terms(ga, gb, z[b], y[b]).sum(axis=-1)
     log_z = special.logsumexp(lp)
@@ -223,7 +230,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
         probability=probability,
         diagnostics={
             "model": name,
-            "prior": {"a": [prior.a_mean, prior.a_sd], "log_b": [prior.logb_mean, prior.logb_sd]},
+            "prior": prior.to_dict(),
             "posterior_mean": {"a": float(post_mean[0]), "b": float(np.exp(post_mean[1]))},
             "grid": [grid, grid],
         },
