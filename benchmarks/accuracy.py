@@ -60,7 +60,7 @@ COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type",
            "req1_precision", "req1_recall", "req1_p", "req1_met", "req1_naive_p", "req1_naive_met",
            "req2_precision", "req2_recall", "req2_p", "req2_met", "req2_naive_p", "req2_naive_met",
            "logloss_spe", "logloss_platt", "ap_true", "ap_err", "ap_covered", "auc_true", "auc_lo", "auc_hi",
-           "weight_piecewise", "group", "error", "traceback"]
+           "weight_piecewise", "group", "reference", "weight_reference", "error", "traceback"]
 
 #: A case is a deep network's when its manifest description says so (its scores are softmax probabilities of a
 #: fine-tuned network: piled near 0 and 1, many distinct values); the summary reports those apart.
@@ -133,7 +133,7 @@ def run_trial(args):
 
 
 def _run_trial(args):
-    case_path, n_labels, seed, draws, level, score_model = args
+    case_path, n_labels, seed, draws, level, score_model, reference_split = args
     from threadpoolctl import threadpool_limits
 
     # one BLAS thread per worker: the jobs already use the cores, and OpenBLAS threads fighting over them
@@ -150,6 +150,12 @@ def _run_trial(args):
     y = df["label"].to_numpy(int)
     name = Path(case_path).stem
     rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])
+    reference = None
+    if reference_split:  # a random half, every label known, is the reference; the other half is the pool
+        order = rng.permutation(s.size)
+        ref, pool = order[: s.size // 2], np.sort(order[s.size // 2:])
+        reference = (s[ref], y[ref])
+        s, y = s[pool], y[pool]
     idx = np.sort(rng.choice(s.size, n_labels, replace=False))
     truth = pr_curve_from_labels(s, y)
     t0 = time.perf_counter()
@@ -157,7 +163,7 @@ def _run_trial(args):
         warnings.simplefilter("ignore")
         # workers=1: the jobs already use the cores (same result as the default, one process per estimate)
         ev = spe.evaluate(s, (idx, y[idx]), draws=draws, level=level, rng=seed, score_model=score_model,
-                          workers=1)
+                          workers=1, reference=reference)
     secs = time.perf_counter() - t0
     pr = ev.pr_curve()
     naive = labeled_only_pr_curve(s, idx, y[idx])
@@ -185,6 +191,8 @@ def _run_trial(args):
         "auc_lo": auc.lo,
         "auc_hi": auc.hi,
         "weight_piecewise": weights.get("piecewise", np.nan),
+        "reference": reference is not None,
+        "weight_reference": weights.get("reference", np.nan),
         "group": case_group(case_path),
         **requirement_rows(ev, naive_choice, s, y, requirements),
         "logloss_spe": logloss_spe,
@@ -224,6 +232,7 @@ def summarise(df):
         "ap_cov": g["ap_covered"].agg(lambda c: c.astype(float).mean()) if "ap_covered" in df else np.nan,
         "prev_err": g["prev_err"].mean(),
         "w_piecewise": g["weight_piecewise"].mean() if "weight_piecewise" in df else np.nan,
+        "w_reference": g["weight_reference"].mean() if "weight_reference" in df else np.nan,
         "sec": g["seconds"].mean(),
     })
     return per_case
@@ -241,6 +250,10 @@ def main(argv=None):
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument("--score-model", default="average",
                     help="score model passed to spe.evaluate (average, mixture, hybrid, calibrated, platt, piecewise)")
+    ap.add_argument("--reference-split", action="store_true",
+                    help="split each pool at random: one half, every label known, is the reference set "
+                         "(spe.evaluate's reference=), the other half is the pool with n random labels; the truth "
+                         "and labeled-only are the pool half's")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
     ap.add_argument("--plot", type=Path, metavar="OUT.png",
@@ -257,7 +270,8 @@ def main(argv=None):
         paths = [p for p in paths if p.stem in set(args.cases)]
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
-    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model) for p in paths for n in args.labels
+    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model, args.reference_split)
+             for p in paths for n in args.labels
              for seed in range(args.seed_start, args.seed_start + args.seeds)]
     print(f"{len(paths)} cases × {len(args.labels)} label counts × {args.seeds} seeds = {len(tasks)} estimates",
           file=sys.stderr)

@@ -13,7 +13,8 @@ from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation, _check_level
 from .exceptions import ImportanceSamplingWarning, MixtureFitError, SpeInputError, SpeWarning
 from .fit import fit_mixture
-from .inputs import as_scores, check_draws, input_warnings, labeled_auc, normalize_labels, seed_of
+from .inputs import (as_scores, check_draws, input_warnings, labeled_auc, normalize_labels, normalize_reference,
+                     seed_of)
 from .metrics import sample_performance
 from .models.average import average_models
 from .models.constant import NAME as UNINFORMATIVE_NAME
@@ -23,11 +24,12 @@ from .models.mixture import outward_envelope, pivot_index, resolve_score_reading
 from .models.contaminated import fit_contaminated
 from .models.piecewise import fit_piecewise
 from .models.recalibration import PRIORS, fit_recalibration
+from .models.reference import fit_reference
 from .parallel import resolve_workers, usable_cpus
 from .select import parse_families
 
-#: The score models ``score_model="average"`` averages by evidence.
-SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative")
+#: The score models ``score_model="average"`` averages by evidence (``"reference"`` only with a reference set).
+SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative", "reference")
 
 #: Score models fitted by :func:`spe.models.link.fit_link`, on the feature and with the priors of ``calibrated``
 #: (``platt`` for decision values).
@@ -200,7 +202,7 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
              temper=True, monotone=True, progressbar=False, score_bins="auto",
-             likelihood_bins="auto", workers=None):
+             likelihood_bins="auto", workers=None, reference=None):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -254,8 +256,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         score units either way. On the real benchmark cases the logit did
         not help on average (it helps some probability scores and hurts
         others), hence the default.
-    score_model : {"average", "mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative"}
-        Which model of p(y = 1 | s) turns the scores into label draws.
+    score_model : str
+        Which model of p(y = 1 | s) turns the scores into label draws: one of
+        :data:`SCORE_MODELS` or ``"average"``.
         ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
         and ``"platt"`` are the logistic recalibrations of
         :mod:`spe.models.recalibration`; ``"piecewise"`` is Zhang & Yang's
@@ -266,10 +269,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         over-confident deep networks); ``"uninformative"`` is
         p(y = 1 | s) = π, the scores carrying no information about the
         labels (:mod:`spe.models.constant`; the only model whose ROC AUC is
-        0.5); ``"average"`` (default) averages them by their evidence on the
-        labeled items (:mod:`spe.models.average`): all seven, or all but
-        ``"calibrated"`` when ``score_type="decision"``. A model that fails the label check
-        is left out, and so is the mixture when it fails the histogram
+        0.5); ``"reference"`` is the ``reference`` set's calibration map
+        carried to this pool under prior shift (:mod:`spe.models.reference`;
+        only with ``reference``); ``"average"`` (default) averages them by
+        their evidence on the labeled items (:mod:`spe.models.average`): all
+        seven, or all but ``"calibrated"`` when ``score_type="decision"``,
+        and with a reference set the ``"reference"`` model too, with prior
+        probability :data:`REFERENCE_PRIOR` = 1/2 (the others share the
+        rest). A model that fails the label check is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
         What the scores are. ``"calibrated"`` reads probabilities through
@@ -326,6 +333,16 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         one by one), and the unknown labels are drawn in this many threads.
         None (default): all usable cores, at most 8; 1: this process and
         thread only. The result is the same for any value.
+    reference : None, (scores (R,), labels (R,)) pair, mapping or DataFrame
+        A labeled reference set: the same classifier's scores (score units)
+        on other items with every label 0/1, e.g. its validation data; see
+        :func:`spe.inputs.normalize_reference`. Its calibration map joins the
+        average (``score_model="reference"``); the pool's prevalence may
+        differ (prior shift, re-estimated from the pool's scores). When the
+        pool's labels give it weight < 0.2 a warning says the reference
+        disagrees. ``diagnostics["reference"]`` reports its size, prevalence,
+        the pool prevalence it implies, the shift and its weight. Never
+        modified.
 
     Returns
     -------
@@ -347,8 +364,10 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         bad ``families``, ``draws`` (< 100, or more than the available
         memory holds), ``level``, ``inference``, ``score_model``,
         ``score_type``, ``score_space``, ``score_bins``, ``likelihood_bins``,
-        ``workers`` or ``rng``; ``score_model="calibrated"`` with
-        ``score_type="decision"``. ``SpeInputError`` is a ``ValueError``.
+        ``workers``, ``rng`` or ``reference`` (both classes needed);
+        ``score_model="calibrated"`` with ``score_type="decision"``;
+        ``score_model="reference"`` without a reference set.
+        ``SpeInputError`` is a ``ValueError``.
 
     Warns
     -----
@@ -386,6 +405,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     _check_choice("proposal", proposal, ("full", "diagonal"))
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
+    reference = normalize_reference(reference)
+    _check_reference_model(score_model, reference)
     notes = _workers_notes(workers)
     seed = seed_of(rng)
     s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
@@ -406,7 +427,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         fit = _prevalence_only(value, draws, recal_rng)
     else:
         fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
-                                (fit_rng, recal_rng, avg_rng, check_rng))
+                                (fit_rng, recal_rng, avg_rng, check_rng), reference)
     perf = sample_performance(fit.model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
                               workers=workers)
     diagnostics = dict(fit.diagnostics, seed=seed, score_model=score_model, score_type=score_type,
@@ -425,6 +446,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
 def _check_choice(name, value, choices):
     if not isinstance(value, str) or value not in choices:
         raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
+
+
+def _check_reference_model(score_model, reference):
+    if score_model == "reference" and reference is None:
+        raise SpeInputError("the score model 'reference' needs a reference set (reference=(scores, labels))",
+                            argument="score_model")
 
 
 def _workers_notes(workers):
@@ -489,17 +516,18 @@ def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
             [str(w.message) for w in found if issubclass(w.category, ImportanceSamplingWarning)])
 
 
-def _score_model_names(score_model, score_type, mixture):
-    """The score models to fit: the one asked for, or all that ``"average"`` averages; without a mixture,
-    those that do not need it."""
+def _score_model_names(score_model, score_type, mixture, reference):
+    """The score models to fit: the one asked for, or all that ``"average"`` averages (``"reference"`` only with
+    a reference set); without a mixture, those that do not need it."""
     names = (score_model,) if score_model != "average" else tuple(
-        m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision"))
+        m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision")
+        and not (m == "reference" and reference is None))
     if mixture is None:
         names = tuple(m for m in names if m not in ("mixture", "hybrid")) or ("platt",)
     return names
 
 
-def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
+def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None):
     """Fit the SPE mixture and the recalibrations, criticise each against the labels and the histogram, and
     average those that pass by their evidence (see :func:`evaluate`)."""
     fit_rng, recal_rng, avg_rng, check_rng = rngs
@@ -520,27 +548,46 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs):
             return mixture
         if name == "uninformative":
             return fit_constant(value, draws=draws, rng=rng)
+        if name == "reference":
+            return fit_reference(s, index, value, *reference, draws=draws, rng=rng)
         if name in LINK_MODELS:  # None when the scores leave it nothing to fit
             return LINK_MODELS[name](features[link_base](), s, index, value, prior=PRIORS[link_base], draws=draws,
                                      rng=rng)
         return fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=rng)
 
-    names = _score_model_names(score_model, score_type, mixture)
+    names = _score_model_names(score_model, score_type, mixture, reference)
     fitted = [fit(name, stream) for name, stream in zip(names, recal_rng.spawn(len(names)))]
     fitted = [m for m in fitted if m is not None]
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
         model = fitted[0]
     else:
-        model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out])
+        model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
+                               prior=_model_prior(fitted))
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
-    messages += _uninformative_message(diagnostics)
+    messages += _uninformative_message(diagnostics) + _reference_message(diagnostics, reference)
+    diagnostics.update(_reference_diagnostics(fitted, diagnostics))
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
                 {"negative": mixture.details["mixture"].negative.name,
                  "positive": mixture.details["mixture"].positive.name})
     return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
+
+
+#: Prior probability that the pool shares the reference set's calibration map (up to a prior shift); the rest is
+#: shared equally by the models that learn the map from the pool's labels alone.
+REFERENCE_PRIOR = 0.5
+
+
+def _model_prior(fitted):
+    """Prior model probabilities: two hypotheses, "the reference applies" (the ``reference`` model) and "it does
+    not" (the other models, equally), each with :data:`REFERENCE_PRIOR` and its complement; equal without a
+    reference."""
+    is_ref = np.array([fm.name == "reference" for fm in fitted])
+    if not is_ref.any() or is_ref.all():
+        return None
+    return np.where(is_ref, REFERENCE_PRIOR / is_ref.sum(), (1 - REFERENCE_PRIOR) / (~is_ref).sum())
 
 
 def _criticise(fitted, mixture, s, index, value, rng):
@@ -604,6 +651,34 @@ def _uninformative_message(diagnostics):
     return [f"the labeled items are about as probable if the scores carried no information about the labels "
             f"(that model has weight {weight:.2f}): the classifier may not rank these items at all (ROC AUC "
             f"near 0.5), and the intervals include that; label more items to tell"]
+
+
+#: Weight of the reference model below which the summary says the reference set disagrees with the labeled items.
+REFERENCE_WARNING_WEIGHT = 0.2
+
+
+def _reference_diagnostics(fitted, diagnostics):
+    """``diagnostics["reference"]``: the reference set, what it says of this pool under prior shift, its weight."""
+    for fm, entry in zip(fitted, diagnostics["score_models"]):
+        if fm.name == "reference":
+            return {"reference": dict(fm.diagnostics["reference"], **fm.diagnostics["posterior_mean"],
+                                      weight=entry["weight"])}
+    return {}
+
+
+def _reference_message(diagnostics, reference):
+    """A warning when the labeled items of the pool give the reference set's calibration map little weight."""
+    entries = [m for m in diagnostics["score_models"] if m["model"] == "reference"]
+    if reference is None or not entries or len(diagnostics["score_models"]) == 1:
+        return []
+    weight = entries[0]["weight"]
+    if weight >= REFERENCE_WARNING_WEIGHT:
+        return []
+    why = (f"the label check refuted it (p = {entries[0].get('label_check_p', float('nan')):.3f})"
+           if entries[0].get("left_out_by") else f"its weight is {weight:.2f}")
+    return [f"the reference set's calibration map disagrees with this pool's labeled items ({why}): the "
+            f"estimate rests on the pool's own labels — is the reference from the same classifier, with the same "
+            f"labeling, on similar data?"]
 
 
 def _backwards_hint(labeled_scores, labeled_value):

@@ -120,6 +120,12 @@ def _add_input_options(p):
 def _add_model_options(p):
     """The options every fitting command shares: inputs, score model, sampler, randomness."""
     _add_input_options(p)
+    p.add_argument("--reference", metavar="REF.csv", action=_Once,
+                   help="a reference set: the same classifier's scores with every label (columns 'score' "
+                        "(or --score-column) and 'label'), e.g. its validation data. Its calibration map, carried "
+                        "to this pool under a prior shift (the prevalence may differ), joins the average with "
+                        "prior weight 1/2; if this pool's labels disagree with it, it loses weight and the summary "
+                        "says so")
     p.add_argument("--families", default="auto", metavar="auto|all|NEG,POS",
                    help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
                         "pair by BIC among truncnorm, gamma, asymlaplace and beta (beta only for probability scores; "
@@ -140,13 +146,14 @@ def _add_model_options(p):
                         "bar)")
     p.add_argument("--score-model", default="average",
                    choices=["average", "mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated",
-                            "uninformative"],
+                            "uninformative", "reference"],
                    help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
                         "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
                         "'platt' is Bayesian Platt scaling, 'piecewise' lets the slope change at the 10/50/90%% "
                         "score quantiles (over- and under-confidence at once, as deep networks are), "
                         "'contaminated' adds an unknown floor and ceiling to the probability (label noise), "
-                        "'uninformative' says the scores carry no information (prevalence only); 'average' "
+                        "'uninformative' says the scores carry no information (prevalence only), 'reference' is "
+                        "--reference's calibration map alone; 'average' "
                         "(default) weighs them all by how well they predicted the labels")
     p.add_argument("--no-tempering", action="store_true",
                    help="keep the paper's mixture posterior even when its densities fail the check against the "
@@ -430,7 +437,7 @@ def _plan_outputs(args, *specs):
     if getattr(args, "report", None) is not None:
         outputs.append(Output("--report", args.report, directory=True, names=REPORT_NAMES))
     inputs = {"the scores file": args.scores, "the labels file": args.labels,
-              "the truth file": getattr(args, "truth", None)}
+              "the truth file": getattr(args, "truth", None), "the reference file": getattr(args, "reference", None)}
     check_outputs(outputs, inputs)
     if getattr(args, "report", None) is not None:
         _check_report_directory(args.report)
@@ -488,18 +495,20 @@ def _fit(args, scores=None):
     """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
     (scores file, Evaluation)."""
     from .api import evaluate
-    from .io import read_labels, read_scores
+    from .io import read_labels, read_reference, read_scores
 
     if scores is None:
         scores = read_scores(args.scores, score_column=args.score_column)
     labels = read_labels(args.labels, scores) if args.labels is not None else None
+    reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
                       inference=args.inference, rng=args.seed, score_space=args.score_space,
                       score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
                       monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
-                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers)
+                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers,
+                      reference=reference)
     return scores, ev
 
 

@@ -779,6 +779,12 @@ class Evaluation:
                              f"{m['log_evidence']:8.2f}{loo}{check}")
         elif models:
             lines.append(f"score model: {models[0]['model']}")
+        ref = d.get("reference")
+        if ref:
+            lines.append(f"reference set: {ref['n']} items, {ref['positives']} positive (prevalence "
+                         f"{ref['prevalence']:.3f}); its calibration map says this pool's prevalence is "
+                         f"{ref['pool_prevalence']:.3f} (prior shift {ref['shift']:+.2f} log-odds); weight "
+                         f"{ref['weight']:.3f}")
         lc = d.get("label_check")
         if lc:
             verdict = "as probable as" if lc["passed"] else "LESS probable than"

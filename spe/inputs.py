@@ -24,8 +24,8 @@ from scipy import stats
 
 from .exceptions import SpeInputError
 
-__all__ = ["as_scores", "normalize_labels", "seed_of", "check_draws", "estimated_memory", "input_warnings",
-           "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+__all__ = ["as_scores", "normalize_labels", "normalize_reference", "seed_of", "check_draws", "estimated_memory",
+           "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -139,6 +139,66 @@ def normalize_labels(labels, n_items):
     if dup.size:
         raise SpeInputError(f"item {idx_int[dup[0]]} is labeled twice", argument="labels")
     return idx_int, val_i
+
+
+def normalize_reference(reference):
+    """Normalise the ``reference`` argument (a labeled reference set) to (scores (R,), labels (R,)) arrays.
+
+    Parameters
+    ----------
+    reference : None, (scores, labels) pair, mapping or DataFrame
+        * ``None``: no reference set;
+        * a pair ``(scores (R,), labels (R,))``;
+        * a mapping or DataFrame with ``"score"`` and ``"label"`` entries
+          (columns). Scores in the classifier's score units, labels 0/1,
+          every item labeled.
+
+    Returns
+    -------
+    None, or (scores, labels) : float array (R,) (read-only copy), int array (R,)
+
+    Raises
+    ------
+    SpeInputError
+        (argument ``reference``) Not one of those forms, scores and labels of
+        different lengths, non-finite scores, labels other than 0/1 (NaN
+        included: a reference labels every item), fewer than one item of
+        either class (a reference without both classes says nothing about
+        the calibration map).
+    """
+    if reference is None:
+        return None
+    if isinstance(reference, tuple) and len(reference) == 2:
+        scores, labels = reference
+    elif hasattr(reference, "__getitem__") and not isinstance(reference, (str, bytes, np.ndarray, list, tuple)):
+        try:
+            scores, labels = reference["score"], reference["label"]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise SpeInputError("a mapping or DataFrame needs 'score' and 'label' entries", argument="reference") \
+                from None
+    else:
+        raise SpeInputError(f"must be a pair (scores, labels), or a mapping or DataFrame with 'score' and 'label', "
+                            f"got {type(reference).__name__}", argument="reference")
+    try:
+        s = np.array(scores, dtype=float, copy=True)
+        y = np.array(labels, dtype=float, copy=True)
+    except (TypeError, ValueError) as e:
+        raise SpeInputError(f"scores and labels must be numbers ({e})", argument="reference") from None
+    if s.ndim != 1 or s.shape != y.shape:
+        raise SpeInputError(f"scores and labels must be one-dimensional and of equal length, got shapes {s.shape} "
+                            f"and {y.shape}", argument="reference")
+    bad = np.flatnonzero(~np.isfinite(s))
+    if bad.size:
+        raise SpeInputError(f"scores must be finite; score {bad[0]} is {s[bad[0]]}", argument="reference")
+    bad = np.flatnonzero(~np.isin(y, (0.0, 1.0)))
+    if bad.size:
+        raise SpeInputError(f"labels must be 0 or 1 (every reference item is labeled); label {bad[0]} is "
+                            f"{y[bad[0]]!r}", argument="reference")
+    if not (np.any(y == 1) and np.any(y == 0)):
+        raise SpeInputError(f"needs items of both classes to inform the calibration map; its {y.size} labels are "
+                            f"all {int(y[0]) if y.size else 'absent'}", argument="reference")
+    s.flags.writeable = False
+    return s, y.astype(int)
 
 
 def seed_of(rng):

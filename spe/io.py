@@ -23,7 +23,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["ScoresFile", "read_scores", "read_labels", "read_truth"]
+__all__ = ["ScoresFile", "read_scores", "read_labels", "read_truth", "read_reference"]
 
 
 @dataclass
@@ -423,15 +423,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     """
     df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
     path = _display_path(path)
-    raw_labels = df[label_column].str.strip()
-    lab = np.full(len(df), -1)
-    lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
-    lab[raw_labels.isin(["0", "0.0"]).to_numpy()] = 0
-    bad = np.flatnonzero(lab < 0)
-    if bad.size:
-        r = int(bad[0])
-        said = f"label {raw_labels.iloc[r]!r} is not 0 or 1" if raw_labels.iloc[r] != "" else "the label is empty"
-        raise SpeInputError(f"{said} (expected 0 or 1)", path=path, row=int(rows[r]), column=label_column)
+    lab = _zero_one(df, label_column, path, rows)
     ids = _stripped(df[id_column])
     empty = np.flatnonzero(ids == "")
     if empty.size:
@@ -449,6 +441,54 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     else:
         index = _row_numbers(ids, scores, path, rows, id_column)
     return index, lab.astype(int)
+
+
+def _zero_one(df, label_column, path, rows):
+    """The label column as 0/1 ints (rows,), refusing anything else, naming the row."""
+    raw_labels = df[label_column].str.strip()
+    lab = np.full(len(df), -1)
+    lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
+    lab[raw_labels.isin(["0", "0.0"]).to_numpy()] = 0
+    bad = np.flatnonzero(lab < 0)
+    if bad.size:
+        r = int(bad[0])
+        said = f"label {raw_labels.iloc[r]!r} is not 0 or 1" if raw_labels.iloc[r] != "" else "the label is empty"
+        raise SpeInputError(f"{said} (expected 0 or 1)", path=path, row=int(rows[r]), column=label_column)
+    return lab.astype(int)
+
+
+def read_reference(path, score_column="score", label_column="label"):
+    """Read a reference set: the same classifier's scores with every label (e.g. its validation data).
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV file with a score column and a label column (other columns,
+        ids included, are ignored: the items are not the pool's).
+    score_column, label_column : str
+
+    Returns
+    -------
+    scores : float array, shape (R,)
+        Score units.
+    labels : int array, shape (R,)
+        0 or 1.
+
+    Raises
+    ------
+    SpeInputError
+        Missing, unreadable or empty file, a missing column, a non-numeric
+        or non-finite score, a label other than 0/1, labels of one class
+        only — naming file, row and column.
+    """
+    df, rows = _read_table(path, [score_column, label_column], what="reference")
+    shown = _display_path(path)
+    scores = _numeric(df, score_column, shown, rows)
+    labels = _zero_one(df, label_column, shown, rows)
+    if labels.min() == labels.max():
+        raise SpeInputError(f"every label is {labels[0]}: a reference set needs items of both classes to inform "
+                            "the calibration map", path=shown, column=label_column)
+    return scores, labels
 
 
 def _row_numbers(ids, scores, path, rows, id_column):

@@ -1,9 +1,10 @@
 """Averaging score models by their evidence on the labeled items.
 
 Each candidate model k reports log p(Y_L | S, k), the probability it gave
-the observed labels given the scores. With equal prior model probabilities
-the posterior model probabilities are ``w_k ∝ p(Y_L | S, k)`` (Bayesian
-model averaging; Hoeting et al. 1999), and the averaged model's posterior
+the observed labels given the scores. With prior model probabilities ρ_k
+(equal by default) the posterior model probabilities are
+``w_k ∝ ρ_k p(Y_L | S, k)`` (Bayesian model averaging; Hoeting et al. 1999),
+and the averaged model's posterior
 over p(y = 1 | s) is the w-mixture of the models' posteriors. A model that
 misfits the labels is switched off by its evidence, not by a threshold.
 
@@ -50,7 +51,7 @@ def _allocate(probs, total):
     return counts
 
 
-def average_models(models, *, draws=1000, rng=None, exclude=None):
+def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
     """Average fitted score models by their evidence on the labeled items.
 
     Parameters
@@ -64,6 +65,9 @@ def average_models(models, *, draws=1000, rng=None, exclude=None):
         Models rejected by a check (e.g. the labels' posterior-predictive
         check, :func:`spe.check.label_check`): they get weight 0 but stay
         in the table. Ignored when it would exclude every model.
+    prior : array, shape (K,), optional
+        Prior model probabilities (non-negative; renormalised over the models
+        not excluded). Default: equal.
 
     Returns
     -------
@@ -86,7 +90,11 @@ def average_models(models, *, draws=1000, rng=None, exclude=None):
     excluded = np.zeros(len(models), dtype=bool) if exclude is None else np.asarray(exclude, dtype=bool)
     if np.all(excluded | ~np.isfinite(log_ev)):
         excluded = np.zeros(len(models), dtype=bool)
-    active = np.where(excluded, -np.inf, log_ev)
+    with np.errstate(divide="ignore"):
+        log_prior = np.zeros(len(models)) if prior is None else np.log(np.asarray(prior, dtype=float))
+    active = np.where(excluded, -np.inf, log_ev + log_prior)
+    if not np.isfinite(active).any():  # every model the prior allows was excluded: the prior cannot choose
+        active = np.where(excluded, -np.inf, log_ev)
     probs = np.exp(active - special.logsumexp(active))
     counts = _allocate(probs, draws)
     rows = []
@@ -116,7 +124,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None):
         probability=probability,
         diagnostics={"models": summary, "chosen": models[best].name},
         param_names=["model", "draw"],
-        log_evidence=float(special.logsumexp(log_ev) - np.log(len(models))),
+        log_evidence=float(special.logsumexp(log_ev + log_prior - special.logsumexp(log_prior))),
     )
     averaged.details.update(models=list(models), weights=probs)
     return averaged

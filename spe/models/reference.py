@@ -1,0 +1,331 @@
+r"""The calibration map learned on a labeled reference set, carried to the pool under prior shift.
+
+A user often has the classifier's own validation data: scores with every
+label (the *reference set*, R items). Its calibration map p_ref(y = 1 | s)
+is known far better than 20 labels on the pool can say, whatever its shape
+(a deep network's over-confident top can be *less* often positive than the
+items just below it), while the pool's prevalence may differ (prior shift).
+
+The map: Bayesian binning into quantiles (BBQ; Naeini, Cooper & Hauskrecht
+2015, "Obtaining well calibrated probabilities using Bayesian binning",
+AAAI, §3): equal-frequency bins of the reference scores, B ∈ {2, 4, …,
+1024} (at least :data:`MIN_ITEMS_PER_BIN` reference items a bin), a
+Beta(N'π̂/B, N'(1 − π̂)/B) prior on each bin's positive rate p_b (their BDeu
+prior, N' = 2, centred on the reference prevalence π̂ so that every B has the
+same total prior weight), and the binnings averaged by their exact marginal
+likelihood of the reference labels (their eq. 4). No monotonicity, no
+parametric shape: the reference decides. Between the bins' centres (their
+items' mean mid-rank among the reference scores) the log-odds is
+interpolated linearly in mid-rank, flat beyond the outer centres: a step
+map would discard the classifier's ranking inside a bin (a near-perfect
+classifier's boundary bin holds both classes in order). The bins' rates are
+what the reference labels and the pool's score likelihood inform, bin by
+bin; the pool's labels are predicted with the interpolated map.
+
+Prior shift (Saerens, Latinne & Decaestecker 2002, eq. 2.4;
+``../shared/papers/esuli2020_sld.txt``, eq. 3): the class-conditional
+score densities are the reference's, so
+
+.. math::
+    \operatorname{logit} P_{\text{pool}}(y = 1 \mid s) = \operatorname{logit} p_{b(s)} + \delta,\qquad
+    \delta = \operatorname{logit}\pi_{\text{pool}} - \operatorname{logit}\pi_{\text{ref}},
+
+with π_ref = Σ_b n_b p_b / R, and the pool's N scores have the likelihood
+Saerens et al.'s EM maximises (their eq. 2.7)
+
+.. math::
+    \log p(S \mid p, \delta) = \sum_b N_b \log\Big[\tfrac{\pi_{\text{pool}}}{\pi_{\text{ref}}}\, p_b
+      + \tfrac{1 - \pi_{\text{pool}}}{1 - \pi_{\text{ref}}}\,(1 - p_b)\Big] + \text{const}
+
+(N_b pool items in bin b). Its weight is min(1, R / N): the shift can be
+known no better than the map it rests on, learned from R items (a
+coarsened posterior, Miller & Dunson 2019, as :mod:`spe.check` does for the
+SPE mixture). δ ~ N(0, 1.5²), the ``calibrated`` model's intercept prior.
+
+Posterior draws: the binning B and the rates p from their exact posterior
+given the reference; δ from a Laplace approximation of its conditional
+given the pool's scores (Newton's method, vectorised over draws); every
+draw weighted by the exact ratio of the joint posterior to that proposal
+times p(Y_L | p, δ), the pool's labels, with Pareto smoothing. The evidence
+is the importance-sampling estimate of p(Y_L | S, reference), comparable
+with the other score models' p(Y_L | S): a reference whose map predicts the
+pool's labels badly (concept shift, another classifier, another labeling
+guideline) loses weight in the average, and the summary says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from ..inference.importance import psis, psis_loo
+from .average import systematic_resample
+from .base import FittedScoreModel
+
+__all__ = ["Binning", "equal_frequency_binning", "fit_reference", "SHIFT_PRIOR_SD", "EQUIVALENT_SAMPLE_SIZE",
+           "MIN_ITEMS_PER_BIN", "MAX_BINS"]
+
+#: Prior sd of δ, the pool's log-odds shift from the reference (log-odds units).
+SHIFT_PRIOR_SD = 1.5
+#: N', the BDeu equivalent sample size: the total prior weight of the bins' Beta priors, whatever B.
+EQUIVALENT_SAMPLE_SIZE = 2.0
+#: Binnings with fewer reference items a bin than this are not considered.
+MIN_ITEMS_PER_BIN = 10
+#: The most bins considered.
+MAX_BINS = 1024
+#: Newton steps for the mode of δ.
+NEWTON_STEPS = 40
+#: Probabilities are kept this far from 0 and 1 before taking logits.
+EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Binning:
+    """One equal-frequency binning of the reference scores and its Beta posteriors.
+
+    Attributes
+    ----------
+    edges : array, shape (B − 1,)
+        Interior bin edges, score units; a score s is in bin
+        ``searchsorted(edges, s, side="right")``.
+    positives, items : arrays, shape (B,)
+        Reference positives and items per bin.
+    alpha, beta : float
+        The Beta prior of each bin's rate.
+    log_evidence : float
+        log p(reference labels | this binning), exact.
+    sorted_scores : array, shape (R,)
+        The reference scores, ascending: a score's mid-rank among them places
+        it between the bins' centres.
+    centres : array, shape (B,)
+        Each bin's mean mid-rank of its reference items.
+    """
+
+    edges: np.ndarray
+    positives: np.ndarray
+    items: np.ndarray
+    alpha: float
+    beta: float
+    log_evidence: float
+    sorted_scores: np.ndarray
+    centres: np.ndarray
+
+    @property
+    def n_bins(self):
+        return self.items.size
+
+    def bin_of(self, scores):
+        """Bin index of each score: (K,) → (K,) ints in [0, B)."""
+        return np.searchsorted(self.edges, np.asarray(scores, dtype=float), side="right")
+
+    def mid_rank(self, scores):
+        """Mid-rank of each score among the reference scores, in [0, R]: (K,) → (K,)."""
+        s = np.asarray(scores, dtype=float)
+        return 0.5 * (np.searchsorted(self.sorted_scores, s, side="left")
+                      + np.searchsorted(self.sorted_scores, s, side="right"))
+
+    def interpolation(self, scores):
+        """Where each score sits between the bins' centres: (left bin (K,), weight of the right one (K,)).
+
+        Beyond the outer centres the weight is 0 (the outer bin's rate).
+        """
+        if self.n_bins == 1:
+            return np.zeros(np.size(scores), dtype=int), np.zeros(np.size(scores))
+        r = self.mid_rank(scores)
+        left = np.clip(np.searchsorted(self.centres, r, side="right") - 1, 0, self.n_bins - 2)
+        t = np.clip((r - self.centres[left]) / (self.centres[left + 1] - self.centres[left]), 0.0, 1.0)
+        return left, t
+
+
+def equal_frequency_binning(scores, labels, n_bins, prevalence):
+    """The binning of ``scores`` (R,) into about ``n_bins`` bins of equal count, with labels (R,) 0/1.
+
+    Edges sit at observed scores (quantiles, inverted CDF), so tied scores
+    never split; coinciding edges merge bins (B may be smaller).
+    Prior per bin: Beta(N' π̂ / B, N' (1 − π̂) / B), π̂ = ``prevalence``.
+    """
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
+    half = max(n_bins // 2, 1)
+    steps = np.arange(1, half) / half
+    edges = np.unique(np.concatenate([np.quantile(s[y == c], steps, method="inverted_cdf") for c in (0, 1)]))
+    edges = edges[edges > s.min()]  # a bin below the smallest score would hold nothing
+    b = np.searchsorted(edges, s, side="right")
+    items = np.bincount(b, minlength=edges.size + 1).astype(float)
+    positives = np.bincount(b, weights=y, minlength=edges.size + 1)
+    alpha = EQUIVALENT_SAMPLE_SIZE * prevalence / items.size
+    beta = EQUIVALENT_SAMPLE_SIZE * (1 - prevalence) / items.size
+    log_ev = float(np.sum(special.betaln(alpha + positives, beta + items - positives) - special.betaln(alpha, beta)))
+    order = np.sort(s)
+    ranks = 0.5 * (np.searchsorted(order, s, side="left") + np.searchsorted(order, s, side="right"))
+    centres = np.bincount(b, weights=ranks, minlength=edges.size + 1) / items
+    return Binning(edges, positives, items, alpha, beta, log_ev, order, centres)
+
+
+def candidate_binnings(scores, labels):
+    """The binnings of BBQ: B = 2, 4, 8, … while B ≤ R / :data:`MIN_ITEMS_PER_BIN` and B ≤ :data:`MAX_BINS`."""
+    r = np.size(scores)
+    prevalence = float(np.mean(labels))
+    counts = [2 ** k for k in range(1, 11) if 2 ** k <= min(MAX_BINS, r / MIN_ITEMS_PER_BIN)] or [2]
+    out = {}
+    for c in counts:
+        binning = equal_frequency_binning(scores, labels, c, prevalence)
+        out.setdefault(binning.n_bins, binning)  # ties can make two counts the same binning
+    return list(out.values())
+
+
+class _Shift:
+    """The pool's score log-likelihood in δ given the rates p (M, B) of one binning, vectorised over draws."""
+
+    def __init__(self, rates, binning, pool_counts, power):
+        self.p = np.clip(rates, EPS, 1 - EPS)
+        self.pi_ref = (self.p @ binning.items / binning.items.sum())[:, None]
+        self.a = self.p / self.pi_ref - (1 - self.p) / (1 - self.pi_ref)  # d ratio / d π_pool
+        self.counts, self.power = pool_counts, power
+
+    def _parts(self, delta):
+        pi = special.expit(special.logit(self.pi_ref) + delta[:, None])
+        ratio = pi / self.pi_ref * self.p + (1 - pi) / (1 - self.pi_ref) * (1 - self.p)
+        return pi, ratio
+
+    def log_density(self, delta):
+        """power · log p(S | p, δ) + log N(δ; 0, σ²): (M,) → (M,)."""
+        _, ratio = self._parts(delta)
+        return (self.power * (np.log(ratio) @ self.counts)
+                + stats.norm.logpdf(delta, 0.0, SHIFT_PRIOR_SD))
+
+    def derivatives(self, delta):
+        """First and second derivatives of :meth:`log_density` in δ: two (M,)."""
+        pi, ratio = self._parts(delta)
+        g = (pi * (1 - pi)).reshape(-1, 1)
+        d_ratio = g * self.a
+        d2_ratio = g * (1 - 2 * pi) * self.a
+        first = self.power * ((d_ratio / ratio) @ self.counts) - delta / SHIFT_PRIOR_SD ** 2
+        second = self.power * ((d2_ratio / ratio - (d_ratio / ratio) ** 2) @ self.counts) - 1 / SHIFT_PRIOR_SD ** 2
+        return first, second
+
+    def laplace(self):
+        """Mode and sd of δ (M,) each, by Newton's method from δ = 0 (the log density is concave near its mode)."""
+        delta = np.zeros(self.p.shape[0])
+        for _ in range(NEWTON_STEPS):
+            first, second = self.derivatives(delta)
+            step = np.clip(-first / np.minimum(second, -1e-12), -1.0, 1.0)
+            delta = delta + step
+            if np.max(np.abs(step)) < 1e-8:
+                break
+        return delta, 1 / np.sqrt(-np.minimum(self.derivatives(delta)[1], -1e-12))
+
+
+def _draw(binnings, probs, pool_scores, power, draws, rng):
+    """Proposal draws: binning k ~ p(k | reference), rates ~ their Beta posteriors, δ ~ its Laplace approximation.
+
+    Returns (k (M,), rates (M, B_max) NaN-padded, δ (M,), log ratios (M,) of the posterior given the reference
+    and the pool's scores to the proposal, up to a constant).
+    """
+    k = np.sort(systematic_resample(probs, draws, rng))
+    width = max(b.n_bins for b in binnings)
+    rates = np.full((draws, width), np.nan)
+    delta, log_ratio = np.zeros(draws), np.zeros(draws)
+    for j in np.unique(k):
+        rows, b = np.flatnonzero(k == j), binnings[j]
+        p = rng.beta(b.alpha + b.positives, b.beta + b.items - b.positives, size=(rows.size, b.n_bins))
+        shift = _Shift(p, b, np.bincount(b.bin_of(pool_scores), minlength=b.n_bins).astype(float), power)
+        mode, sd = shift.laplace()
+        d = mode + sd * rng.standard_normal(rows.size)
+        rates[rows, :b.n_bins], delta[rows] = p, d
+        log_ratio[rows] = shift.log_density(d) - stats.norm.logpdf(d, mode, sd)
+    return k, rates, delta, log_ratio
+
+
+def _pool_log_odds(binnings, draws, scores):
+    """logit P_pool(y = 1 | s) under each draw (M, 2 + B_max) = (k, δ, rates…): (M,) × (K,) → (M, K)."""
+    out = np.empty((draws.shape[0], np.size(scores)))
+    k = draws[:, 0].astype(int)
+    for j in np.unique(k):
+        rows = np.flatnonzero(k == j)
+        b = binnings[j]
+        left, t = b.interpolation(scores)
+        logit = special.logit(np.clip(draws[rows, 2:2 + b.n_bins], EPS, 1 - EPS))
+        out[rows] = (1 - t) * logit[:, left] + t * logit[:, np.minimum(left + 1, b.n_bins - 1)] + draws[rows, 1:2]
+    return out
+
+
+def fit_reference(scores, labeled_index, labeled_value, reference_scores, reference_labels, *, name="reference",
+                  draws=1000, rng=None):
+    """Posterior draws of the pool's p(y = 1 | s) from a labeled reference set under prior shift (module docstring).
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        All the pool's scores, score units.
+    labeled_index : int array, shape (n,)
+    labeled_value : 0/1 array, shape (n,)
+        The pool's labeled items.
+    reference_scores : array, shape (R,)
+        The reference set's scores, the same classifier's score units.
+    reference_labels : 0/1 array, shape (R,)
+        Its labels, every one known, both classes present.
+    name : str
+    draws : int
+        M.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    FittedScoreModel
+        ``draws`` (M, 2 + B_max): (binning index, δ, the bins' rates p_b,
+        NaN-padded); ``weights`` (M,) PSIS-smoothed; ``constrained_draws``
+        (M, 3) = (δ, π_ref, π_pool) (log-odds, probability, probability);
+        ``log_evidence`` = log p(Y_L | S, reference) (0 without labels);
+        ``loo`` (n,); ``diagnostics`` with the reference's size and
+        prevalence, the binnings' posterior probabilities, the pool scores'
+        weight min(1, R/N), ESS and Pareto k̂.
+    """
+    rng = np.random.default_rng(rng)
+    s = np.asarray(scores, dtype=float)
+    ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
+    binnings = candidate_binnings(ref_s, ref_y)
+    log_ev = np.array([b.log_evidence for b in binnings])
+    probs = np.exp(log_ev - special.logsumexp(log_ev))
+    power = min(1.0, ref_y.size / s.size)
+    k, rates, delta, log_ratio = _draw(binnings, probs, s, power, draws, rng)
+    u = np.column_stack([k, delta, rates])
+    y = np.asarray(labeled_value, dtype=int)
+    z = s[np.asarray(labeled_index, dtype=int)]
+    log_lik = special.log_expit(np.where(y == 1, 1.0, -1.0)[None, :] * _pool_log_odds(binnings, u, z))
+    weights, pareto_k = psis(log_ratio + log_lik.sum(axis=1))
+    log_evidence = float(special.logsumexp(log_ratio + log_lik.sum(axis=1)) - special.logsumexp(log_ratio)) \
+        if y.size else 0.0
+
+    def probability(d, v):
+        return special.expit(_pool_log_odds(binnings, np.asarray(d, dtype=float), v))
+
+    constrained = _constrained(binnings, u)
+    mean = weights @ constrained
+    model = FittedScoreModel(
+        name=name, draws=u, weights=weights, probability=probability, param_names=["shift", "reference_prevalence",
+                                                                                   "pool_prevalence"],
+        constrained_draws=constrained,
+        diagnostics={"model": name, "reference": {
+            "n": int(ref_y.size), "positives": int(ref_y.sum()), "prevalence": float(ref_y.mean()),
+            "bins": {int(b.n_bins): float(p) for b, p in zip(binnings, probs)}, "pool_score_weight": power,
+            "pareto_k_without_labels": float(psis(log_ratio)[1])},
+            "posterior_mean": {"shift": float(mean[0]), "reference_prevalence": float(mean[1]),
+                               "pool_prevalence": float(mean[2])},
+            "ess": float(1 / np.sum(weights ** 2)), "pareto_k": float(pareto_k),
+            "proposal": "BBQ posterior of the reference map × Laplace in the shift"})
+    model.log_evidence = log_evidence
+    model.loo = psis_loo(log_lik, weights)[0] if y.size else np.zeros(0)
+    return model
+
+
+def _constrained(binnings, u):
+    """(δ, π_ref, π_pool) of each draw: (M, 3)."""
+    out = np.empty((u.shape[0], 3))
+    k = u[:, 0].astype(int)
+    for j in np.unique(k):
+        rows, b = np.flatnonzero(k == j), binnings[j]
+        pi_ref = np.clip(u[np.ix_(rows, 2 + np.arange(b.n_bins))] @ b.items / b.items.sum(), EPS, 1 - EPS)
+        out[rows] = np.column_stack([u[rows, 1], pi_ref, special.expit(special.logit(pi_ref) + u[rows, 1])])
+    return out
