@@ -24,6 +24,7 @@ from .models.mixture import outward_envelope, pivot_index, resolve_score_reading
 from .models.contaminated import fit_contaminated
 from .models.piecewise import fit_piecewise
 from .models.recalibration import PRIORS, fit_recalibration
+from .models.reference import NAME as REFERENCE_NAME
 from .models.reference import fit_reference
 from .parallel import resolve_workers, usable_cpus
 from .select import parse_families
@@ -566,7 +567,7 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
                                prior=_model_prior(fitted))
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
-    messages += _uninformative_message(diagnostics) + _reference_message(diagnostics, reference)
+    messages += _uninformative_message(diagnostics) + _reference_message(diagnostics)
     diagnostics.update(_reference_diagnostics(fitted, diagnostics))
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
@@ -584,7 +585,7 @@ def _model_prior(fitted):
     """Prior model probabilities: two hypotheses, "the reference applies" (the ``reference`` model) and "it does
     not" (the other models, equally), each with :data:`REFERENCE_PRIOR` and its complement; equal without a
     reference."""
-    is_ref = np.array([fm.name == "reference" for fm in fitted])
+    is_ref = np.array([fm.name == REFERENCE_NAME for fm in fitted])
     if not is_ref.any() or is_ref.all():
         return None
     return np.where(is_ref, REFERENCE_PRIOR / is_ref.sum(), (1 - REFERENCE_PRIOR) / (~is_ref).sum())
@@ -660,16 +661,16 @@ REFERENCE_WARNING_WEIGHT = 0.2
 def _reference_diagnostics(fitted, diagnostics):
     """``diagnostics["reference"]``: the reference set, what it says of this pool under prior shift, its weight."""
     for fm, entry in zip(fitted, diagnostics["score_models"]):
-        if fm.name == "reference":
+        if fm.name == REFERENCE_NAME:
             return {"reference": dict(fm.diagnostics["reference"], **fm.diagnostics["posterior_mean"],
                                       weight=entry["weight"])}
     return {}
 
 
-def _reference_message(diagnostics, reference):
+def _reference_message(diagnostics):
     """A warning when the labeled items of the pool give the reference set's calibration map little weight."""
-    entries = [m for m in diagnostics["score_models"] if m["model"] == "reference"]
-    if reference is None or not entries or len(diagnostics["score_models"]) == 1:
+    entries = [m for m in diagnostics["score_models"] if m["model"] == REFERENCE_NAME]
+    if not entries or len(diagnostics["score_models"]) == 1:
         return []
     weight = entries[0]["weight"]
     if weight >= REFERENCE_WARNING_WEIGHT:

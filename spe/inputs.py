@@ -39,33 +39,36 @@ BACKWARDS_P_VALUE = 0.01
 MAX_ABS_SCORE = 1e150
 
 
-def as_scores(scores):
+def as_scores(scores, *, argument="scores", min_items=4):
     """The scores as a read-only float array (N,), checked.
+
+    ``argument`` names the argument in errors (``"reference"`` for a
+    reference set's scores); ``min_items`` is the fewest scores accepted.
 
     Raises
     ------
     SpeInputError
         Not one-dimensional, not numbers, non-finite values, values beyond
-        ±:data:`MAX_ABS_SCORE`, fewer than 4 scores.
+        ±:data:`MAX_ABS_SCORE`, fewer than ``min_items`` scores.
     """
     try:
         s = np.array(scores, dtype=float, copy=True)
     except (TypeError, ValueError) as e:
-        raise SpeInputError(f"must be numbers ({e})", argument="scores") from None
+        raise SpeInputError(f"must be numbers ({e})", argument=argument) from None
     if s.ndim != 1:
-        raise SpeInputError(f"must be one-dimensional, got shape {s.shape}", argument="scores")
+        raise SpeInputError(f"must be one-dimensional, got shape {s.shape}", argument=argument)
     bad = np.flatnonzero(~np.isfinite(s))
     if bad.size:
         raise SpeInputError(
             f"must be finite; scores[{bad[0]}] = {s[bad[0]]} ({bad.size} non-finite value(s) in all)",
-            argument="scores")
-    if s.size < 4:
-        raise SpeInputError(f"need at least 4 scores, got {s.size}", argument="scores")
+            argument=argument)
+    if s.size < min_items:
+        raise SpeInputError(f"need at least {min_items} scores, got {s.size}", argument=argument)
     big = np.flatnonzero(np.abs(s) > MAX_ABS_SCORE)
     if big.size:
         raise SpeInputError(
             f"scores[{big[0]}] = {s[big[0]]:g}: scores beyond ±{MAX_ABS_SCORE:g} overflow the arithmetic on them; "
-            "divide all scores by a constant (which changes no estimate)", argument="scores")
+            "divide all scores by a constant (which changes no estimate)", argument=argument)
     s.flags.writeable = False
     return s
 
@@ -160,8 +163,9 @@ def normalize_reference(reference):
     Raises
     ------
     SpeInputError
-        (argument ``reference``) Not one of those forms, scores and labels of
-        different lengths, non-finite scores, labels other than 0/1 (NaN
+        (argument ``reference``) Not one of those forms, scores that
+        :func:`as_scores` refuses (fewer than 2), scores and labels of
+        different lengths, labels other than 0/1 (NaN
         included: a reference labels every item), fewer than one item of
         either class (a reference without both classes says nothing about
         the calibration map).
@@ -179,25 +183,21 @@ def normalize_reference(reference):
     else:
         raise SpeInputError(f"must be a pair (scores, labels), or a mapping or DataFrame with 'score' and 'label', "
                             f"got {type(reference).__name__}", argument="reference")
+    s = as_scores(scores, argument="reference", min_items=2)  # the pool's checks: the same classifier's scores
     try:
-        s = np.array(scores, dtype=float, copy=True)
         y = np.array(labels, dtype=float, copy=True)
     except (TypeError, ValueError) as e:
-        raise SpeInputError(f"scores and labels must be numbers ({e})", argument="reference") from None
-    if s.ndim != 1 or s.shape != y.shape:
+        raise SpeInputError(f"labels must be numbers ({e})", argument="reference") from None
+    if s.shape != y.shape:
         raise SpeInputError(f"scores and labels must be one-dimensional and of equal length, got shapes {s.shape} "
                             f"and {y.shape}", argument="reference")
-    bad = np.flatnonzero(~np.isfinite(s))
-    if bad.size:
-        raise SpeInputError(f"scores must be finite; score {bad[0]} is {s[bad[0]]}", argument="reference")
     bad = np.flatnonzero(~np.isin(y, (0.0, 1.0)))
     if bad.size:
         raise SpeInputError(f"labels must be 0 or 1 (every reference item is labeled); label {bad[0]} is "
                             f"{y[bad[0]]!r}", argument="reference")
     if not (np.any(y == 1) and np.any(y == 0)):
         raise SpeInputError(f"needs items of both classes to inform the calibration map; its {y.size} labels are "
-                            f"all {int(y[0]) if y.size else 'absent'}", argument="reference")
-    s.flags.writeable = False
+                            f"all {int(y[0])}", argument="reference")
     return s, y.astype(int)
 
 

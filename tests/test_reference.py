@@ -10,7 +10,7 @@ import spe
 from spe.cli import main
 from spe.exceptions import SpeInputError
 from spe.inputs import normalize_reference
-from spe.models.reference import SHIFT_PRIOR_SD, candidate_binnings, equal_frequency_binning, fit_reference
+from spe.models.reference import SHIFT_PRIOR_SD, candidate_binnings, class_quantile_binning, fit_reference
 
 
 def pool(n_items, prevalence, rng, separation=1.5):
@@ -23,7 +23,7 @@ def pool(n_items, prevalence, rng, separation=1.5):
 def test_the_evidence_of_a_binning_is_the_product_of_beta_binomial_marginals():
     rng = np.random.default_rng(0)
     s, y = pool(60, 0.3, rng)
-    b = equal_frequency_binning(s, y, 4, prevalence=y.mean())
+    b = class_quantile_binning(s, y, 4, prevalence=y.mean())
     assert b.items.sum() == 60 and b.positives.sum() == y.sum()
     expected = 0.0
     for k, n in zip(b.positives, b.items):  # ∫ p^k (1 − p)^(n − k) Beta(p; α, β) dp, numerically
@@ -36,7 +36,7 @@ def test_the_evidence_of_a_binning_is_the_product_of_beta_binomial_marginals():
 def test_the_map_interpolates_between_bin_centres_and_is_flat_beyond_them():
     s = np.arange(100.0)
     y = (s >= 70).astype(int)
-    b = equal_frequency_binning(s, y, 4, prevalence=0.3)
+    b = class_quantile_binning(s, y, 4, prevalence=0.3)
     left, t = b.interpolation(np.array([-5.0, b.centres[0] - 0.5, 1e9]))
     assert (left[0], t[0]) == (0, 0.0) and t[1] == 0.0 and t[2] == 1.0 and left[2] == b.n_bins - 2
     mid = 0.5 * (b.centres[0] + b.centres[1]) - 0.5  # mid-rank of score k is k + 0.5

@@ -35,14 +35,13 @@ from scipy import special
 from .link import LinkModel, fit_link
 from .recalibration import PRIORS, RecalibrationPrior
 
-__all__ = ["ContaminatedLink", "fit_contaminated", "CONTAMINATION_PRIOR", "floor_ceiling_log_probabilities",
-           "logit_beta_logpdf"]
+__all__ = ["ContaminatedLink", "fit_contaminated", "CONTAMINATION_PRIOR"]
 
 #: (α, β) of the Beta prior on the floor ε₀ and on the ceiling's complement ε₁.
 CONTAMINATION_PRIOR = (1.0, 9.0)
 
 
-def logit_beta_logpdf(t, alpha, beta):
+def _logit_beta_logpdf(t, alpha, beta):
     """Log density of t = logit ε for ε ~ Beta(α, β), Jacobian included: (…) → (…), normalised.
 
     log p(t) = α log σ(t) + β log σ(−t) − log B(α, β).
@@ -50,7 +49,7 @@ def logit_beta_logpdf(t, alpha, beta):
     return alpha * special.log_expit(t) + beta * special.log_expit(-t) - special.betaln(alpha, beta)
 
 
-def floor_ceiling_log_probabilities(eps0, eps1, eta):
+def _floor_ceiling_log_probabilities(eps0, eps1, eta):
     """log p and log (1 − p) for p = ε₀ + (1 − ε₀ − ε₁) σ(η), without cancellation near p = 0 or 1.
 
     Shapes broadcast (e.g. (M, 1), (M, 1), (M, B) → two (M, B) arrays);
@@ -76,7 +75,7 @@ class ContaminatedLink(LinkModel):
         return eps0, eps1, eta
 
     def log_prior(self, u):
-        log_eps = logit_beta_logpdf(u[:, 2:], *self.contamination).sum(axis=1)
+        log_eps = _logit_beta_logpdf(u[:, 2:], *self.contamination).sum(axis=1)
         return self.prior.logpdf(u[:, 0], u[:, 1]) + log_eps
 
     def probability(self, u, z):
@@ -84,7 +83,7 @@ class ContaminatedLink(LinkModel):
         return eps0 + (1.0 - eps0 - eps1) * special.expit(eta)
 
     def log_likelihood_terms(self, u, z, y):
-        log_p, log_q = floor_ceiling_log_probabilities(*self._parts(u, np.asarray(z, dtype=float)))
+        log_p, log_q = _floor_ceiling_log_probabilities(*self._parts(u, np.asarray(z, dtype=float)))
         return np.where(np.asarray(y)[None, :] == 1, log_p, log_q)
 
     def starts(self):

@@ -64,8 +64,11 @@ from ..inference.importance import psis, psis_loo
 from .average import systematic_resample
 from .base import FittedScoreModel
 
-__all__ = ["Binning", "equal_frequency_binning", "fit_reference", "SHIFT_PRIOR_SD", "EQUIVALENT_SAMPLE_SIZE",
-           "MIN_ITEMS_PER_BIN", "MAX_BINS"]
+__all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "NAME", "SHIFT_PRIOR_SD",
+           "EQUIVALENT_SAMPLE_SIZE", "MIN_ITEMS_PER_BIN", "MAX_BINS"]
+
+#: The model's name in tables and in ``score_model``.
+NAME = "reference"
 
 #: Prior sd of δ, the pool's log-odds shift from the reference (log-odds units).
 SHIFT_PRIOR_SD = 1.5
@@ -83,7 +86,7 @@ EPS = 1e-12
 
 @dataclass(frozen=True)
 class Binning:
-    """One equal-frequency binning of the reference scores and its Beta posteriors.
+    """One binning of the reference scores (:func:`class_quantile_binning`) and its Beta posteriors.
 
     Attributes
     ----------
@@ -120,11 +123,9 @@ class Binning:
         """Bin index of each score: (K,) → (K,) ints in [0, B)."""
         return np.searchsorted(self.edges, np.asarray(scores, dtype=float), side="right")
 
-    def mid_rank(self, scores):
-        """Mid-rank of each score among the reference scores, in [0, R]: (K,) → (K,)."""
-        s = np.asarray(scores, dtype=float)
-        return 0.5 * (np.searchsorted(self.sorted_scores, s, side="left")
-                      + np.searchsorted(self.sorted_scores, s, side="right"))
+    def prevalence(self, rates):
+        """π_ref = Σ_b n_b p_b / R, the reference prevalence under each draw of the rates: (M, B) → (M,)."""
+        return rates @ self.items / self.items.sum()
 
     def interpolation(self, scores):
         """Where each score sits between the bins' centres: (left bin (K,), weight of the right one (K,)).
@@ -133,18 +134,38 @@ class Binning:
         """
         if self.n_bins == 1:
             return np.zeros(np.size(scores), dtype=int), np.zeros(np.size(scores))
-        r = self.mid_rank(scores)
+        r = _mid_ranks(self.sorted_scores, scores)
         left = np.clip(np.searchsorted(self.centres, r, side="right") - 1, 0, self.n_bins - 2)
         t = np.clip((r - self.centres[left]) / (self.centres[left + 1] - self.centres[left]), 0.0, 1.0)
         return left, t
 
+    def interpolate(self, values, scores):
+        """Per-bin values (M, B) (log-odds) interpolated at the scores (K,) between bin centres: (M, K)."""
+        left, t = self.interpolation(scores)
+        return (1 - t) * values[:, left] + t * values[:, np.minimum(left + 1, self.n_bins - 1)]
 
-def equal_frequency_binning(scores, labels, n_bins, prevalence):
-    """The binning of ``scores`` (R,) into about ``n_bins`` bins of equal count, with labels (R,) 0/1.
 
-    Edges sit at observed scores (quantiles, inverted CDF), so tied scores
-    never split; coinciding edges merge bins (B may be smaller).
-    Prior per bin: Beta(N' π̂ / B, N' (1 − π̂) / B), π̂ = ``prevalence``.
+def _mid_ranks(sorted_scores, scores):
+    """Mid-rank of each score among ``sorted_scores`` (R,), ascending, in [0, R]: (K,) → (K,); ties share one."""
+    s = np.asarray(scores, dtype=float)
+    return 0.5 * (np.searchsorted(sorted_scores, s, side="left") + np.searchsorted(sorted_scores, s, side="right"))
+
+
+def class_quantile_binning(scores, labels, n_bins, prevalence):
+    """The reference scores (R,) with labels (R,) 0/1 in about ``n_bins`` bins, and each bin's Beta posterior.
+
+    Half the edges sit at equal steps of the negatives' scores and half at
+    equal steps of the positives' (quantiles, inverted CDF: observed scores,
+    so tied scores never split), so bins are finest where each class's
+    items are (the PR curve moves in steps of positives); coinciding edges
+    merge bins (B may be smaller). Prior per bin: the BDeu
+    Beta(N' π̂ / B, N' (1 − π̂) / B), π̂ = ``prevalence`` (Naeini et al. 2015,
+    §3); ``log_evidence`` is the product of the bins' Beta-binomial
+    marginal likelihoods (their eq. 4). Scores in score units.
+
+    Returns
+    -------
+    Binning
     """
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
     half = max(n_bins // 2, 1)
@@ -158,8 +179,7 @@ def equal_frequency_binning(scores, labels, n_bins, prevalence):
     beta = EQUIVALENT_SAMPLE_SIZE * (1 - prevalence) / items.size
     log_ev = float(np.sum(special.betaln(alpha + positives, beta + items - positives) - special.betaln(alpha, beta)))
     order = np.sort(s)
-    ranks = 0.5 * (np.searchsorted(order, s, side="left") + np.searchsorted(order, s, side="right"))
-    centres = np.bincount(b, weights=ranks, minlength=edges.size + 1) / items
+    centres = np.bincount(b, weights=_mid_ranks(order, s), minlength=edges.size + 1) / items
     return Binning(edges, positives, items, alpha, beta, log_ev, order, centres)
 
 
@@ -170,7 +190,7 @@ def candidate_binnings(scores, labels):
     counts = [2 ** k for k in range(1, 11) if 2 ** k <= min(MAX_BINS, r / MIN_ITEMS_PER_BIN)] or [2]
     out = {}
     for c in counts:
-        binning = equal_frequency_binning(scores, labels, c, prevalence)
+        binning = class_quantile_binning(scores, labels, c, prevalence)
         out.setdefault(binning.n_bins, binning)  # ties can make two counts the same binning
     return list(out.values())
 
@@ -179,8 +199,8 @@ class _Shift:
     """The pool's score log-likelihood in δ given the rates p (M, B) of one binning, vectorised over draws."""
 
     def __init__(self, rates, binning, pool_counts, power):
-        self.p = np.clip(rates, EPS, 1 - EPS)
-        self.pi_ref = (self.p @ binning.items / binning.items.sum())[:, None]
+        self.p = rates
+        self.pi_ref = binning.prevalence(rates)[:, None]
         self.a = self.p / self.pi_ref - (1 - self.p) / (1 - self.pi_ref)  # d ratio / d π_pool
         self.counts, self.power = pool_counts, power
 
@@ -229,7 +249,9 @@ def _draw(binnings, probs, pool_scores, power, draws, rng):
     delta, log_ratio = np.zeros(draws), np.zeros(draws)
     for j in np.unique(k):
         rows, b = np.flatnonzero(k == j), binnings[j]
-        p = rng.beta(b.alpha + b.positives, b.beta + b.items - b.positives, size=(rows.size, b.n_bins))
+        # kept off 0 and 1 (a Beta with a small α underflows), so that every logit below is finite
+        p = np.clip(rng.beta(b.alpha + b.positives, b.beta + b.items - b.positives, size=(rows.size, b.n_bins)),
+                    EPS, 1 - EPS)
         shift = _Shift(p, b, np.bincount(b.bin_of(pool_scores), minlength=b.n_bins).astype(float), power)
         mode, sd = shift.laplace()
         d = mode + sd * rng.standard_normal(rows.size)
@@ -245,15 +267,17 @@ def _pool_log_odds(binnings, draws, scores):
     for j in np.unique(k):
         rows = np.flatnonzero(k == j)
         b = binnings[j]
-        left, t = b.interpolation(scores)
-        logit = special.logit(np.clip(draws[rows, 2:2 + b.n_bins], EPS, 1 - EPS))
-        out[rows] = (1 - t) * logit[:, left] + t * logit[:, np.minimum(left + 1, b.n_bins - 1)] + draws[rows, 1:2]
+        out[rows] = b.interpolate(special.logit(draws[rows, 2:2 + b.n_bins]), scores) + draws[rows, 1:2]
     return out
 
 
-def fit_reference(scores, labeled_index, labeled_value, reference_scores, reference_labels, *, name="reference",
+def fit_reference(scores, labeled_index, labeled_value, reference_scores, reference_labels, *, name=NAME,
                   draws=1000, rng=None):
     """Posterior draws of the pool's p(y = 1 | s) from a labeled reference set under prior shift (module docstring).
+
+    The map is BBQ (Naeini et al. 2015, §3, eq. 4) on the reference; the
+    shift is Saerens et al. (2002)'s, eqs. 2.4 (posteriors) and 2.7 (the
+    pool's score likelihood).
 
     Parameters
     ----------
@@ -281,10 +305,18 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         ``loo`` (n,); ``diagnostics`` with the reference's size and
         prevalence, the binnings' posterior probabilities, the pool scores'
         weight min(1, R/N), ESS and Pareto k̂.
+
+    Raises
+    ------
+    ValueError
+        If the reference labels do not hold both classes (checked with a
+        message for users by :func:`spe.inputs.normalize_reference`).
     """
     rng = np.random.default_rng(rng)
     s = np.asarray(scores, dtype=float)
     ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
+    if not (np.any(ref_y == 0) and np.any(ref_y == 1)):
+        raise ValueError("the reference labels must hold both classes")
     binnings = candidate_binnings(ref_s, ref_y)
     log_ev = np.array([b.log_evidence for b in binnings])
     probs = np.exp(log_ev - special.logsumexp(log_ev))
@@ -294,9 +326,9 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     y = np.asarray(labeled_value, dtype=int)
     z = s[np.asarray(labeled_index, dtype=int)]
     log_lik = special.log_expit(np.where(y == 1, 1.0, -1.0)[None, :] * _pool_log_odds(binnings, u, z))
-    weights, pareto_k = psis(log_ratio + log_lik.sum(axis=1))
-    log_evidence = float(special.logsumexp(log_ratio + log_lik.sum(axis=1)) - special.logsumexp(log_ratio)) \
-        if y.size else 0.0
+    log_posterior = log_ratio + log_lik.sum(axis=1)  # importance ratios of the draws given the pool's labels too
+    weights, pareto_k = psis(log_posterior)
+    log_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
 
     def probability(d, v):
         return special.expit(_pool_log_odds(binnings, np.asarray(d, dtype=float), v))
@@ -326,6 +358,6 @@ def _constrained(binnings, u):
     k = u[:, 0].astype(int)
     for j in np.unique(k):
         rows, b = np.flatnonzero(k == j), binnings[j]
-        pi_ref = np.clip(u[np.ix_(rows, 2 + np.arange(b.n_bins))] @ b.items / b.items.sum(), EPS, 1 - EPS)
+        pi_ref = b.prevalence(u[rows, 2:2 + b.n_bins])
         out[rows] = np.column_stack([u[rows, 1], pi_ref, special.expit(special.logit(pi_ref) + u[rows, 1])])
     return out
