@@ -10,6 +10,7 @@ import spe
 from spe.cli import main
 from spe.exceptions import SpeInputError
 from spe.inputs import normalize_reference
+from spe.models import reference
 from spe.models.reference import SHIFT_PRIOR_SD, candidate_binnings, class_quantile_binning, fit_reference
 
 
@@ -66,6 +67,21 @@ def test_prior_shift_is_recovered_from_the_pool_scores_alone():
     assert w @ shift == pytest.approx(special.logit(0.35) - special.logit(0.1), abs=0.15)
     assert w @ pi_ref == pytest.approx(ref_y.mean(), abs=0.01)
     assert model.log_evidence == 0.0  # no labels: nothing to weigh
+
+
+def test_the_proposal_follows_a_large_prior_shift_and_says_when_it_cannot(monkeypatch):
+    rng = np.random.default_rng(7)
+    ref_s, ref_y = pool(20000, 0.05, rng)
+    s, y = pool(60000, 0.3, rng)
+    model = fit_reference(s, np.zeros(0, int), np.zeros(0, int), ref_s, ref_y, draws=1000, rng=1)
+    assert model.diagnostics["ess"] > 300 and model.diagnostics["pareto_k"] < 0.7
+    assert model.weights @ model.constrained_draws[:, 2] == pytest.approx(y.mean(), abs=0.01)
+    # the rates drawn from their posterior given the reference alone (no tilt, no pilot): the weights collapse
+    monkeypatch.setattr(reference, "TILT_ROUNDS", 0)
+    monkeypatch.setattr(reference, "DEFENSIVE", 1.0)
+    with pytest.warns(spe.ImportanceSamplingWarning, match="reference set's importance sampling is unreliable"):
+        crude = fit_reference(s, np.zeros(0, int), np.zeros(0, int), ref_s, ref_y, draws=1000, rng=1)
+    assert crude.diagnostics["ess"] < 50
 
 
 def _brute_force_evidence(b, pool_counts, power, y, labeled_scores, n_draws, rng):

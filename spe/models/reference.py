@@ -42,11 +42,18 @@ known no better than the map it rests on, learned from R items (a
 coarsened posterior, Miller & Dunson 2019, as :mod:`spe.check` does for the
 SPE mixture). δ ~ N(0, 1.5²), the ``calibrated`` model's intercept prior.
 
-Posterior draws: the binning B and the rates p from their exact posterior
-given the reference; δ from a Laplace approximation of its conditional
-given the pool's scores (Newton's method, vectorised over draws); every
-draw weighted by the exact ratio of the joint posterior to that proposal
-times p(Y_L | p, δ), the pool's labels, with Pareto smoothing. The evidence
+Posterior draws by importance sampling, with a proposal that follows the
+pool's scores as well as the reference: the binning from an estimate of its
+posterior given both (with a defensive share of its posterior given the
+reference alone); the rates from their Beta posteriors given the reference,
+each tilted to the pool's score likelihood by matching its first two
+derivatives (under a prior shift the pool's scores move the rates too: with
+the reference-only Betas the effective sample size fell to 14 of 1,000 for a
+reference at prevalence 0.05 and a pool at 0.3); δ from a Laplace
+approximation of its conditional given the rates and the pool's scores
+(Newton's method, vectorised over draws). Every draw is weighted by the
+exact ratio of the joint posterior to that proposal times p(Y_L | p, δ),
+the pool's labels, with Pareto smoothing; k̂ > 0.7 warns. The evidence
 is the importance-sampling estimate of p(Y_L | S, reference), comparable
 with the other score models' p(Y_L | S): a reference whose map predicts the
 pool's labels badly (concept shift, another classifier, another labeling
@@ -55,12 +62,14 @@ guideline) loses weight in the average, and the summary says so.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special, stats
 
-from ..inference.importance import psis, psis_loo
+from ..exceptions import ImportanceSamplingWarning
+from ..inference.importance import PARETO_K_GOOD, psis, psis_loo
 from .average import systematic_resample
 from .base import FittedScoreModel
 
@@ -80,6 +89,12 @@ MIN_ITEMS_PER_BIN = 10
 MAX_BINS = 1024
 #: Newton steps for the mode of δ.
 NEWTON_STEPS = 40
+#: Fixed-point rounds placing the tilted Beta proposal of the rates (:func:`_tilted_beta`).
+TILT_ROUNDS = 4
+#: Draws per binning that estimate how much the pool's scores reweigh the binnings (:func:`_binning_proposal`).
+PILOT_DRAWS = 200
+#: Share of the binnings' proposal kept on their posterior given the reference alone (:func:`_binning_proposal`).
+DEFENSIVE = 0.2
 #: Probabilities are kept this far from 0 and 1 before taking logits.
 EPS = 1e-12
 
@@ -237,26 +252,105 @@ class _Shift:
         return delta, 1 / np.sqrt(-np.minimum(self.derivatives(delta)[1], -1e-12))
 
 
-def _draw(binnings, probs, pool_scores, power, draws, rng):
-    """Proposal draws: binning k ~ p(k | reference), rates ~ their Beta posteriors, δ ~ its Laplace approximation.
+def _tilted_beta(binning, pool_counts, power):
+    """Beta parameters (a (B,), b (B,)) for the proposal of the rates given the reference *and* the pool's scores.
 
-    Returns (k (M,), rates (M, B_max) NaN-padded, δ (M,), log ratios (M,) of the posterior given the reference
-    and the pool's scores to the proposal, up to a constant).
+    The rates' posterior given the reference alone is Beta(a₀, b₀) per bin;
+    the pool's scores multiply it by r_b(p, δ)^(power · N_b), where
+    r_b = c₁ p_b + c₀ (1 − p_b), c₁ = π_pool / π_ref, c₀ = (1 − π_pool) / (1 − π_ref)
+    (Saerens et al. 2002, eq. 2.7). Under a prior shift (c₁ ≠ c₀) that factor
+    moves and narrows every bin's rate, and the reference-only Beta is a
+    poor proposal (ESS 14 of 1,000 for a reference at 0.05 and a pool at 0.3).
+    Here log r_b is replaced by A log p + C log(1 − p), matching its first and
+    second derivatives in p at the current rates, with (π_ref, δ) at their
+    values there (δ by :meth:`_Shift.laplace`), a few fixed-point rounds from
+    the reference-only means. The tilt is kept from removing more than half
+    of a Beta parameter; the importance weights correct what it misses.
     """
-    k = np.sort(systematic_resample(probs, draws, rng))
+    a0 = binning.alpha + binning.positives
+    b0 = binning.beta + binning.items - binning.positives
+    a, b = a0, b0
+    for _ in range(TILT_ROUNDS):
+        p = a / (a + b)
+        shift = _Shift(p[None, :], binning, pool_counts, power)
+        delta = shift.laplace()[0]
+        pi_ref = shift.pi_ref[0, 0]
+        pi = special.expit(special.logit(pi_ref) + delta[0])
+        first, second = _pool_term_derivatives(p, binning, pool_counts, power, pi_ref, pi)
+        a = np.maximum(a0 + p ** 2 * first - p ** 2 * (1 - p) * second, 0.5 * a0)
+        b = np.maximum(b0 - (1 - p) ** 2 * (p * second + first), 0.5 * b0)
+    return a, b
+
+
+def _pool_term_derivatives(p, binning, pool_counts, power, pi_ref, pi):
+    """Derivatives in each rate p_b of power · Σ_b N_b log r_b at fixed δ: first (B,) and the diagonal second (B,).
+
+    π_ref = Σ n_b p_b / R moves with every rate (and π_pool with it, δ fixed), which adds n_b / R · G to each first
+    derivative; that term's share of the second derivative, O((n_b / R)²), is left out.
+    """
+    c1, c0 = pi / pi_ref, (1 - pi) / (1 - pi_ref)
+    m, d = power * pool_counts, c1 - c0
+    r = c0 + d * p
+    d_pi = pi * (1 - pi) / (pi_ref * (1 - pi_ref))  # dπ_pool / dπ_ref at fixed δ
+    d_c1 = (d_pi * pi_ref - pi) / pi_ref ** 2
+    d_c0 = ((1 - pi) - d_pi * (1 - pi_ref)) / (1 - pi_ref) ** 2
+    common = np.sum(m * (p * d_c1 + (1 - p) * d_c0) / r)
+    return m * d / r + binning.items / binning.items.sum() * common, -m * d ** 2 / r ** 2
+
+
+def _draw_rates_and_shift(binning, tilt, pool_counts, power, n, rng):
+    """n proposal draws of one binning's rates (the Betas ``tilt`` = :func:`_tilted_beta`) and δ (Laplace given
+    the rates).
+
+    Returns (rates (n, B), δ (n,), log ratios (n,) of the posterior given the reference and the pool's scores to
+    the proposal, up to a constant shared by all binnings).
+    """
+    a, c = tilt
+    # kept off 0 and 1 (a Beta with a small α underflows), so that every logit below is finite
+    p = np.clip(rng.beta(a, c, size=(n, binning.n_bins)), EPS, 1 - EPS)
+    shift = _Shift(p, binning, pool_counts, power)
+    mode, sd = shift.laplace()
+    d = mode + sd * rng.standard_normal(n)
+    reference = stats.beta.logpdf(p, binning.alpha + binning.positives,
+                                  binning.beta + binning.items - binning.positives).sum(axis=1)
+    proposal = stats.beta.logpdf(p, a, c).sum(axis=1) + stats.norm.logpdf(d, mode, sd)
+    return p, d, shift.log_density(d) + reference - proposal
+
+
+def _binning_proposal(binnings, log_prior, tilts, counts, power, rng):
+    """Log proposal probabilities of the binnings (K,): an estimate (:data:`PILOT_DRAWS` draws each) of their
+    posterior given the reference *and* the pool's scores, mixed with a share :data:`DEFENSIVE` of their posterior
+    given the reference alone, ``log_prior`` (defensive importance sampling, Hesterberg 1995), in case the
+    estimate is off.
+
+    The pool's scores can move the binnings' posterior far: they favour binnings fine enough to say how the pool's
+    score distribution differs from the reference's (with R = 20,000 and N = 60,000 from 15 bins to 31).
+    """
+    log_z = np.array([special.logsumexp(_draw_rates_and_shift(b, tilt, c, power, PILOT_DRAWS, rng)[2])
+                      for b, tilt, c in zip(binnings, tilts, counts)])
+    log_post = log_prior + log_z
+    return np.logaddexp(np.log(DEFENSIVE) + log_prior if DEFENSIVE > 0 else -np.inf,
+                        np.log1p(-DEFENSIVE) + log_post - special.logsumexp(log_post) if DEFENSIVE < 1 else -np.inf)
+
+
+def _draw(binnings, log_prior, pool_scores, power, draws, rng):
+    """Proposal draws: binning k ~ :func:`_binning_proposal`, then :func:`_draw_rates_and_shift`.
+
+    ``log_prior`` (K,) is log p(k | reference). Returns (k (M,), rates (M, B_max) NaN-padded, δ (M,), log ratios
+    (M,) of the posterior given the reference and the pool's scores to the proposal, up to a constant).
+    """
+    counts = [np.bincount(b.bin_of(pool_scores), minlength=b.n_bins).astype(float) for b in binnings]
+    tilts = [_tilted_beta(b, c, power) for b, c in zip(binnings, counts)]
+    log_q = _binning_proposal(binnings, log_prior, tilts, counts, power, rng)
+    k = np.sort(systematic_resample(np.exp(log_q), draws, rng))
     width = max(b.n_bins for b in binnings)
     rates = np.full((draws, width), np.nan)
     delta, log_ratio = np.zeros(draws), np.zeros(draws)
     for j in np.unique(k):
-        rows, b = np.flatnonzero(k == j), binnings[j]
-        # kept off 0 and 1 (a Beta with a small α underflows), so that every logit below is finite
-        p = np.clip(rng.beta(b.alpha + b.positives, b.beta + b.items - b.positives, size=(rows.size, b.n_bins)),
-                    EPS, 1 - EPS)
-        shift = _Shift(p, b, np.bincount(b.bin_of(pool_scores), minlength=b.n_bins).astype(float), power)
-        mode, sd = shift.laplace()
-        d = mode + sd * rng.standard_normal(rows.size)
-        rates[rows, :b.n_bins], delta[rows] = p, d
-        log_ratio[rows] = shift.log_density(d) - stats.norm.logpdf(d, mode, sd)
+        rows = np.flatnonzero(k == j)
+        rates[rows, :binnings[j].n_bins], delta[rows], log_ratio[rows] = _draw_rates_and_shift(
+            binnings[j], tilts[j], counts[j], power, rows.size, rng)
+        log_ratio[rows] += log_prior[j] - log_q[j]
     return k, rates, delta, log_ratio
 
 
@@ -303,8 +397,14 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         (M, 3) = (δ, π_ref, π_pool) (log-odds, probability, probability);
         ``log_evidence`` = log p(Y_L | S, reference) (0 without labels);
         ``loo`` (n,); ``diagnostics`` with the reference's size and
-        prevalence, the binnings' posterior probabilities, the pool scores'
+        prevalence, the binnings' posterior probabilities (given the
+        reference, the pool's scores and its labels), the pool scores'
         weight min(1, R/N), ESS and Pareto k̂.
+
+    Warns
+    -----
+    ImportanceSamplingWarning
+        When Pareto k̂ > 0.7: the weighted draws are then unreliable.
 
     Raises
     ------
@@ -319,9 +419,9 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         raise ValueError("the reference labels must hold both classes")
     binnings = candidate_binnings(ref_s, ref_y)
     log_ev = np.array([b.log_evidence for b in binnings])
-    probs = np.exp(log_ev - special.logsumexp(log_ev))
+    log_prior = log_ev - special.logsumexp(log_ev)
     power = min(1.0, ref_y.size / s.size)
-    k, rates, delta, log_ratio = _draw(binnings, probs, s, power, draws, rng)
+    k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng)
     u = np.column_stack([k, delta, rates])
     y = np.asarray(labeled_value, dtype=int)
     z = s[np.asarray(labeled_index, dtype=int)]
@@ -341,14 +441,19 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         constrained_draws=constrained,
         diagnostics={"model": name, "reference": {
             "n": int(ref_y.size), "positives": int(ref_y.sum()), "prevalence": float(ref_y.mean()),
-            "bins": {int(b.n_bins): float(p) for b, p in zip(binnings, probs)}, "pool_score_weight": power,
+            "bins": {int(b.n_bins): float(weights[k == j].sum()) for j, b in enumerate(binnings)},
+            "pool_score_weight": power,
             "pareto_k_without_labels": float(psis(log_ratio)[1])},
             "posterior_mean": {"shift": float(mean[0]), "reference_prevalence": float(mean[1]),
                                "pool_prevalence": float(mean[2])},
             "ess": float(1 / np.sum(weights ** 2)), "pareto_k": float(pareto_k),
-            "proposal": "BBQ posterior of the reference map × Laplace in the shift"})
+            "proposal": "BBQ posterior of the reference map tilted by the pool's scores × Laplace in the shift"})
     model.log_evidence = log_evidence
     model.loo = psis_loo(log_lik, weights)[0] if y.size else np.zeros(0)
+    if pareto_k > PARETO_K_GOOD:
+        warnings.warn(f"the reference set's importance sampling is unreliable: Pareto k̂ = {pareto_k:.2f} > "
+                      f"{PARETO_K_GOOD} (ESS {model.diagnostics['ess']:.0f} of {draws}); its bands are only "
+                      "indicative (more draws, --draws, may help)", ImportanceSamplingWarning, stacklevel=2)
     return model
 
 
