@@ -60,7 +60,8 @@ COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type",
            "req1_precision", "req1_recall", "req1_p", "req1_met", "req1_naive_p", "req1_naive_met",
            "req2_precision", "req2_recall", "req2_p", "req2_met", "req2_naive_p", "req2_naive_met",
            "logloss_spe", "logloss_platt", "ap_true", "ap_err", "ap_covered", "auc_true", "auc_lo", "auc_hi",
-           "weight_piecewise", "group", "reference", "weight_reference", "error", "traceback"]
+           "weight_piecewise", "group", "reference", "weight_reference", "ref_prevalence", "ref_ess", "ref_pareto_k",
+           "error", "traceback"]
 
 #: A case is a deep network's when its manifest description says so (its scores are softmax probabilities of a
 #: fine-tuned network: piled near 0 and 1, many distinct values); the summary reports those apart.
@@ -133,7 +134,7 @@ def run_trial(args):
 
 
 def _run_trial(args):
-    case_path, n_labels, seed, draws, level, score_model, reference_split = args
+    case_path, n_labels, seed, draws, level, score_model, reference_split, reference_prevalence = args
     from threadpoolctl import threadpool_limits
 
     # one BLAS thread per worker: the jobs already use the cores, and OpenBLAS threads fighting over them
@@ -154,6 +155,8 @@ def _run_trial(args):
     if reference_split:  # a random half, every label known, is the reference; the other half is the pool
         order = rng.permutation(s.size)
         ref, pool = order[: s.size // 2], np.sort(order[s.size // 2:])
+        if reference_prevalence is not None:
+            ref = shifted_subsample(ref, y, reference_prevalence, rng)
         reference = (s[ref], y[ref])
         s, y = s[pool], y[pool]
     idx = np.sort(rng.choice(s.size, n_labels, replace=False))
@@ -193,6 +196,9 @@ def _run_trial(args):
         "weight_piecewise": weights.get("piecewise", np.nan),
         "reference": reference is not None,
         "weight_reference": weights.get("reference", np.nan),
+        "ref_prevalence": float(reference[1].mean()) if reference is not None else np.nan,
+        "ref_ess": ev.diagnostics.get("reference", {}).get("ess", np.nan),
+        "ref_pareto_k": ev.diagnostics.get("reference", {}).get("pareto_k", np.nan),
         "group": case_group(case_path),
         **requirement_rows(ev, naive_choice, s, y, requirements),
         "logloss_spe": logloss_spe,
@@ -220,6 +226,17 @@ def _run_trial(args):
     }
 
 
+def shifted_subsample(index, labels, prevalence, rng):
+    """A random part of the items ``index`` with the given prevalence: every item of the scarcer class (relative
+    to the target) and as many of the other as that takes; class-conditional score densities are unchanged."""
+    pos, neg = index[labels[index] == 1], index[labels[index] == 0]
+    if pos.size / index.size > prevalence:
+        pos = rng.choice(pos, max(1, round(prevalence / (1 - prevalence) * neg.size)), replace=False)
+    else:
+        neg = rng.choice(neg, max(1, round((1 - prevalence) / prevalence * pos.size)), replace=False)
+    return np.concatenate([pos, neg])
+
+
 def summarise(df):
     g = df.groupby("case")
     per_case = pd.DataFrame({
@@ -233,6 +250,7 @@ def summarise(df):
         "prev_err": g["prev_err"].mean(),
         "w_piecewise": g["weight_piecewise"].mean() if "weight_piecewise" in df else np.nan,
         "w_reference": g["weight_reference"].mean() if "weight_reference" in df else np.nan,
+        "ref_k": g["ref_pareto_k"].max() if "ref_pareto_k" in df else np.nan,
         "sec": g["seconds"].mean(),
     })
     return per_case
@@ -254,6 +272,9 @@ def main(argv=None):
                     help="split each pool at random: one half, every label known, is the reference set "
                          "(spe.evaluate's reference=), the other half is the pool with n random labels; the truth "
                          "and labeled-only are the pool half's")
+    ap.add_argument("--reference-prevalence", type=float, metavar="P",
+                    help="with --reference-split: keep a random part of the reference half with prevalence P (all "
+                         "of one class, part of the other), a prior shift between the reference and the pool")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "accuracy.csv")
     ap.add_argument("--plot", type=Path, metavar="OUT.png",
@@ -270,7 +291,10 @@ def main(argv=None):
         paths = [p for p in paths if p.stem in set(args.cases)]
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
-    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model, args.reference_split)
+    if args.reference_prevalence is not None and not (args.reference_split and 0 < args.reference_prevalence < 1):
+        ap.error("--reference-prevalence needs --reference-split and a value in (0, 1)")
+    tasks = [(str(p), n, seed, args.draws, args.level, args.score_model, args.reference_split,
+              args.reference_prevalence)
              for p in paths for n in args.labels
              for seed in range(args.seed_start, args.seed_start + args.seeds)]
     print(f"{len(paths)} cases × {len(args.labels)} label counts × {args.seeds} seeds = {len(tasks)} estimates",

@@ -31,6 +31,8 @@ from .select import parse_families
 
 #: The score models ``score_model="average"`` averages by evidence (``"reference"`` only with a reference set).
 SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative", "reference")
+#: The score models that need the SPE mixture fitted (the others skip its fit, the slow part of an estimate).
+MIXTURE_MODELS = ("mixture", "hybrid")
 
 #: Score models fitted by :func:`spe.models.link.fit_link`, on the feature and with the priors of ``calibrated``
 #: (``platt`` for decision values).
@@ -524,7 +526,7 @@ def _score_model_names(score_model, score_type, mixture, reference):
         m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision")
         and not (m == "reference" and reference is None))
     if mixture is None:
-        names = tuple(m for m in names if m not in ("mixture", "hybrid")) or ("platt",)
+        names = tuple(m for m in names if m not in MIXTURE_MODELS) or ("platt",)
     return names
 
 
@@ -533,8 +535,9 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     average those that pass by their evidence (see :func:`evaluate`)."""
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     draws, score_type = options["draws"], options["score_type"]
-    mixture, mixture_warnings, sampling = _fit_mixture_recording_warnings(s, s_sorted, index, value, options,
-                                                                          fit_rng)
+    mixture, mixture_warnings, sampling = (
+        _fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
+        if score_model in ("average",) + MIXTURE_MODELS else (None, [], []))
     # each feature is computed once (a pass or two over the N scores) and shared by the models that read it
     features = {
         "hybrid": functools.cache(lambda: _mixture_log_odds_feature(mixture, s_sorted)),
@@ -567,6 +570,8 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
                                prior=_model_prior(fitted))
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
+    if mixture is None and score_model not in ("average",) + MIXTURE_MODELS:
+        diagnostics["mixture_not_fitted"] = f"the score model {score_model!r} does not use it"
     messages += _uninformative_message(diagnostics) + _reference_message(diagnostics)
     diagnostics.update(_reference_diagnostics(fitted, diagnostics))
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
@@ -663,6 +668,7 @@ def _reference_diagnostics(fitted, diagnostics):
     for fm, entry in zip(fitted, diagnostics["score_models"]):
         if fm.name == REFERENCE_NAME:
             return {"reference": dict(fm.diagnostics["reference"], **fm.diagnostics["posterior_mean"],
+                                      ess=fm.diagnostics["ess"], pareto_k=fm.diagnostics["pareto_k"],
                                       weight=entry["weight"])}
     return {}
 

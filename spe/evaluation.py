@@ -816,7 +816,8 @@ class Evaluation:
         """The summary's lines on the SPE mixture: its families and its histogram check, or why it is absent."""
         d = self.diagnostics
         if self.families.get("negative") is None:
-            why = "all scores are equal" if d.get("inference") == "exact" else "no family pair fits these scores"
+            why = ("all scores are equal" if d.get("inference") == "exact" else
+                   d.get("mixture_not_fitted", "no family pair fits these scores"))
             return [f"SPE mixture: not fitted ({why})"]
         lines = [f"SPE mixture: {self.families['negative']} (negative) and {self.families['positive']} (positive)"
                  + (f", chosen from {d['family_pairs_tried']} family pairs by BIC"
@@ -839,7 +840,7 @@ class Evaluation:
         if d.get("inference") == "exact":
             return f"posterior: {d.get('draws')} exact draws of the prevalence (Beta posterior of the labels)"
         if d.get("inference") == "grid":
-            return f"posterior: {d.get('draws')} draws of the recalibrations (exact on a grid)"
+            return f"posterior: {d.get('draws')} draws of the score models without the SPE mixture"
         if d.get("inference") == "nuts":
             nuts = d.get("nuts", {})
             quality = (f"R-hat {nuts.get('r_hat', float('nan')):.3f}, {nuts.get('divergences', 0)} divergences, "

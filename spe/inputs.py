@@ -353,7 +353,8 @@ def _ranking_warnings(pos_s, neg_s):
     out = []
     if pos_s.min() > neg_s.max():
         out.append("the labeled items are perfectly separated by the score: the curve near the boundary between "
-                   "the classes rests on the mixture model; more labels near the boundary would test it")
+                   "the classes rests on the score models (and on the reference set, if one is given), not on these labels; "
+                   "more labels near the boundary would test it")
     test = stats.mannwhitneyu(pos_s, neg_s, alternative="less")
     if test.pvalue < BACKWARDS_P_VALUE:
         auc = labeled_auc(pos_s, neg_s)

@@ -356,3 +356,20 @@ def test_an_informative_classifier_leaves_the_null_model_no_weight():
     weights = {m["model"]: m["weight"] for m in ev.diagnostics["score_models"]}
     assert weights["prevalence only"] < 0.01
     assert ev.roc_auc().lo > 0.8
+
+
+def test_a_score_model_that_does_not_use_the_mixture_skips_its_fit(monkeypatch):
+    """``score_model="platt"`` (or any model but the mixture and the hybrid) never fits the SPE mixture, the
+    slow part of an estimate, and the summary says why it is absent."""
+    import spe.api
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the SPE mixture was fitted")
+
+    monkeypatch.setattr(spe.api, "fit_mixture", refuse)
+    s, y = simulate(800, 0.3, 0)
+    ev = _quiet(s, _labels(y, 30, 1), draws=300, rng=0, score_model="platt")
+    assert ev.families == {"negative": None, "positive": None}
+    assert "SPE mixture: not fitted (the score model 'platt' does not use it)" in ev.summary()
+    with pytest.raises(AssertionError, match="the SPE mixture was fitted"):
+        _quiet(s, _labels(y, 30, 1), draws=300, rng=0, score_model="hybrid")
