@@ -1,0 +1,124 @@
+"""Same seed, same JSON: snapshot ``spe.evaluate(...).to_dict()`` on every shared case, and compare snapshots.
+
+A refactor must not change any number. This script runs the estimate a
+user would on every case in ``../shared/cases/`` (or --cases-dir): n random
+labels (default 20, drawn with a seed fixed per case), the default score
+model, a fixed ``rng``; and writes each result's JSON (the CLI/JSON contract
+of ``../shared/DESIGN.md``, ``Evaluation.to_dict``) to ``OUT/<case>.json``.
+Run it on the code before and after the change, then compare:
+
+    git worktree add --detach /tmp/old <commit before the change>
+    PYTHONPATH=/tmp/old python benchmarks/same_json.py --out /tmp/before
+    PYTHONPATH=. python benchmarks/same_json.py --out /tmp/after
+    python benchmarks/same_json.py --compare /tmp/before /tmp/after
+
+(``PYTHONPATH`` says which ``spe`` is measured: a script in ``benchmarks/``
+otherwise imports whichever ``spe`` is installed.)
+
+The comparison is exact (every key, every float bit for bit) and prints the
+first differing path of each case that differs; exit 1 if any does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
+
+
+def snapshot(case_path, out_dir, n_labels, seed):
+    """Write the JSON of one case's estimate to ``out_dir/<case>.json``; return the case's name."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)  # the jobs already use the cores
+    import spe
+
+    df = pd.read_csv(case_path)
+    s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
+    name = Path(case_path).stem
+    rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])
+    idx = np.sort(rng.choice(s.size, n_labels, replace=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, (idx, y[idx]), rng=seed, workers=1)
+    (Path(out_dir) / f"{name}.json").write_text(json.dumps(ev.to_dict(), sort_keys=True))
+    return name
+
+
+def first_difference(a, b, path="$"):
+    """The JSON path of the first place where ``a`` and ``b`` differ, or None."""
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{path}.{key}: only in {'after' if key not in a else 'before'}"
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} vs {len(b)} items"
+        for k, (u, v) in enumerate(zip(a, b)):
+            found = first_difference(u, v, f"{path}[{k}]")
+            if found:
+                return found
+        return None
+    return None if a == b or (a != a and b != b) else f"{path}: {a!r} vs {b!r}"
+
+
+def compare(before, after):
+    """Print each case whose JSON differs (and where); return the number that differ."""
+    names = sorted({p.name for p in Path(before).glob("*.json")} | {p.name for p in Path(after).glob("*.json")})
+    differ = 0
+    for name in names:
+        a, b = Path(before) / name, Path(after) / name
+        if not (a.exists() and b.exists()):
+            print(f"{name}: only in {'after' if not a.exists() else 'before'}")
+            differ += 1
+            continue
+        found = first_difference(json.loads(a.read_text()), json.loads(b.read_text()))
+        if found:
+            print(f"{name}: {found}")
+            differ += 1
+    print(f"{len(names) - differ} of {len(names)} cases identical")
+    return differ
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
+    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
+    ap.add_argument("--labels", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", type=Path, help="directory for the snapshot")
+    ap.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
+    args = ap.parse_args(argv)
+    if args.compare:
+        sys.exit(1 if compare(*args.compare) else 0)
+    if args.out is None:
+        ap.error("give --out DIR (a snapshot) or --compare BEFORE AFTER")
+    paths = sorted(args.cases_dir.glob("*.csv"))
+    if args.cases:
+        paths = [p for p in paths if p.stem in set(args.cases)]
+    args.out.mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(snapshot, str(p), str(args.out), args.labels, args.seed) for p in paths]
+        for f in futures:
+            print(f"  {f.result()}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
