@@ -55,7 +55,7 @@ def best_slope(f, y):
 
 def run_case(args):
     case_path, label_counts, seeds, draws, level = args
-    from spe.api import _log_odds_feature  # the score read as log-odds, exactly as `calibrated` reads it
+    from spe.models.features import log_odds_feature  # the score read as log-odds, as `calibrated` reads it
     from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
     from spe.metrics import RECALL_GRID, sample_performance, weighted_quantile
     from spe.models.recalibration import PRIORS, RecalibrationPrior, fit_recalibration
@@ -63,7 +63,7 @@ def run_case(args):
     df = pd.read_csv(case_path)
     s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
     name = Path(case_path).stem
-    feature = _log_odds_feature(s, "auto")
+    feature = log_odds_feature(s, "auto")
     b_all = best_slope(feature(s), y)
     truth = pr_curve_from_labels(s, y)
     variants = {"default": (feature, PRIORS["calibrated"]),

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
 
 from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation, _check_level
@@ -19,104 +17,15 @@ from .metrics import sample_performance
 from .models.average import average_models
 from .models.constant import NAME as UNINFORMATIVE_NAME
 from .models.constant import fit_constant
-from .models.mixture import SCORE_TYPES, logit_clip, resolve_score_type  # noqa: F401  (public here too)
-from .models.mixture import outward_envelope, pivot_index, resolve_score_reading, sorted_quantile
-from .models.contaminated import fit_contaminated
-from .models.piecewise import fit_piecewise
-from .models.recalibration import PRIORS, fit_recalibration
+from .models.features import LabeledScores
+from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_type  # noqa: F401  (public here too)
 from .models.reference import NAME as REFERENCE_NAME
-from .models.reference import fit_reference
+from .models.registry import REGISTRY, score_model_names
 from .parallel import resolve_workers, usable_cpus
 from .select import parse_families
 
-#: The score models ``score_model="average"`` averages by evidence (``"reference"`` only with a reference set).
-SCORE_MODELS = ("mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated", "uninformative", "reference")
-#: The score models that need the SPE mixture fitted (the others skip its fit, the slow part of an estimate).
-MIXTURE_MODELS = ("mixture", "hybrid")
-
-#: Score models fitted by :func:`spe.models.link.fit_link`, on the feature and with the priors of ``calibrated``
-#: (``platt`` for decision values).
-LINK_MODELS = {"piecewise": fit_piecewise, "contaminated": fit_contaminated}
 
 __all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
-
-
-def _log_odds_feature(scores, score_type="auto"):
-    """The score read as log-odds: the logit of probability scores, else the score itself."""
-    s = np.asarray(scores, dtype=float)
-    if resolve_score_type(s, score_type) == "probability":
-        eps = logit_clip(s)
-        return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
-    return lambda v: np.asarray(v, dtype=float)
-
-
-def _standardized_feature(scores, score_type="auto"):
-    """The log-odds feature centred at its median and scaled by its standard deviation over all N items."""
-    base = _log_odds_feature(scores, score_type)
-    z = base(scores)
-    centre, spread = float(np.median(z)), float(np.std(z))
-    spread = spread if spread > 0 else 1.0
-    return lambda v: (base(v) - centre) / spread
-
-
-def _mixture_log_odds_feature(mixture_model, scores):
-    """The SPE mixture's log-odds at its MAP, made non-decreasing in the score: the hybrid's input.
-
-    L(s) = log π p₁(s) − log (1 − π) p₀(s) at the MAP of the plain
-    (untempered) posterior, clipped to ±50: in Raina et al.'s hybrid the
-    generative part is fitted on all the data at full weight, and the
-    discriminative offset and slope correct it with the labels.
-
-    The input is the monotone envelope L̃ of L taken outward from the pool's
-    median score m (:func:`spe.models.mixture.outward_envelope`): for s ≥ m,
-    L̃(s) = max of L(s') over pool scores m ≤ s' ≤ s; for s < m, the min
-    over s ≤ s' ≤ m; interpolated linearly between the N pool scores
-    (constant beyond them). A classifier ranks items sensibly, but two
-    fitted families need not: a negative family with a heavier upper tail
-    than the positive one makes L fall at the top scores (the hybrid would
-    call the highest-scored items less likely positive than those below
-    them), and one whose density vanishes at the lowest scores (a gamma
-    with shape > 1) makes L rise there. The envelope keeps L where it
-    already rises, holds the top at the highest log-odds reached below it
-    and the bottom at the lowest reached above it. (An isotonic regression
-    of L pools an interior bump with its neighbours and was worse on the
-    benchmark.)
-
-    Parameters
-    ----------
-    mixture_model : FittedScoreModel
-        The fitted SPE mixture (:func:`spe.fit.fit_mixture`).
-    scores : array, shape (N,)
-        All scores of the pool, score units: where the envelope is taken.
-        Sorted ascending saves a sort (:func:`evaluate` passes them so).
-
-    Returns
-    -------
-    callable
-        scores (B,) in score units → L̃ (B,), log-odds (natural log).
-    """
-    d = mixture_model.details
-    mix, space = d["mixture"], d["space"]
-    u = d.get("u_map_untempered", d["u_map"])[None, :]
-    pi, th0, th1, _ = mix.unpack(u)
-
-    def log_odds(v):
-        x = space.to_model(v)
-        with np.errstate(invalid="ignore"):
-            lo = ((np.log(pi)[:, None] + mix.positive.logpdf(th1, x))
-                  - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
-        return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
-
-    ss = np.asarray(scores, dtype=float)
-    if np.any(ss[1:] < ss[:-1]):
-        ss = np.sort(ss)
-    grid = ss[np.concatenate([[True], ss[1:] != ss[:-1]])]  # the distinct scores
-    envelope = outward_envelope(log_odds(grid), pivot_index(grid, sorted_quantile(ss, [0.5])[0]))
-
-    def feature(v):
-        return np.interp(np.asarray(v, dtype=float), grid, envelope)
-
-    return feature
 
 
 #: ``score_bins="auto"`` and ``likelihood_bins="auto"``: above this many distinct scores, draw the labels per
@@ -261,7 +170,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         others), hence the default.
     score_model : str
         Which model of p(y = 1 | s) turns the scores into label draws: one of
-        :data:`SCORE_MODELS` or ``"average"``.
+        the registered score models (:func:`spe.models.registry.score_model_names`)
+        or ``"average"``.
         ``"mixture"`` is the paper's SPE alone; ``"hybrid"``, ``"calibrated"``
         and ``"platt"`` are the logistic recalibrations of
         :mod:`spe.models.recalibration`; ``"piecewise"`` is Zhang & Yang's
@@ -403,7 +313,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = _check_level(level)
-    _check_choice("score_model", score_model, ("average",) + SCORE_MODELS)
+    _check_choice("score_model", score_model, ("average",) + score_model_names())
     _check_choice("inference", inference, ("importance", "nuts"))
     _check_choice("proposal", proposal, ("full", "diagonal"))
     s = as_scores(scores)
@@ -519,48 +429,33 @@ def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
             [str(w.message) for w in found if issubclass(w.category, ImportanceSamplingWarning)])
 
 
-def _score_model_names(score_model, score_type, mixture, reference):
-    """The score models to fit: the one asked for, or all that ``"average"`` averages (``"reference"`` only with
-    a reference set); without a mixture, those that do not need it."""
+def _score_model_names(score_model, data):
+    """The score models to fit: the one asked for, or all that ``"average"`` averages for these data; without a
+    mixture, those that do not need it."""
     names = (score_model,) if score_model != "average" else tuple(
-        m for m in SCORE_MODELS if not (m == "calibrated" and score_type == "decision")
-        and not (m == "reference" and reference is None))
-    if mixture is None:
-        names = tuple(m for m in names if m not in MIXTURE_MODELS) or ("platt",)
+        name for name, m in REGISTRY.items() if m.averaged(data))
+    if data.mixture is None:
+        names = tuple(m for m in names if not REGISTRY[m].uses_mixture) or ("platt",)
     return names
+
+
+def _uses_mixture(score_model):
+    """Whether ``score_model`` (a name or ``"average"``) needs the SPE mixture fitted."""
+    return score_model == "average" or REGISTRY[score_model].uses_mixture
 
 
 def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None):
     """Fit the SPE mixture and the recalibrations, criticise each against the labels and the histogram, and
     average those that pass by their evidence (see :func:`evaluate`)."""
     fit_rng, recal_rng, avg_rng, check_rng = rngs
-    draws, score_type = options["draws"], options["score_type"]
-    mixture, mixture_warnings, sampling = (
+    draws = options["draws"]
+    data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference)
+    data.mixture, mixture_warnings, sampling = (
         _fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
-        if score_model in ("average",) + MIXTURE_MODELS else (None, [], []))
-    # each feature is computed once (a pass or two over the N scores) and shared by the models that read it
-    features = {
-        "hybrid": functools.cache(lambda: _mixture_log_odds_feature(mixture, s_sorted)),
-        "calibrated": functools.cache(lambda: _log_odds_feature(s, score_type)),
-        "platt": functools.cache(lambda: _standardized_feature(s, score_type)),
-    }
-    # the link models read the score as "calibrated" does, with its prior; decision values as "platt" does
-    link_base = "platt" if score_type == "decision" else "calibrated"
-
-    def fit(name, rng):
-        if name == "mixture":
-            return mixture
-        if name == "uninformative":
-            return fit_constant(value, draws=draws, rng=rng)
-        if name == "reference":
-            return fit_reference(s, index, value, *reference, draws=draws, rng=rng)
-        if name in LINK_MODELS:  # None when the scores leave it nothing to fit
-            return LINK_MODELS[name](features[link_base](), s, index, value, prior=PRIORS[link_base], draws=draws,
-                                     rng=rng)
-        return fit_recalibration(name, features[name](), s, index, value, draws=draws, rng=rng)
-
-    names = _score_model_names(score_model, score_type, mixture, reference)
-    fitted = [fit(name, stream) for name, stream in zip(names, recal_rng.spawn(len(names)))]
+        if _uses_mixture(score_model) else (None, [], []))
+    mixture = data.mixture
+    names = _score_model_names(score_model, data)
+    fitted = [REGISTRY[name].fit(data, stream) for name, stream in zip(names, recal_rng.spawn(len(names)))]
     fitted = [m for m in fitted if m is not None]
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
@@ -570,7 +465,7 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
                                prior=_model_prior(fitted))
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
-    if mixture is None and score_model not in ("average",) + MIXTURE_MODELS:
+    if mixture is None and not _uses_mixture(score_model):
         diagnostics["mixture_not_fitted"] = f"the score model {score_model!r} does not use it"
     messages += _uninformative_message(diagnostics) + _reference_message(diagnostics)
     diagnostics.update(_reference_diagnostics(fitted, diagnostics))

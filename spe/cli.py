@@ -144,17 +144,10 @@ def _add_model_options(p):
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
                         "bar)")
-    p.add_argument("--score-model", default="average",
-                   choices=["average", "mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated",
-                            "uninformative", "reference"],
-                   help="model of p(y=1 | score): 'mixture' is the paper's SPE alone; 'hybrid' recalibrates the "
-                        "mixture's log-odds, 'calibrated' reads the score as log-odds up to a shift and slope, "
-                        "'platt' is Bayesian Platt scaling, 'piecewise' lets the slope change at the 10/50/90%% "
-                        "score quantiles (over- and under-confidence at once, as deep networks are), "
-                        "'contaminated' adds an unknown floor and ceiling to the probability (label noise), "
-                        "'uninformative' says the scores carry no information (prevalence only), 'reference' is "
-                        "--reference's calibration map alone; 'average' "
-                        "(default) weighs them all by how well they predicted the labels")
+    p.add_argument("--score-model", default="average", choices=["average", *_score_models()],
+                   help="model of p(y=1 | score): "
+                        + "; ".join(f"'{name}': {m.about}" for name, m in _score_models().items()).replace("%", "%%")
+                        + "; 'average' (default) weighs them all by how well they predicted the labels")
     p.add_argument("--no-tempering", action="store_true",
                    help="keep the paper's mixture posterior even when its densities fail the check against the "
                         "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
@@ -198,6 +191,13 @@ def _family_names():
     from .families import family_names
 
     return family_names()
+
+
+def _score_models():
+    """The registered score models by name (:mod:`spe.models.registry`)."""
+    from .models.registry import REGISTRY
+
+    return REGISTRY
 
 
 class _Parser(argparse.ArgumentParser):

@@ -7,10 +7,11 @@ import pytest
 from scipy import special
 
 import spe
-from spe.api import _mixture_log_odds_feature
 from spe.baselines import pr_curve_from_labels
 from spe.exceptions import SpeInputError, SpeWarning
 from spe.fit import fit_mixture
+from spe.models.features import mixture_log_odds_feature
+from spe.models.registry import REGISTRY, ScoreModel, score_model_names
 
 from .conftest import case_slice, simulate
 
@@ -109,7 +110,7 @@ def test_no_labels_warns_and_answers():
     assert any("no labeled items" in w for w in ev.warnings)
     # without labels no model can be preferred: equal weights, and a wide interval that holds the truth
     weights = [m["weight"] for m in ev.diagnostics["score_models"]]
-    without_reference = [m for m in spe.api.SCORE_MODELS if m != "reference"]  # no reference set given
+    without_reference = [m for m in score_model_names() if m != "reference"]  # no reference set given
     assert len(weights) == len(without_reference) and np.allclose(weights, 1 / len(weights))
     prev = ev.prevalence()
     assert prev.lo <= y.mean() <= prev.hi and prev.hi - prev.lo > 0.3
@@ -296,7 +297,7 @@ def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
     raw = np.clip(special.logit(d["mixture"].positive_probability(d["u_map_untempered"][None, :],
                                                                    d["space"].to_model(grid))[0]), -50, 50)
     assert raw[-1] < raw.max() - 1.0  # the fitted log-odds does fall at the top
-    feature = _mixture_log_odds_feature(mixture, s)
+    feature = mixture_log_odds_feature(mixture, s)
     env = feature(grid)
     assert np.all(np.diff(env) >= 0)
     k = np.searchsorted(grid, np.median(s))  # above the median: running maximum from it; below: running minimum
@@ -373,3 +374,25 @@ def test_a_score_model_that_does_not_use_the_mixture_skips_its_fit(monkeypatch):
     assert "SPE mixture: not fitted (the score model 'platt' does not use it)" in ev.summary()
     with pytest.raises(AssertionError, match="the SPE mixture was fitted"):
         _quiet(s, _labels(y, 30, 1), draws=300, rng=0, score_model="hybrid")
+
+
+def test_a_registered_score_model_is_one_the_api_fits_and_averages(monkeypatch):
+    """A score model is a ``ScoreModel`` in the registry: ``evaluate`` accepts its name, fits it on the shared
+    ``LabeledScores`` with its own random stream, and ``"average"`` weighs it with the others."""
+    from spe.models.constant import fit_constant
+
+    seen = []
+
+    def fit(data, rng):
+        seen.append((data.scores.size, data.labeled_index.size, data.score_type, data.draws))
+        return fit_constant(data.labeled_value, draws=data.draws, rng=rng)
+
+    monkeypatch.setitem(REGISTRY, "toy", ScoreModel(name="toy", fit=fit, about="the prevalence, again"))
+    s, y = simulate(600, 0.3, 2)
+    alone = _quiet(s, _labels(y, 20, 2), draws=200, rng=0, score_model="toy")
+    assert seen == [(600, 20, "log-odds", 200)]
+    assert [m["model"] for m in alone.diagnostics["score_models"]] == ["prevalence only"]
+    both = _quiet(s, _labels(y, 20, 2), draws=200, rng=0, families="truncnorm,truncnorm")
+    assert len(both.diagnostics["score_models"]) == len(score_model_names()) - 1  # all but the reference model
+    with pytest.raises(ValueError, match="already registered"):
+        spe.models.registry.register(ScoreModel(name="toy", fit=fit, about=""))

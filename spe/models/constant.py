@@ -35,6 +35,7 @@ import numpy as np
 from scipy import special
 
 from .base import FittedScoreModel
+from .registry import ScoreModel, register
 
 __all__ = ["fit_constant", "NAME"]
 
@@ -79,3 +80,11 @@ def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
     return FittedScoreModel(name=NAME, draws=pi, weights=np.full(int(draws), 1.0 / int(draws)),
                             probability=probability, diagnostics=diagnostics, param_names=["prevalence"],
                             constrained_draws=pi.copy(), log_evidence=log_evidence, loo=loo)
+
+
+def _fit_registered(data, rng):
+    return fit_constant(data.labeled_value, draws=data.draws, rng=rng)
+
+
+register(ScoreModel(name="uninformative", fit=_fit_registered,
+                    about="says the scores carry no information (prevalence only)"))

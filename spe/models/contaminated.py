@@ -34,6 +34,7 @@ from scipy import special
 
 from .link import LinkModel, fit_link
 from .recalibration import PRIORS, RecalibrationPrior
+from .registry import ScoreModel, register
 
 __all__ = ["ContaminatedLink", "fit_contaminated", "CONTAMINATION_PRIOR"]
 
@@ -142,3 +143,12 @@ def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="con
     return fit_link(link, feature, s[np.asarray(labeled_index, dtype=int)], labeled_value, name=name, draws=draws,
                     rng=rng, diagnostics={"prior": dict(prior.to_dict(),
                                                         floor_and_ceiling_gap=list(link.contamination))})
+
+
+def _fit_registered(data, rng):
+    return fit_contaminated(data.link_feature, data.scores, data.labeled_index, data.labeled_value,
+                            prior=PRIORS[data.link_base], draws=data.draws, rng=rng)
+
+
+register(ScoreModel(name="contaminated", fit=_fit_registered,
+                    about="adds an unknown floor and ceiling to the probability (label noise)"))

@@ -36,6 +36,7 @@ from scipy import special
 
 from ..exceptions import MixtureFitError, SpeInputError
 from ..families import Family, get_family
+from .registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
            "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope",
@@ -740,3 +741,12 @@ class Mixture:
             raise MixtureFitError("could not initialise the mixture: too few distinct scores on either side of "
                                   "every split")
         return np.array(starts)
+
+
+def _fit_registered(data, rng):
+    """The SPE mixture is fitted before the other models (they may read it): this returns that fit."""
+    return data.mixture
+
+
+register(ScoreModel(name="mixture", fit=_fit_registered, uses_mixture=True,
+                    about="the paper's SPE mixture alone"))

@@ -53,6 +53,7 @@ from scipy import special, stats
 
 from .link import LinkModel, fit_link
 from .recalibration import PRIORS, RecalibrationPrior
+from .registry import ScoreModel, register
 
 __all__ = ["fit_piecewise", "PiecewiseLink", "knots_at_quantiles", "piece_lengths", "SLOPE_SPREAD",
            "KNOT_QUANTILES"]
@@ -187,3 +188,13 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
                     rng=rng, diagnostics={
                         "knots": [float(k) for k in knots],
                         "prior": dict(prior.to_dict(), slope_spread=spread)})
+
+
+def _fit_registered(data, rng):
+    return fit_piecewise(data.link_feature, data.scores, data.labeled_index, data.labeled_value,
+                         prior=PRIORS[data.link_base], draws=data.draws, rng=rng)
+
+
+register(ScoreModel(name="piecewise", fit=_fit_registered,
+                    about="lets the slope change at the 10/50/90% score quantiles (over- and under-confidence at "
+                          "once, as deep networks are)"))

@@ -53,6 +53,7 @@ import numpy as np
 from scipy import special, stats
 
 from .base import FittedScoreModel
+from .registry import ScoreModel, register
 
 __all__ = ["RecalibrationPrior", "fit_recalibration", "PRIORS"]
 
@@ -240,3 +241,22 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     model.log_evidence = log_evidence
     model.loo = _loo(z, y, prior)
     return model
+
+
+def _fitter(name, feature):
+    """The registry's ``fit(data, rng)`` of the recalibration ``name`` on the feature ``data.<feature>``."""
+    def fit(data, rng):
+        return fit_recalibration(name, getattr(data, feature), data.scores, data.labeled_index, data.labeled_value,
+                                 draws=data.draws, rng=rng)
+    return fit
+
+
+def _reads_log_odds(data):
+    return data.score_type != "decision"
+
+
+register(ScoreModel(name="hybrid", fit=_fitter("hybrid", "mixture_log_odds"), uses_mixture=True,
+                    about="recalibrates the SPE mixture's log-odds (Raina et al.'s hybrid)"))
+register(ScoreModel(name="calibrated", fit=_fitter("calibrated", "log_odds"), averaged=_reads_log_odds,
+                    about="reads the score as log-odds up to a shift and slope"))
+register(ScoreModel(name="platt", fit=_fitter("platt", "standardized"), about="Bayesian Platt scaling"))

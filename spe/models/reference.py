@@ -72,6 +72,7 @@ from ..exceptions import ImportanceSamplingWarning
 from ..inference.importance import PARETO_K_GOOD, psis, psis_loo
 from .average import systematic_resample
 from .base import FittedScoreModel
+from .registry import ScoreModel, register
 
 __all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "NAME", "SHIFT_PRIOR_SD",
            "EQUIVALENT_SAMPLE_SIZE", "MIN_ITEMS_PER_BIN", "MAX_BINS"]
@@ -466,3 +467,16 @@ def _constrained(binnings, u):
         pi_ref = b.prevalence(u[rows, 2:2 + b.n_bins])
         out[rows] = np.column_stack([u[rows, 1], pi_ref, special.expit(special.logit(pi_ref) + u[rows, 1])])
     return out
+
+
+def _fit_registered(data, rng):
+    return fit_reference(data.scores, data.labeled_index, data.labeled_value, *data.reference, draws=data.draws,
+                         rng=rng)
+
+
+def _has_reference(data):
+    return data.reference is not None
+
+
+register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference,
+                    about="the reference set's calibration map alone (needs --reference)"))
