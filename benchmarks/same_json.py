@@ -16,7 +16,8 @@ Run it on the code before and after the change, then compare:
 otherwise imports whichever ``spe`` is installed.)
 
 The comparison is exact (every key, every float bit for bit) and prints the
-first differing path of each case that differs; exit 1 if any does.
+first differing path of each case that differs; exit 1 if any does. A key
+renamed on purpose is compared under its new name with ``--rename OLD=NEW``.
 """
 
 from __future__ import annotations
@@ -78,8 +79,18 @@ def first_difference(a, b, path="$"):
     return None if a == b or (a != a and b != b) else f"{path}: {a!r} vs {b!r}"
 
 
-def compare(before, after):
-    """Print each case whose JSON differs (and where); return the number that differ."""
+def renamed(obj, names):
+    """``obj`` (parsed JSON) with every dict key in ``names`` (old → new) renamed."""
+    if isinstance(obj, dict):
+        return {names.get(k, k): renamed(v, names) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [renamed(v, names) for v in obj]
+    return obj
+
+
+def compare(before, after, renames=None):
+    """Print each case whose JSON differs (and where), keys of ``before`` renamed by ``renames`` (old → new);
+    return the number that differ."""
     names = sorted({p.name for p in Path(before).glob("*.json")} | {p.name for p in Path(after).glob("*.json")})
     differ = 0
     for name in names:
@@ -88,7 +99,7 @@ def compare(before, after):
             print(f"{name}: only in {'after' if not a.exists() else 'before'}")
             differ += 1
             continue
-        found = first_difference(json.loads(a.read_text()), json.loads(b.read_text()))
+        found = first_difference(renamed(json.loads(a.read_text()), renames or {}), json.loads(b.read_text()))
         if found:
             print(f"{name}: {found}")
             differ += 1
@@ -105,9 +116,12 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, help="directory for the snapshot")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--rename", nargs="*", default=[], metavar="OLD=NEW",
+                    help="with --compare: keys renamed on purpose, compared under the new name")
     args = ap.parse_args(argv)
     if args.compare:
-        sys.exit(1 if compare(*args.compare) else 0)
+        renames = dict(pair.split("=", 1) for pair in args.rename)
+        sys.exit(1 if compare(*args.compare, renames) else 0)
     if args.out is None:
         ap.error("give --out DIR (a snapshot) or --compare BEFORE AFTER")
     paths = sorted(args.cases_dir.glob("*.csv"))

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .check import P_VALUE_THRESHOLD, label_check
-from .evaluation import Evaluation, _check_level
+from .evaluation import Evaluation
 from .exceptions import ImportanceSamplingWarning, MixtureFitError, SpeInputError, SpeWarning
 from .fit import fit_mixture
-from .inputs import (as_scores, check_draws, input_warnings, labeled_auc, normalize_labels, normalize_reference,
-                     seed_of)
+from .inputs import (as_scores, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
+                     normalize_reference, seed_of)
 from .metrics import sample_performance
 from .models.average import average_models
 from .models.constant import NAME as UNINFORMATIVE_NAME
@@ -312,7 +312,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     >>> 0.1 < ev.prevalence().mean < 0.3
     True
     """
-    level = _check_level(level)
+    level = check_level(level)
     _check_choice("score_model", score_model, ("average",) + score_model_names())
     _check_choice("inference", inference, ("importance", "nuts"))
     _check_choice("proposal", proposal, ("full", "diagonal"))

@@ -27,18 +27,18 @@ from .evaluation import (
     Interval,
     ThresholdChoice,
     ThresholdProbability,
-    _check_level,
-    _jsonable,
-    _most_likely,
-    _summarise,
+    most_likely_threshold,
+    summarise_draws,
     threshold_metrics,
 )
 from .exceptions import SpeInputError
+from .inputs import check_level
+from .output import jsonable
 from .metrics import (
     FPR_GRID,
     RECALL_GRID,
     ScoreGroups,
-    _groups_at,
+    groups_at,
     average_precision,
     curves_from_counts,
     equal_error_rate,
@@ -227,7 +227,7 @@ class LabeledOnly:
         return int(self.labels.size)
 
     def _level(self, level):
-        return self.level if level is None else _check_level(level)
+        return self.level if level is None else check_level(level)
 
     def _own(self):
         g = self.groups
@@ -236,7 +236,7 @@ class LabeledOnly:
     def _boot_interval(self, point, draws, level):
         level = self._level(level)
         w = np.ones(draws.shape[0])
-        boot = _summarise(draws, w, level)
+        boot = summarise_draws(draws, w, level)
         return Interval(float(point), float(point), boot.lo, boot.hi, level)
 
     def prevalence(self, level=None) -> Interval:
@@ -286,7 +286,7 @@ class LabeledOnly:
 
     def _at(self, tp, fp, thresholds):
         """Per-row rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the counts."""
-        j, _ = _groups_at(self.groups, thresholds)  # labeled score groups scored ≥ each threshold
+        j, _ = groups_at(self.groups, thresholds)  # labeled score groups scored ≥ each threshold
         pad = np.zeros((tp.shape[0], 1))
         tp_at = np.hstack([pad, tp])[:, j]
         fp_at = np.hstack([pad, fp])[:, j]
@@ -376,7 +376,7 @@ class LabeledOnly:
         """The threshold the labeled items alone would pick (highest bootstrap frequency, then F1)."""
         curve = self.threshold_probability(min_precision, min_recall, thresholds)
         own, _ = self._at(*self._own(), curve.threshold)
-        best = _most_likely(curve, own["f1"][0])
+        best = most_likely_threshold(curve, own["f1"][0])
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level),
                                bool(curve.probability[best] >= 0.5), curve)
@@ -385,7 +385,7 @@ class LabeledOnly:
         """JSON-ready dict: the scalar estimates and the PR and ROC curves with bands."""
         level = self._level(level)
         pr, roc = self.pr_curve(level), self.roc_curve(level)
-        return _jsonable({
+        return jsonable({
             "method": "labeled items only (Jeffreys intervals for proportions, percentile bootstrap otherwise)",
             "n_labeled": self.n_labeled,
             "n_bootstrap": int(self.bootstrap_tp.shape[0]),
@@ -423,7 +423,7 @@ def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap
     ValueError
         No labeled items, a bad level or B < 100.
     """
-    level = _check_level(level)
+    level = check_level(level)
     idx = np.asarray(labeled_index, dtype=int)
     y = np.asarray(labeled_value).astype(int)
     if idx.size == 0:

@@ -691,9 +691,9 @@ def _truth_line(t):
 
 
 def _num_json(values):
-    from .evaluation import _jsonable
+    from .output import jsonable
 
-    return _jsonable(values)
+    return jsonable(values)
 
 
 def _num_dict(interval):

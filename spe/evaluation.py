@@ -14,8 +14,10 @@ import numpy as np
 
 from .check import format_items
 from .exceptions import SpeInputError
+from .inputs import check_level
 from .metrics import SamplePerformance, replay_true_positives, weighted_positive_probability, weighted_quantile
 from .models.base import FittedScoreModel
+from .output import jsonable
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS"]
@@ -175,7 +177,7 @@ class ThresholdChoice:
 
     def to_dict(self):
         """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added)."""
-        return _jsonable({
+        return jsonable({
             "min_precision": self.curve.min_precision,
             "min_recall": self.curve.min_recall,
             "performance": self.curve.performance,
@@ -187,7 +189,7 @@ class ThresholdChoice:
         })
 
 
-def _most_likely(curve, mean_f1):
+def most_likely_threshold(curve, mean_f1):
     """Index of the threshold with the largest p(C(τ)); among ties (within 10⁻⁹), the highest mean F1."""
     top = curve.probability >= curve.probability.max() - 1e-9
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
@@ -234,7 +236,10 @@ def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
             "true_negatives": tn, "false_negatives": fn}
 
 
-def _summarise(values, weights, level):
+def summarise_draws(values, weights, level):
+    """An :class:`Interval` from weighted draws of a scalar: values (M,) and weights (M,) → weighted mean, median
+    and the equal-tailed ``level`` credible interval; draws that are NaN (the metric undefined there) or weigh
+    nothing are left out, and with none left every number is NaN."""
     v = np.asarray(values, dtype=float)
     ok = ~np.isnan(v) & (weights > 0)
     if not ok.any():
@@ -243,16 +248,6 @@ def _summarise(values, weights, level):
     w = weights[ok] / weights[ok].sum()
     lo, med, hi = weighted_quantile(v[ok], w, [(1 - level) / 2, 0.5, (1 + level) / 2])
     return Interval(float(w @ v[ok]), float(med), float(lo), float(hi), level)
-
-
-def _check_level(level):
-    try:
-        ok = 0 < level < 1
-    except TypeError:
-        ok = False
-    if not ok:
-        raise SpeInputError(f"must be in (0, 1), got {level!r}", argument="level")
-    return float(level)
 
 
 @dataclass
@@ -306,7 +301,7 @@ class Evaluation:
         return self.performance.weights
 
     def _level(self, level):
-        return self.level if level is None else _check_level(level)
+        return self.level if level is None else check_level(level)
 
     def _performance(self, performance):
         if performance == "sample":
@@ -322,15 +317,15 @@ class Evaluation:
         mean of p(y = 1 | s, θ) over the pool's scores) instead of the
         fraction of positives among these N items (paper §3).
         """
-        return _summarise(self._performance(performance).prevalence, self.weights, self._level(level))
+        return summarise_draws(self._performance(performance).prevalence, self.weights, self._level(level))
 
     def average_precision(self, level=None, performance="sample") -> Interval:
         """Average precision (``sklearn.metrics.average_precision_score`` convention)."""
-        return _summarise(self._performance(performance).average_precision, self.weights, self._level(level))
+        return summarise_draws(self._performance(performance).average_precision, self.weights, self._level(level))
 
     def roc_auc(self, level=None, performance="sample") -> Interval:
         """Area under the ROC curve."""
-        return _summarise(self._performance(performance).roc_auc, self.weights, self._level(level))
+        return summarise_draws(self._performance(performance).roc_auc, self.weights, self._level(level))
 
     def equal_error_rate(self, level=None, performance="sample") -> Interval:
         """Equal error rate: the false positive rate where it equals the false negative rate.
@@ -338,7 +333,7 @@ class Evaluation:
         Read off the ROC polyline (linear between thresholds); see
         :func:`spe.metrics.equal_error_rate`.
         """
-        return _summarise(self._performance(performance).equal_error_rate, self.weights, self._level(level))
+        return summarise_draws(self._performance(performance).equal_error_rate, self.weights, self._level(level))
 
     def _band(self, grid, values, level):
         level = self._level(level)
@@ -428,7 +423,7 @@ class Evaluation:
         """
         level = self._level(level)
         values = self._metric_draws_at([float(threshold)], performance)
-        return {k: _summarise(v[:, 0], self.weights, level) for k, v in values.items()}
+        return {k: summarise_draws(v[:, 0], self.weights, level) for k, v in values.items()}
 
     def metric(self, name, threshold=None, level=None, performance="sample") -> Interval:
         """One metric by name, with its interval.
@@ -510,7 +505,7 @@ class Evaluation:
         """
         p, values = self._grid_metrics(performance)
         curve = self._threshold_probability(min_precision, min_recall, performance, p, values)
-        best = _most_likely(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
+        best = most_likely_threshold(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
                                bool(curve.probability[best] >= 0.5), curve)
@@ -581,7 +576,7 @@ class Evaluation:
             score=score, z=space.lo + x * (space.hi - space.lo),
             axis="logit(score)" if space.kind == "logit" else "score",
             negative=band(neg), positive=band(pos), total=band(neg + pos),
-            prevalence=_summarise(pi, w, level), weight=self._mixture_weight(fit),
+            prevalence=summarise_draws(pi, w, level), weight=self._mixture_weight(fit),
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
@@ -723,10 +718,10 @@ class Evaluation:
         rec = self.recall_curve(level, performance)
 
         def lst(a):
-            return _jsonable(np.asarray(a, dtype=float))
+            return jsonable(np.asarray(a, dtype=float))
 
         def est(i):
-            return _jsonable(i.to_dict())
+            return jsonable(i.to_dict())
 
         return {
             "n_items": self.n_items,
@@ -751,7 +746,7 @@ class Evaluation:
                 "precision": lst(prec.median), "precision_lo": lst(prec.lo), "precision_hi": lst(prec.hi),
                 "recall": lst(rec.median), "recall_lo": lst(rec.lo), "recall_hi": lst(rec.hi),
             },
-            "diagnostics": _jsonable(self.diagnostics),
+            "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
         }
 
@@ -849,17 +844,3 @@ class Evaluation:
             quality = f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}"
         return (f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS "
                 f"{d.get('ess', float('nan')):.0f}, {quality}, MAP starts agreeing {d.get('map_starts_agreeing')}")
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if np.isfinite(obj) else None
-    return obj

@@ -353,8 +353,8 @@ def _ranking_warnings(pos_s, neg_s):
     out = []
     if pos_s.min() > neg_s.max():
         out.append("the labeled items are perfectly separated by the score: the curve near the boundary between "
-                   "the classes rests on the score models (and on the reference set, if one is given), not on these labels; "
-                   "more labels near the boundary would test it")
+                   "the classes rests on the score models (and on the reference set, if one is given), not on "
+                   "these labels; more labels near the boundary would test it")
     test = stats.mannwhitneyu(pos_s, neg_s, alternative="less")
     if test.pvalue < BACKWARDS_P_VALUE:
         auc = labeled_auc(pos_s, neg_s)
@@ -365,3 +365,20 @@ def _ranking_warnings(pos_s, neg_s):
             f"estimates describe the classifier as if it ranked sensibly and are wrong if it does not: if the score "
             f"is for the negative class (or a distance), negate it")
     return out
+
+
+def check_level(level):
+    """The credible level, a float in (0, 1) (e.g. 0.9 for a 90% band).
+
+    Raises
+    ------
+    SpeInputError
+        If it is not a number in (0, 1) (argument ``level``).
+    """
+    try:
+        ok = 0 < level < 1
+    except TypeError:
+        ok = False
+    if not ok:
+        raise SpeInputError(f"must be in (0, 1), got {level!r}", argument="level")
+    return float(level)

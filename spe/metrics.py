@@ -673,7 +673,7 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     return perf
 
 
-def _groups_at(groups, thresholds):
+def groups_at(groups, thresholds):
     """For thresholds (Q,): how many leading score groups are scored ≥ each (groups are descending), and
     how many items that is."""
     tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
@@ -703,7 +703,7 @@ def replay_true_positives(performance, thresholds):
         Items with score ≥ each threshold.
     """
     model, groups, (kind, seeds) = performance.replay[:3]
-    j, n_pred = _groups_at(groups, thresholds)
+    j, n_pred = groups_at(groups, thresholds)
     # thresholds that select the same items as a kept threshold: the kept counts, no recount
     kept = {int(v): c for c, v in enumerate(performance.n_predicted)}
     if all(int(v) in kept for v in n_pred):
@@ -721,6 +721,6 @@ def expected_true_positives(performance, thresholds):
     Same shapes as :func:`replay_true_positives`.
     """
     model, groups = performance.replay[:2]
-    j, n_pred = _groups_at(groups, thresholds)
+    j, n_pred = groups_at(groups, thresholds)
     return _cumulative_at(lambda rows: _expected_positives(model, groups, rows), model, groups, j,
                           performance.workers), n_pred

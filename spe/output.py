@@ -29,6 +29,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .exceptions import SpeInputError
 
 __all__ = ["Output", "check_outputs", "write_outputs", "STDOUT"]
@@ -352,3 +354,18 @@ def _remove(path):
         except FileNotFoundError:
             pass
 
+
+def jsonable(obj):
+    """``obj`` with numpy scalars and arrays made Python numbers and lists, dict keys made str, and non-finite
+    floats None (JSON has no NaN or infinity): what ``json.dumps`` writes for the JSON contract."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    return obj

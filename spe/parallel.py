@@ -104,8 +104,18 @@ def thread_map(fn, items, workers):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_worker():
-    """Worker initializer: one BLAS thread per worker, and Ctrl-C left to the parent.
+#: In a worker process only: the ``shared`` object of the :class:`TaskPool` that forked it (set by its
+#: initializer; the parent process never sets it).
+_WORKER_SHARED = None
+
+
+def _call_with_shared(fn, *args):
+    """A worker's task of :meth:`TaskPool.map_shared`: ``fn(shared, *args)``."""
+    return fn(_WORKER_SHARED, *args)
+
+
+def _init_worker(shared=None):
+    """Worker initializer: the pool's ``shared`` object, one BLAS thread per worker, and Ctrl-C left to the parent.
 
     The tasks are many small array operations; a forked worker's own BLAS
     thread pool (OpenBLAS spins its threads between calls) competed with
@@ -114,6 +124,8 @@ def _init_worker():
     ignore it (each would print its own traceback) and the parent, which
     stops them (:meth:`TaskPool.close`), reports it once.
     """
+    global _WORKER_SHARED
+    _WORKER_SHARED = shared
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from threadpoolctl import threadpool_limits
 
@@ -125,8 +137,8 @@ class TaskPool:
 
     A context manager; the processes are started at the first
     :meth:`map` that has more than one task, from the state of the process
-    at that moment (module globals set before then are inherited), and
-    stopped on exit. If the pool cannot start or a worker dies
+    at that moment, and stopped on exit; data many tasks read travel once,
+    as ``shared`` (:meth:`map_shared`). If the pool cannot start or a worker dies
     (``OSError``, ``BrokenProcessPool``), the tasks are run in this process
     instead, with the same results; an exception raised by a task itself is
     raised again here, as it would be without workers.
@@ -135,6 +147,11 @@ class TaskPool:
     ----------
     workers : int or None
         As :func:`resolve_workers`.
+    shared : object, optional
+        Data every task of :meth:`map_shared` reads (e.g. the scores and the
+        coarse data of the family screening): the forked workers receive it
+        once, through the pool's initializer, instead of a pickled copy per
+        task.
 
     Examples
     --------
@@ -144,7 +161,8 @@ class TaskPool:
     [1, 2, 3]
     """
 
-    def __init__(self, workers=None):
+    def __init__(self, workers=None, shared=None):
+        self.shared = shared
         n = resolve_workers(workers)
         self.workers = n if n > 1 and can_fork() else 1
         self._executor = None
@@ -178,21 +196,35 @@ class TaskPool:
         results picklable (they travel between processes).
         """
         tasks = list(zip(*iterables))
-        if self.workers > 1 and len(tasks) > 1:
-            try:
-                if self._executor is None:
-                    self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
-                                                         initializer=_init_worker)
-                with warnings.catch_warnings():
-                    # Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the
-                    # workers only run numpy/scipy on the data they inherit, and the pool falls back below
-                    warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
-                                            category=DeprecationWarning)
-                    before = set(multiprocessing.active_children())
-                    results = self._executor.map(fn, *zip(*tasks))  # submits every task: the workers start
-                    self._processes |= set(multiprocessing.active_children()) - before
-                    return list(results)
-            except (OSError, BrokenProcessPool):
-                self.close()
-                self.workers = 1
-        return [fn(*args) for args in tasks]
+        results = self._in_workers(fn, tasks)
+        return results if results is not None else [fn(*args) for args in tasks]
+
+    def map_shared(self, fn, *iterables):
+        """``[fn(shared, *args) for args in zip(*iterables)]``, over the workers when there are any: each task
+        reads the pool's ``shared`` object, which the workers received once when they started."""
+        tasks = list(zip(*iterables))
+        results = self._in_workers(_call_with_shared, [(fn, *args) for args in tasks])
+        return results if results is not None else [fn(self.shared, *args) for args in tasks]
+
+    def _in_workers(self, fn, tasks):
+        """The results of ``fn`` on each task (a tuple of arguments) from the workers, or None when they cannot
+        run them (one worker, one task, no fork, or a pool that broke: then never again in this pool)."""
+        if self.workers <= 1 or len(tasks) <= 1:
+            return None
+        try:
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                                     initializer=_init_worker, initargs=(self.shared,))
+            with warnings.catch_warnings():
+                # Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the
+                # workers only run numpy/scipy on the data they inherit, and the pool falls back below
+                warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
+                                        category=DeprecationWarning)
+                before = set(multiprocessing.active_children())
+                results = self._executor.map(fn, *zip(*tasks))  # submits every task: the workers start
+                self._processes |= set(multiprocessing.active_children()) - before
+                return list(results)
+        except (OSError, BrokenProcessPool):
+            self.close()
+            self.workers = 1
+            return None

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .inputs import as_scores, normalize_labels
-from .evaluation import _jsonable
+from .output import jsonable
 from .fit import LIKELIHOOD_RESOLUTION, SCREENING_RESOLUTION, rank_families
 from .models.mixture import MixtureData, resolve_score_reading
 from .parallel import TaskPool, resolve_workers
@@ -61,14 +61,15 @@ class FamilyTable:
         ("held-out labeled items" or "soft assignment of all scores"),
         ``n_labeled`` and ``ranking``: a list of rows (family, score,
         relative, parameters), best first; ``score`` is the held-out
-        log-likelihood (nats) or the BIC, ``relative`` its difference from
+        log-likelihood (nats) or the Schwarz criterion (log L − (P/2) log N,
+        −BIC/2), ``relative`` its difference from
         the best (≤ 0).
     pairs : list of dict
-        Every pair fitted, best BIC first: negative, positive,
-        log_likelihood, bic, relative_bic, map_starts_agreeing.
+        Every pair fitted, best Schwarz criterion first: negative, positive,
+        log_likelihood, schwarz, relative_schwarz, map_starts_agreeing.
     auto : dict
         The pair ``families="auto"`` chooses, its rank among ``pairs`` and
-        its BIC there (None if the exhaustive search could not fit it).
+        its Schwarz criterion there (None if the exhaustive search could not fit it).
     """
 
     n_items: int
@@ -81,7 +82,7 @@ class FamilyTable:
 
     def to_dict(self) -> dict:
         """JSON-ready dict (what ``spe families --json`` writes)."""
-        return _jsonable({"n_items": self.n_items, "n_labeled": self.n_labeled, "score_type": self.score_type,
+        return jsonable({"n_items": self.n_items, "n_labeled": self.n_labeled, "score_type": self.score_type,
                       "classes": self.classes, "pairs": self.pairs, "auto": self.auto, "notes": self.notes})
 
     def summary(self, top=10) -> str:
@@ -90,17 +91,18 @@ class FamilyTable:
                  f"log-likelihoods of the scores mapped to (0, 1)"]
         for cls in ("negative", "positive"):
             c = self.classes[cls]
-            what = "held-out log-lik" if c["basis"] == "held-out labeled items" else "BIC"
+            what = "held-out log-lik" if c["basis"] == "held-out labeled items" else "Schwarz (-BIC/2)"
             lines.append(f"{cls} class ({c['n_labeled']} labeled; ranked by {c['basis']}):")
             lines.append(f"  {'rank':<5}{'family':<12}{what:>17}{'relative':>11}  parameters")
             for i, row in enumerate(c["ranking"], 1):
                 params = " ".join(f"{k}={v:.3g}" for k, v in row["parameters"].items())
                 lines.append(f"  {i:<5}{row['family']:<12}{row['score']:>17.2f}{row['relative']:>11.2f}  {params}")
-        lines.append(f"family pairs ranked by BIC on all scores and labels ({len(self.pairs)} fitted):")
-        lines.append(f"  {'rank':<5}{'negative':<12}{'positive':<12}{'log-lik':>12}{'BIC':>12}{'relative':>11}")
+        lines.append(f"family pairs ranked by the Schwarz criterion (log-lik - (P/2) log N = -BIC/2) on all scores"
+                     f" and labels ({len(self.pairs)} fitted):")
+        lines.append(f"  {'rank':<5}{'negative':<12}{'positive':<12}{'log-lik':>12}{'Schwarz':>12}{'relative':>11}")
         for i, p in enumerate(self.pairs[:top], 1):
             lines.append(f"  {i:<5}{p['negative']:<12}{p['positive']:<12}{p['log_likelihood']:>12.2f}"
-                         f"{p['bic']:>12.2f}{p['relative_bic']:>11.2f}")
+                         f"{p['schwarz']:>12.2f}{p['relative_schwarz']:>11.2f}")
         a = self.auto
         rank = f"rank {a['rank']} of {len(self.pairs)} above" if a.get("rank") else "not among the pairs above"
         lines.append(f"families='auto' chooses {a['negative']} (negative), {a['positive']} (positive): {rank}, "
@@ -179,8 +181,8 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     names = [f for f in DEFAULT_CANDIDATES + EXTENDED_CANDIDATES if f != "beta" or kind == "probability"]
     _, x, data, _, auto_ranking, _, _ = rank_families(s, index, value, families="auto", resolution=resolution,
                                                       score_space=score_space, score_type=kind, workers=workers)
-    # every pair on the same coarse grid, so that their BICs compare (the refit of the best few on the fine grid
-    # would put them on another scale)
+    # every pair on the same coarse grid, so that their Schwarz criteria compare (the refit of the best few on the
+    # fine grid would put them on another scale)
     _, _, _, all_pairs, ranking, _, _ = rank_families(s, index, value, families="all", resolution=resolution,
                                                       score_space=score_space, score_type=kind, refit=0,
                                                       workers=workers)
@@ -194,7 +196,7 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
             rows = _held_out_ranking(xl, names, folds, rng)
             basis = "held-out labeled items"
         else:
-            rows = [{"family": f.family, "score": f.bic,
+            rows = [{"family": f.family, "score": f.schwarz,
                      "parameters": dict(zip(get_family(f.family).param_names, f.theta.tolist()))} for f in soft[cls]]
             basis = "soft assignment of all scores"
         best = rows[0]["score"] if rows else np.nan
@@ -209,11 +211,11 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     if kind != "probability":
         notes.append("beta is left out (the scores are not probabilities); "
                      f"{', '.join(DECISION_NEGATIVE_CANDIDATES)} is tried for the negatives in pairs")
-    best_bic = ranking[0].bic
-    pairs = [dict(f.to_dict(), relative_bic=f.bic - best_bic) for f in ranking]
+    best_schwarz = ranking[0].schwarz
+    pairs = [dict(f.to_dict(), relative_schwarz=f.schwarz - best_schwarz) for f in ranking]
     chosen = (auto_ranking[0].mixture.negative.name, auto_ranking[0].mixture.positive.name)
     rank = next((i for i, p in enumerate(pairs, 1) if (p["negative"], p["positive"]) == chosen), None)
     auto_tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in auto_ranking}
     return FamilyTable(int(s.size), int(index.size), kind, classes, pairs,
                        {"negative": chosen[0], "positive": chosen[1], "rank": rank,
-                        "bic": pairs[rank - 1]["bic"] if rank else None, "pairs_tried": len(auto_tried)}, notes)
+                        "schwarz": pairs[rank - 1]["schwarz"] if rank else None, "pairs_tried": len(auto_tried)}, notes)

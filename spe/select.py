@@ -11,7 +11,6 @@ the paper's rule.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from dataclasses import dataclass
 from itertools import product
 
@@ -58,8 +57,9 @@ class FamilyFit:
     u_map : array, shape (P,)
     log_posterior, log_likelihood : float
         At the MAP.
-    bic : float
-        ``log_likelihood − (P/2) log N`` (higher is better).
+    schwarz : float
+        The Schwarz criterion ``log_likelihood − (P/2) log N`` (Schwarz 1978;
+        −BIC/2 in today's sign convention): higher is better.
     n_starts, n_agree : int
         MAP starts tried and starts that reached the best optimum.
     """
@@ -68,7 +68,7 @@ class FamilyFit:
     u_map: np.ndarray
     log_posterior: float
     log_likelihood: float
-    bic: float
+    schwarz: float
     n_starts: int
     n_agree: int
 
@@ -77,7 +77,7 @@ class FamilyFit:
             "negative": self.mixture.negative.name,
             "positive": self.mixture.positive.name,
             "log_likelihood": float(self.log_likelihood),
-            "bic": float(self.bic),
+            "schwarz": float(self.schwarz),
             "map_starts_agreeing": f"{self.n_agree}/{self.n_starts}",
         }
 
@@ -168,25 +168,21 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
     except RuntimeError:
         return None
     ll = float(mix.log_likelihood(res.u[None, :], data)[0])
-    bic = ll - 0.5 * mix.n_params * np.log(data.n_items)
-    return FamilyFit(mix, res.u, res.log_posterior, ll, bic, res.n_starts, res.n_agree)
+    schwarz = ll - 0.5 * mix.n_params * np.log(data.n_items)
+    return FamilyFit(mix, res.u, res.log_posterior, ll, schwarz, res.n_starts, res.n_agree)
 
 
-#: What the screening's worker processes inherit, by call: {token: (x, screen data, fit_pair options)}.
-_SCREENING = {}
-_SCREENING_TOKENS = itertools.count()
-
-
-def _screen_pair(token, neg, pos):
-    """:func:`fit_pair` of one pair on the screening data registered under ``token`` (a worker task)."""
-    x, screen, options = _SCREENING[token]
+def _screen_pair(shared, neg, pos):
+    """:func:`fit_pair` of one pair on the screening data ``shared`` = (x, screen data, fit_pair options), which
+    the pool's workers receive once (:meth:`spe.parallel.TaskPool.map_shared`)."""
+    x, screen, options = shared
     return fit_pair(neg, pos, x, screen, **options)
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
                       screen_data=None, top=None, bottom=None, extend=(), class_top=CLASS_SCREEN_TOP,
                       workers=None):
-    """Fit each (negative, positive) pair by MAP and rank by BIC, best first.
+    """Fit each (negative, positive) pair by MAP and rank by the Schwarz criterion (−BIC/2), best first.
 
     All pairs are first screened on the coarse ``screen_data`` with
     ``screen_starts`` MAP starts each; the ``refit`` best are then refitted
@@ -228,40 +224,35 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     Returns
     -------
     list of FamilyFit
-        Sorted by decreasing BIC; pairs that failed to fit are left out.
+        Sorted by decreasing Schwarz criterion; pairs that failed to fit are left out.
     """
     one = len(pairs) == 1
     if one:
         fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)]
-        return [f for f in fits if f is not None and np.isfinite(f.bic)]
+        return [f for f in fits if f is not None and np.isfinite(f.schwarz)]
     screen = data if screen_data is None else screen_data
-    token = next(_SCREENING_TOKENS)
-    # registered before the pool forks its workers, which inherit it instead of receiving pickled copies
-    _SCREENING[token] = (x, screen, dict(prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top,
-                                         bottom=bottom))
-    try:
-        with TaskPool(workers) as pool:
-            fits = pool.map(_screen_pair, [token] * len(pairs), *zip(*pairs))
-            fits = sorted([f for f in fits if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
-            if extend and fits:
-                names = list(dict.fromkeys([n for pair in pairs for n in pair
-                                            if n not in DECISION_NEGATIVE_CANDIDATES] + list(extend)))
-                per_class = rank_class_families(fits[0], screen, names, pool=pool)
-                tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
-                extra = [(n.family, p.family) for n in per_class["negative"][:class_top]
-                         for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
-                more = pool.map(_screen_pair, [token] * len(extra), *zip(*extra)) if extra else []
-                fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.bic)], key=lambda f: -f.bic)
-    finally:
-        del _SCREENING[token]
+    shared = (x, screen, dict(prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top, bottom=bottom))
+    with TaskPool(workers, shared=shared) as pool:
+        fits = pool.map_shared(_screen_pair, *zip(*pairs))
+        fits = sorted([f for f in fits if f is not None and np.isfinite(f.schwarz)], key=lambda f: -f.schwarz)
+        if extend and fits:
+            names = list(dict.fromkeys([n for pair in pairs for n in pair
+                                        if n not in DECISION_NEGATIVE_CANDIDATES] + list(extend)))
+            per_class = rank_class_families(fits[0], screen, names, pool=pool)
+            tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
+            extra = [(n.family, p.family) for n in per_class["negative"][:class_top]
+                     for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
+            more = pool.map_shared(_screen_pair, *zip(*extra)) if extra else []
+            fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.schwarz)],
+                          key=lambda f: -f.schwarz)
     refitted = []
     for f in fits[:refit]:
         g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
                      starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
-        if g is not None and np.isfinite(g.bic):
+        if g is not None and np.isfinite(g.schwarz):
             # how many starts agreed is the screening's answer (the refit has one start)
             refitted.append(dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g)
-    refitted = sorted(refitted, key=lambda f: -f.bic)
+    refitted = sorted(refitted, key=lambda f: -f.schwarz)
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
 
@@ -277,14 +268,15 @@ class ClassFamilyFit:
         MAP parameters, constrained.
     log_likelihood : float
         Weighted log-likelihood Σ_i w_i log p(x_i | θ) at the MAP.
-    bic : float
-        ``log_likelihood − (P/2) log Σ_i w_i`` (higher is better).
+    schwarz : float
+        The Schwarz criterion ``log_likelihood − (P/2) log Σ_i w_i`` (−BIC/2):
+        higher is better.
     """
 
     family: str
     theta: np.ndarray
     log_likelihood: float
-    bic: float
+    schwarz: float
 
 
 def _weighted_sample(x, w, size=512):
@@ -353,7 +345,7 @@ def rank_class_families(fit, data, candidates, *, pool=None):
     Every unlabeled score bin is split between the classes by the fit's
     p(y = 1 | x) at its MAP (labeled items count for their own class), and
     each candidate family is fitted to each class's weighted scores
-    (:func:`fit_family_weighted`) and ranked by BIC.
+    (:func:`fit_family_weighted`) and ranked by the Schwarz criterion.
 
     Parameters
     ----------
@@ -379,5 +371,5 @@ def rank_class_families(fit, data, candidates, *, pool=None):
     k = len(names)
     ws = [w_neg] * k + [w_pos] * k
     fits = (pool or TaskPool(1)).map(fit_family_weighted, names * 2, [xs] * (2 * k), ws)
-    return {cls: sorted([f for f in part if f is not None], key=lambda f: -f.bic)
+    return {cls: sorted([f for f in part if f is not None], key=lambda f: -f.schwarz)
             for cls, part in (("negative", fits[:k]), ("positive", fits[k:]))}

@@ -65,6 +65,33 @@ def test_task_pool_falls_back_to_this_process_when_a_worker_dies():
         assert pool.workers == 1
 
 
+def _scaled(shared, v):
+    return shared["scale"] * v, os.getpid()
+
+
+def _scaled_or_exit(shared, parent, v):
+    if os.getpid() != parent:
+        os._exit(1)
+    return shared["scale"] * v
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=needs_fork)])
+def test_shared_data_reach_every_task_without_module_state(workers):
+    """``map_shared`` hands each task the pool's ``shared`` object: in forked workers (received once through the
+    pool's initializer), in this process, and after a worker died and the pool fell back to this process."""
+    with TaskPool(workers, shared={"scale": 3}) as pool:
+        out = pool.map_shared(_scaled, [1, 2, 3])
+    assert [v for v, _ in out] == [3, 6, 9]
+    assert (os.getpid() in {pid for _, pid in out}) == (workers == 1)
+
+
+@needs_fork
+def test_shared_data_survive_the_fallback_to_this_process():
+    with TaskPool(2, shared={"scale": 5}) as pool:
+        assert pool.map_shared(_scaled_or_exit, [os.getpid()] * 3, [1, 2, 3]) == [5, 10, 15]
+        assert pool.workers == 1
+
+
 def test_thread_map_keeps_order():
     assert thread_map(lambda v: v * v, range(10), 3) == [v * v for v in range(10)]
     assert thread_map(lambda v: v + 1, [5], 4) == [6]
@@ -81,7 +108,7 @@ def test_screening_ranking_does_not_depend_on_workers():
     assert [f.mixture.name for f in runs[0]] == [f.mixture.name for f in runs[1]]
     for a, b in zip(*runs):
         np.testing.assert_array_equal(a.u_map, b.u_map)
-        assert a.bic == b.bic
+        assert a.schwarz == b.schwarz
 
 
 def test_evaluate_and_cli_reject_bad_workers(tmp_path, capsys):
