@@ -19,7 +19,7 @@ Python process so that its peak memory (``ru_maxrss``) is its own:
 It also prints the effective sample size of each sampler and the seconds
 per effective draw, the comparison the paper makes (§3.1: importance
 sampling around the MAP was faster than MCMC). The sampler times
-(the mixture fit's ``details["sampling_seconds"]``) exclude the one-off imports of PyMC
+(the mixture fit's ``mixture_fit.sampling_seconds``) exclude the one-off imports of PyMC
 and ArviZ (NUTS) and of arviz-stats (importance sampling's PSIS); the end-to-end times include them.
 
 Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4]
@@ -68,7 +68,7 @@ else:
         warnings.simplefilter("ignore")
         ev = spe.evaluate(sc.scores, labels, rng=0, inference="nuts" if what == "nuts" else "importance")
     result.update(fit_seconds=time.perf_counter() - t1, ess=ev.diagnostics["ess"],
-                  sampling_seconds=ev._mixture_fit().details["sampling_seconds"],
+                  sampling_seconds=ev.mixture_model().mixture_fit.sampling_seconds,
                   draws=ev.diagnostics["draws"], score_bins=ev.diagnostics["score_bins"],
                   prevalence=ev.prevalence().mean)
 result["seconds"] = time.perf_counter() - t0

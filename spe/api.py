@@ -232,7 +232,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     monotone : bool
         Make the SPE mixture's p(y = 1 | s) non-decreasing in the score
         (default True: "the classifier ranks items sensibly"; see
-        :meth:`spe.models.Mixture.monotone_positive_probability`), and
+        :meth:`spe.models.Mixture.monotone_class_probability`), and
         identify its components so that the top score is not the negative
         family's tail nor the bottom score the positive one's
         (:attr:`spe.models.Mixture.top`, :attr:`spe.models.Mixture.bottom`).
@@ -344,7 +344,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     perf = sample_performance(fit.model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
                               workers=workers)
     diagnostics = dict(fit.diagnostics, seed=seed, score_model=score_model, score_type=score_type,
-                       score_bins=None if not perf.replay[1].binned else int(perf.replay[1].n_groups))
+                       score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
     if notes:
         diagnostics["notes"] = notes + diagnostics.get("notes", [])
     messages += fit.messages
@@ -471,8 +471,8 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     diagnostics.update(_reference_diagnostics(fitted, diagnostics))
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
-                {"negative": mixture.details["mixture"].negative.name,
-                 "positive": mixture.details["mixture"].positive.name})
+                {"negative": mixture.mixture_fit.mixture.negative.name,
+                 "positive": mixture.mixture_fit.mixture.positive.name})
     return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
 
 
@@ -503,7 +503,7 @@ def _criticise(fitted, mixture, s, index, value, rng):
     refute that.
     """
     label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
-    hist = None if mixture is None else mixture.details.get("histogram_check")
+    hist = None if mixture is None else mixture.mixture_fit.histogram_check
     left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
                  "labels" if p < P_VALUE_THRESHOLD else None)
                 for fm, p in zip(fitted, label_p)]

@@ -510,18 +510,20 @@ class Evaluation:
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
                                bool(curve.probability[best] >= 0.5), curve)
 
-    def _mixture_fit(self):
-        """The fitted SPE mixture among the score models, or None."""
-        if "mixture" in self.model.details:
+    def mixture_model(self):
+        """The fitted SPE mixture among the score models (a :class:`FittedScoreModel` whose ``mixture_fit`` holds
+        its families, score space, MAP and histogram check), or None when it was not fitted."""
+        if self.model.mixture_fit is not None:
             return self.model
-        return next((m for m in self.model.details.get("models", ()) if "mixture" in m.details), None)
+        models = self.model.components.models if self.model.components is not None else ()
+        return next((m for m in models if m.mixture_fit is not None), None)
 
     def _mixture_weight(self, fit):
         """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model)."""
         if fit is self.model:
             return 1.0
-        k = [m is fit for m in self.model.details["models"]].index(True)
-        return float(self.model.details["weights"][k])
+        k = [m is fit for m in self.model.components.models].index(True)
+        return float(self.model.components.weights[k])
 
     def class_densities(self, level=None, points=400) -> ClassDensities:
         """The fitted class-conditional densities, scaled by the class fractions, with bands (paper Fig. 1A).
@@ -552,10 +554,10 @@ class Evaluation:
         level = self._level(level)
         if int(points) != points or points < 2:
             raise SpeInputError(f"must be an integer ≥ 2, got {points!r}", argument="points")
-        fit = self._mixture_fit()
+        fit = self.mixture_model()
         if fit is None:
             raise ValueError("this evaluation has no SPE mixture among its score models")
-        mix, space = fit.details["mixture"], fit.details["space"]
+        mix, space = fit.mixture_fit.mixture, fit.mixture_fit.space
         x_obs = space.to_model(self.scores)
         x = np.linspace(float(x_obs.min()), float(x_obs.max()), int(points))
         pi, th0, th1, _ = mix.unpack(fit.draws)
@@ -618,7 +620,7 @@ class Evaluation:
 
         from .models.average import systematic_resample
 
-        fit = self._mixture_fit()
+        fit = self.mixture_model()
         if fit is None:
             raise ValueError("this evaluation has no SPE mixture among its score models")
         names = list(fit.param_names)
@@ -627,9 +629,9 @@ class Evaluation:
         attrs = {"inference": d.get("inference"), "negative_family": self.families["negative"],
                  "positive_family": self.families["positive"], "level": self.level}
         groups = {}
-        nuts_idata = fit.details.get("inference_data")
+        nuts_idata = fit.mixture_fit.inference_data
         if d.get("inference") == "nuts" and nuts_idata is not None:
-            mix = fit.details["mixture"]
+            mix = fit.mixture_fit.mixture
             u = nuts_idata.posterior["u"].values  # (chains, per_chain, P), before the identification filter
             kept = [np.flatnonzero(mix.identified(*mix.unpack(uc)[1:3])) for uc in u]
             length = min(k.size for k in kept)
@@ -692,7 +694,7 @@ class Evaluation:
         array, shape (N,)
             Probabilities in [0, 1], in the order of ``scores``.
         """
-        groups = self.performance.replay[1] if self.performance.replay else None
+        groups = self.performance.replay.groups if self.performance.replay else None
         binned = groups is not None and groups.binned
         if binned:  # the bins' mean scores, and the end scores (beyond the end bins' means)
             at = np.unique(np.concatenate([groups.p_scores, [self.scores.min(), self.scores.max()]]))

@@ -19,7 +19,7 @@ from .check import format_items, histogram_check
 from .exceptions import MixtureFitError, SpeInputError, SpeWarning
 from .inference import find_map, importance_sample, psis_loo
 from .models.base import FittedScoreModel
-from .models.mixture import MixtureData, ScoreSpace, resolve_score_type, sorted_quantile
+from .models.mixture import MixtureData, MixtureFit, ScoreSpace, resolve_score_type, sorted_quantile
 from .parallel import resolve_workers
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
@@ -189,7 +189,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Make p(y = 1 | s) non-decreasing in the score (default True): above
         the median score the log-odds at s is the highest the mixture
         reaches between the median and s, below it the lowest it reaches
-        between s and the median (:meth:`Mixture.monotone_positive_probability`),
+        between s and the median (:meth:`Mixture.monotone_class_probability`),
         the prior that the classifier ranks items sensibly. False keeps the
         paper's Bayes rule (eq. 1), which falls at the top scores when the
         negative family has the heavier upper tail and rises at the bottom
@@ -230,7 +230,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
                                                             temper=temper, rng=check_rng)
-    pp = _positive_probability(mix, x_sorted, monotone)
+    pp = _class_probability(mix, x_sorted, monotone)
 
     def probability(u, s):
         return pp(u, space.to_model(s))
@@ -257,8 +257,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         loo=loo,
     )
     # wall time of the posterior sampling, for benchmarks (kept out of the diagnostics: same seed, same JSON)
-    model.details.update(mixture=mix, space=space, u_map=u_map, u_map_untempered=best.u_map, histogram_check=hist,
-                         inference_data=post.inference_data, sampling_seconds=float(sum(sampler.seconds)))
+    model.mixture_fit = MixtureFit(mix, space, u_map, best.u_map, hist, post.inference_data,
+                                   float(sum(sampler.seconds)))
     return model, ranking
 
 
@@ -340,16 +340,16 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
     return post, data, u_map, tempering, hist
 
 
-def _positive_probability(mix, x_sorted, monotone):
+def _class_probability(mix, x_sorted, monotone):
     """p(y = 1 | x, θ) of the mixture in model space, (M, P) × (B,) → (M, B): non-decreasing in x when
-    ``monotone`` (:meth:`Mixture.monotone_positive_probability`), else the paper's Bayes rule."""
+    ``monotone`` (:meth:`Mixture.monotone_class_probability`), else the paper's Bayes rule."""
     if not monotone:
-        return mix.positive_probability
+        return mix.class_probability
     grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
     pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
     def pp(u, xq):
-        return mix.monotone_positive_probability(u, xq, grid_x, pivot_x)
+        return mix.monotone_class_probability(u, xq, grid_x, pivot_x)
 
     return pp
 
@@ -397,7 +397,7 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     labels' likelihood varies across the posterior.) With ``tempering``
     ζ < 1, p(θ | S) is the coarsened posterior (the unlabeled likelihood
     raised to ζ), as in the fit. ``pp(u, x)`` is the p(y = 1 | x) the model
-    uses (default :meth:`Mixture.positive_probability`; the monotone one
+    uses (default :meth:`Mixture.class_probability`; the monotone one
     when ``fit_mixture(monotone=True)``). ``edges``: the histogram bins of
     the fit, if any (:meth:`MixtureData.build`).
     """
@@ -426,7 +426,7 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
         post = importance_sample(lambda u: mix.log_posterior(u, data), centre, draws=draws, rng=rng,
                                  proposal=proposal,
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, data, identify=False))
-    p = np.clip((pp or mix.positive_probability)(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
+    p = np.clip((pp or mix.class_probability)(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
     log_l = np.where(y[None, :] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
     ok = post.weights > 0
     return float(special.logsumexp(log_l[ok], b=post.weights[ok]))

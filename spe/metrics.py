@@ -44,6 +44,7 @@ __all__ = [
     "weighted_quantile",
     "equal_error_rate",
     "replay_true_positives",
+    "LabelReplay",
     "expected_true_positives",
     "RECALL_GRID",
     "FPR_GRID",
@@ -359,6 +360,31 @@ def threshold_grid_groups(groups, max_thresholds=MAX_THRESHOLDS):
     return np.unique(np.append(np.clip(idx, 0, k - 1), k - 1))
 
 
+@dataclass(frozen=True)
+class LabelReplay:
+    """What recounts the label draws behind a :class:`SamplePerformance` at other thresholds.
+
+    Attributes
+    ----------
+    model : FittedScoreModel
+        The posterior draws the labels were drawn from.
+    groups : ScoreGroups
+        The score groups (distinct scores, or score bins at large N) the labels were drawn per.
+    seeds : (bit generator class, list of seeds)
+        The M label-draw streams, recreated from their seeds.
+    labeled_groups : int array, shape (n,)
+        The group of each labeled item.
+    threshold_groups : int array
+        The groups whose lower edges are the kept thresholds.
+    """
+
+    model: object
+    groups: object
+    seeds: tuple
+    labeled_groups: np.ndarray
+    threshold_groups: np.ndarray
+
+
 @dataclass
 class SamplePerformance:
     """Per-draw performance of the classifier on the N items (M draws).
@@ -396,11 +422,9 @@ class SamplePerformance:
         The population performance of the same draws (on a sample
         performance object; computed on first use, so estimates that never
         ask for it do not pay for it).
-    replay : tuple or None
-        (model, score groups, label-draw seeds, groups of the labeled items,
-        groups of the thresholds): what :attr:`population`,
-        :func:`replay_true_positives` and :func:`expected_true_positives`
-        recount from.
+    replay : LabelReplay or None
+        What :attr:`population`, :func:`replay_true_positives` and
+        :func:`expected_true_positives` recount from.
     workers : int
         Threads for those recounts (as :func:`sample_performance`'s).
     """
@@ -422,7 +446,7 @@ class SamplePerformance:
     labeled_recall: np.ndarray
     labeled_precision: np.ndarray
     kind: str = "sample"
-    replay: tuple | None = field(default=None, repr=False)
+    replay: LabelReplay | None = field(default=None, repr=False)
     workers: int = field(default=1, repr=False)
     _population: SamplePerformance | None = field(default=None, repr=False)
 
@@ -431,10 +455,10 @@ class SamplePerformance:
         if self.kind != "sample":
             return None
         if self._population is None:
-            model, groups, _, lab_groups, grid_groups = self.replay
-            acc = _Accumulator(self.recall_grid, self.fpr_grid, lab_groups, grid_groups, self.n_items)
-            acc.fill(lambda rows: _expected_positives(model, groups, rows), model, groups, self.workers)
-            self._population = acc.result(self.weights, groups, "population")
+            r = self.replay
+            acc = _Accumulator(self.recall_grid, self.fpr_grid, r.labeled_groups, r.threshold_groups, self.n_items)
+            acc.fill(lambda rows: _expected_positives(r.model, r.groups, rows), r.model, r.groups, self.workers)
+            self._population = acc.result(self.weights, r.groups, "population")
             self._population.replay = self.replay
             self._population.workers = self.workers
         return self._population
@@ -668,7 +692,7 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     threads = resolve_workers(workers)
     sample.fill(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, threads)
     perf = sample.result(weights, groups, "sample")
-    perf.replay = (model, groups, seeds, lab_groups, grid_groups)
+    perf.replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups)
     perf.workers = threads
     return perf
 
@@ -702,16 +726,17 @@ def replay_true_positives(performance, thresholds):
     n_predicted : int array, shape (Q,)
         Items with score ≥ each threshold.
     """
-    model, groups, (kind, seeds) = performance.replay[:3]
-    j, n_pred = groups_at(groups, thresholds)
+    r = performance.replay
+    j, n_pred = groups_at(r.groups, thresholds)
     # thresholds that select the same items as a kept threshold: the kept counts, no recount
     kept = {int(v): c for c, v in enumerate(performance.n_predicted)}
     if all(int(v) in kept for v in n_pred):
         return performance.true_positives[:, [kept[int(v)] for v in n_pred]], n_pred
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
+    kind, seeds = r.seeds
     streams = [np.random.Generator(kind(s)) for s in seeds]
-    return _cumulative_at(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, j,
+    return _cumulative_at(lambda rows: _positive_counts(r.model, r.groups, streams, rows), r.model, r.groups, j,
                           performance.workers), n_pred
 
 
@@ -720,7 +745,7 @@ def expected_true_positives(performance, thresholds):
 
     Same shapes as :func:`replay_true_positives`.
     """
-    model, groups = performance.replay[:2]
-    j, n_pred = groups_at(groups, thresholds)
-    return _cumulative_at(lambda rows: _expected_positives(model, groups, rows), model, groups, j,
+    r = performance.replay
+    j, n_pred = groups_at(r.groups, thresholds)
+    return _cumulative_at(lambda rows: _expected_positives(r.model, r.groups, rows), r.model, r.groups, j,
                           performance.workers), n_pred

@@ -486,7 +486,7 @@ def report_figures(evaluation, *, labeled_only=None, truth=None, requirement=Non
         draw(ax)
         out[name] = (fig, caption)
 
-    if evaluation._mixture_fit() is not None:
+    if evaluation.mixture_model() is not None:
         new("scores", f"Histogram of all scores with the SPE mixture's class-conditional densities and their {pct} "
             "bands; labeled items marked by class (paper Fig. 1A).", lambda ax: plot_score_histogram(evaluation, ax))
     new("threshold_curves", f"Precision and recall against the threshold (score units) with {pct} credible bands "

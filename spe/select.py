@@ -362,7 +362,7 @@ def rank_class_families(fit, data, candidates, *, pool=None):
         ``{"negative": [ClassFamilyFit, ...], "positive": [...]}``, best
         first; families that could not be fitted are left out.
     """
-    r = np.clip(fit.mixture.positive_probability(fit.u_map[None, :], data.x_unlabeled)[0], 0.0, 1.0)
+    r = np.clip(fit.mixture.class_probability(fit.u_map[None, :], data.x_unlabeled)[0], 0.0, 1.0)
     xs = np.concatenate([data.x_unlabeled, data.x_negative, data.x_positive])
     n0, n1 = data.x_negative.size, data.x_positive.size
     w_pos = np.concatenate([data.count_unlabeled * r, np.zeros(n0), np.ones(n1)])

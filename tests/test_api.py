@@ -292,10 +292,10 @@ def test_hybrid_input_is_the_monotone_envelope_of_the_mixture_log_odds():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mixture, _ = fit_mixture(s, labeled, y[labeled], families=("truncnorm", "truncnorm"), draws=200, rng=0)
-    d = mixture.details
+    d = mixture.mixture_fit
     grid = np.unique(s)
-    raw = np.clip(special.logit(d["mixture"].positive_probability(d["u_map_untempered"][None, :],
-                                                                   d["space"].to_model(grid))[0]), -50, 50)
+    raw = np.clip(special.logit(d.mixture.class_probability(d.u_map_untempered[None, :], d.space.to_model(grid))[0]),
+                  -50, 50)
     assert raw[-1] < raw.max() - 1.0  # the fitted log-odds does fall at the top
     feature = mixture_log_odds_feature(mixture, s)
     env = feature(grid)

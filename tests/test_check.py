@@ -172,9 +172,9 @@ def test_a_two_component_negative_family_fits_bimodal_negatives():
     assert one.diagnostics["histogram_check"]["passed"] is False
     assert two.diagnostics["histogram_check"]["passed"] is True
     assert two.diagnostics["histogram_check"]["tempering"] == 1.0
-    mix = two.details["mixture"]
+    mix = two.mixture_fit.mixture
     pi = mix.constrained(two.draws)[:, 0]
     lo, hi = np.quantile(pi, [0.05, 0.95])
     assert lo <= y.mean() <= hi
-    assert auto.details["mixture"].negative.name == "truncnorm2"
+    assert auto.mixture_fit.mixture.negative.name == "truncnorm2"
     assert ranking[0].mixture.negative.name == "truncnorm2"

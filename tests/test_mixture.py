@@ -35,13 +35,13 @@ def test_log_likelihood_matches_plain_loop():
     assert mix.log_posterior(u, data)[0] == pytest.approx(ref + prior + jac, rel=1e-10)
 
 
-def test_positive_probability_is_bayes_rule():
+def test_class_probability_is_bayes_rule():
     mix = Mixture("truncnorm", "truncnorm")
     u = mix.pack(0.2, np.array([0.3, 0.1]), np.array([0.7, 0.1]))
     x = np.array([0.2, 0.5, 0.8])
     p0 = stats.truncnorm(-3, 7, loc=0.3, scale=0.1).pdf(x)
     p1 = stats.truncnorm(-7, 3, loc=0.7, scale=0.1).pdf(x)
-    np.testing.assert_allclose(mix.positive_probability(u, x)[0], 0.2 * p1 / (0.2 * p1 + 0.8 * p0), rtol=1e-10)
+    np.testing.assert_allclose(mix.class_probability(u, x)[0], 0.2 * p1 / (0.2 * p1 + 0.8 * p0), rtol=1e-10)
 
 
 def test_identification_rejects_switched_components():
@@ -138,7 +138,7 @@ def test_fit_falls_back_to_the_paper_identification_when_no_pair_passes_at_the_t
     m, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=200, rng=0)
     assert m.diagnostics["identified_at_top"] is False
     m2, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=200, rng=0, identify_top=False)
-    np.testing.assert_allclose(m.details["u_map"], m2.details["u_map"])
+    np.testing.assert_allclose(m.mixture_fit.u_map, m2.mixture_fit.u_map)
 
 
 def test_binned_likelihood_is_close_to_exact():
@@ -315,7 +315,7 @@ def test_truncnorm_tails_are_stable_where_scipy_recurses():
     assert lc[0, 3] == pytest.approx(special.log_ndtr(z) - special.log_ndtr(b), rel=1e-6)
 
 
-def test_monotone_positive_probability_is_the_outward_envelope_of_the_log_odds():
+def test_monotone_class_probability_is_the_outward_envelope_of_the_log_odds():
     """Wide negatives, narrow positives: the Bayes rule's p(y | x) falls at the top; the monotone one holds
     the highest log-odds reached between the pivot (the grid's median) and x, and equals the Bayes rule where
     it rises."""
@@ -326,17 +326,17 @@ def test_monotone_positive_probability_is_the_outward_envelope_of_the_log_odds()
     u = mix.pack(0.2, [[0.3, 0.2]], [[0.7, 0.05]])
     grid = np.linspace(0, 1, 201)
     x = np.array([0.0, 0.33, 0.5, 0.7, 0.71, 0.9, 1.0])
-    bayes = mix.positive_probability(u, x)[0]
-    mono = mix.monotone_positive_probability(u, x, grid)[0]
+    bayes = mix.class_probability(u, x)[0]
+    mono = mix.monotone_class_probability(u, x, grid)[0]
     assert bayes[-1] < bayes[4]  # the plain rule falls at the top
-    lg = special.logit(mix.positive_probability(u, grid)[0])
+    lg = special.logit(mix.class_probability(u, grid)[0])
     for xi, b, m in zip(x, bayes, mono):
         if xi >= 0.5:
             expected = max(special.logit(b), lg[(grid >= 0.5) & (grid <= xi)].max())
         else:
             expected = min(special.logit(b), lg[(grid >= xi) & (grid <= 0.5)].min())
         assert special.logit(m) == pytest.approx(expected, rel=1e-9, abs=1e-9)
-    assert np.all(np.diff(mix.monotone_positive_probability(u, np.sort(np.r_[x, grid]), grid)[0]) >= 0)
+    assert np.all(np.diff(mix.monotone_class_probability(u, np.sort(np.r_[x, grid]), grid)[0]) >= 0)
     rising = x <= 0.7
     np.testing.assert_allclose(mono[rising], bayes[rising], rtol=1e-9)
 
@@ -360,10 +360,10 @@ def test_monotone_probability_does_not_carry_a_rise_at_the_bottom_upward():
     every score (prevalence ≈ 0.97 on two normals with 23% positives); the envelope from the median holds
     the bottom at the lowest value reached above it."""
     s, m = _fit_two_normal_classes(families="gamma,truncnorm")
-    d = m.details
-    mix, space, u = d["mixture"], d["space"], d["u_map"][None, :]
+    d = m.mixture_fit
+    mix, space, u = d.mixture, d.space, d.u_map[None, :]
     lo, mid = np.min(s), np.median(s)
-    bayes = mix.positive_probability(u, space.to_model(np.array([lo, mid])))[0]
+    bayes = mix.class_probability(u, space.to_model(np.array([lo, mid])))[0]
     assert bayes[0] > 0.9 > bayes[1]  # the fitted Bayes rule does rise at the bottom
     p = m.probability(m.draws, np.sort(s))
     assert np.all(np.diff(p, axis=1) >= -1e-12)

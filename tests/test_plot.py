@@ -127,7 +127,7 @@ def test_class_densities_are_the_fitted_truncated_normals_per_draw():
         ev = spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", score_model="mixture", draws=200, rng=2)
     dens = ev.class_densities(level=0.8, points=50)
     fit = ev.model
-    space = fit.details["space"]
+    space = fit.mixture_fit.space
     x = space.to_model(dens.score)
     th = fit.constrained_draws  # prevalence, negative.loc, negative.scale, positive.loc, positive.scale
     per_unit = 1 / (space.hi - space.lo)

@@ -95,7 +95,7 @@ def _const_model(name, p, log_ev, m=100):
 def test_averaging_weights_follow_the_evidence():
     models = [_const_model("a", 0.1, -10.0), _const_model("b", 0.9, -10.0 + np.log(3)), _const_model("c", 0.5, -50.0)]
     avg = average_models(models, draws=1000, rng=0)
-    np.testing.assert_allclose(avg.details["weights"], [0.25, 0.75, 0.0], atol=1e-12)
+    np.testing.assert_allclose(avg.components.weights, [0.25, 0.75, 0.0], atol=1e-12)
     counts = [d["draws"] for d in avg.diagnostics["models"]]
     assert counts == [250, 750, 0] and avg.n_draws == 1000
     p = avg.positive_probability(np.array([0.0]))[:, 0]

@@ -24,12 +24,14 @@ the number of models.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import special
 
 from .base import FittedScoreModel
 
-__all__ = ["average_models", "systematic_resample"]
+__all__ = ["average_models", "systematic_resample", "Components"]
 
 
 def systematic_resample(weights, count, rng):
@@ -49,6 +51,22 @@ def _allocate(probs, total):
     if rest > 0:
         counts[np.argsort(-(raw - counts))[:rest]] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class Components:
+    """What an averaged model is made of (:attr:`FittedScoreModel.components`).
+
+    Attributes
+    ----------
+    models : tuple of FittedScoreModel
+        The K models averaged, in order.
+    weights : array, shape (K,)
+        Their posterior probabilities (0 for a model left out).
+    """
+
+    models: tuple
+    weights: np.ndarray
 
 
 def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
@@ -126,5 +144,5 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
         param_names=["model", "draw"],
         log_evidence=float(special.logsumexp(log_ev + log_prior - special.logsumexp(log_prior))),
     )
-    averaged.details.update(models=list(models), weights=probs)
+    averaged.components = Components(tuple(models), probs)
     return averaged

@@ -48,16 +48,12 @@ class FittedScoreModel:
         item i) of the n labeled items: how well the model predicts each
         labeled item it was not fitted on (reported; see
         :attr:`elpd_loo`).
-    details : dict
-        Model-specific objects for callers that need them: the SPE mixture
-        keeps ``mixture`` (:class:`~spe.models.Mixture`), ``space``
-        (:class:`~spe.models.ScoreSpace`), ``u_map`` (P,; of the tempered
-        posterior when the histogram check failed), ``u_map_untempered`` and
-        ``histogram_check`` (:class:`~spe.check.HistogramCheck` or None),
-        ``inference_data`` (NUTS: PyMC's record) and ``sampling_seconds``
-        (wall time of the posterior sampling); an averaged
-        model keeps ``models`` (its components) and ``weights`` (their
-        posterior probabilities).
+    mixture_fit : spe.models.mixture.MixtureFit or None
+        On the SPE mixture's fit only: its mixture, score space, MAP and
+        histogram check.
+    components : spe.models.average.Components or None
+        On an averaged model only: the models averaged and their posterior
+        probabilities.
     """
 
     name: str
@@ -69,7 +65,8 @@ class FittedScoreModel:
     constrained_draws: np.ndarray | None = None
     log_evidence: float | None = None
     loo: np.ndarray | None = None
-    details: dict = field(default_factory=dict)
+    mixture_fit: object = None
+    components: object = None
 
     @property
     def elpd_loo(self) -> float | None:
@@ -82,5 +79,9 @@ class FittedScoreModel:
         return self.draws.shape[0]
 
     def positive_probability(self, scores, rows=slice(None)):
-        """p(y = 1 | s) for the selected draws: scores (B,) → (M_rows, B)."""
+        """p(y = 1 | s) for the selected draws: scores (B,) in score units → (M_rows, B) probabilities.
+
+        The one contract every score model meets (the mixture's own
+        :meth:`spe.models.mixture.Mixture.class_probability` works in model
+        space on unconstrained parameters instead)."""
         return self.probability(self.draws[rows], np.asarray(scores, dtype=float))

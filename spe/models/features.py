@@ -135,9 +135,9 @@ def mixture_log_odds_feature(mixture_model, scores):
     callable
         scores (B,) in score units → L̃ (B,), log-odds (natural log).
     """
-    d = mixture_model.details
-    mix, space = d["mixture"], d["space"]
-    u = d.get("u_map_untempered", d["u_map"])[None, :]
+    f = mixture_model.mixture_fit
+    mix, space = f.mixture, f.space
+    u = f.u_map_untempered[None, :]
     pi, th0, th1, _ = mix.unpack(u)
 
     def log_odds(v):

@@ -38,7 +38,7 @@ from ..exceptions import MixtureFitError, SpeInputError
 from ..families import Family, get_family
 from .registry import ScoreModel, register
 
-__all__ = ["ScoreSpace", "MixtureData", "Mixture", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
+__all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
            "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope",
            "pivot_index", "sorted_quantile", "START_SAMPLE"]
 
@@ -399,7 +399,7 @@ def outward_envelope(values, pivot_index):
     the pivot is held at the highest value reached between the pivot and
     that point, a rise below it at the lowest value reached between that
     point and the pivot. Used on log-odds of the SPE mixture
-    (:meth:`Mixture.monotone_positive_probability`, the hybrid's input in
+    (:meth:`Mixture.monotone_class_probability`, the hybrid's input in
     :func:`spe.api.evaluate`).
 
     Parameters
@@ -635,8 +635,10 @@ class Mixture:
             return fn(slice(0, m))
         return np.concatenate([fn(slice(i, min(i + step, m))) for i in range(0, m, step)])
 
-    def positive_probability(self, u, x):
-        """p(y = 1 | x, θ) for each draw and score: u (M, P), x (B,) → (M, B).
+    def class_probability(self, u, x):
+        """p(y = 1 | x, θ) for each draw and score: u (M, P) unconstrained parameters, x (B,) in model space →
+        (M, B) probabilities (:meth:`spe.models.base.FittedScoreModel.positive_probability` is the same in score
+        units, for any score model).
 
         The posterior class probability under the mixture,
         ``π p₁(x) / ((1 − π) p₀(x) + π p₁(x))``; x in model space.
@@ -650,7 +652,7 @@ class Mixture:
         both = ~np.isfinite(a) & ~np.isfinite(b)
         return np.where(both, pi[:, None], np.nan_to_num(out, nan=0.5))
 
-    def monotone_positive_probability(self, u, x, grid, pivot=None):
+    def monotone_class_probability(self, u, x, grid, pivot=None):
         """p(y = 1 | x, θ) made non-decreasing in x: u (M, P), x (B,) → (M, B).
 
         "The classifier ranks items sensibly" as a constraint on p(y | s),
@@ -667,7 +669,7 @@ class Mixture:
         the bottom (p holds at the lowest value reached above; a running
         maximum from the bottom would carry that rise up to every score).
         Where L rises through the pivot it is unchanged. Cost O(M·G) beyond
-        :meth:`positive_probability`.
+        :meth:`class_probability`.
 
         Parameters
         ----------
@@ -691,9 +693,9 @@ class Mixture:
         x = np.asarray(x, dtype=float)
         grid = np.asarray(grid, dtype=float)
         pivot = float(np.median(grid)) if pivot is None else float(pivot)
-        lg = special.logit(np.clip(self.positive_probability(u, grid), 1e-300, 1 - 1e-16))
+        lg = special.logit(np.clip(self.class_probability(u, grid), 1e-300, 1 - 1e-16))
         env = outward_envelope(lg, pivot_index(grid, pivot))
-        lx = special.logit(np.clip(self.positive_probability(u, x), 1e-300, 1 - 1e-16))
+        lx = special.logit(np.clip(self.class_probability(u, x), 1e-300, 1 - 1e-16))
         # between grid points j and j + 1, L at x clipped to [envelope at j, envelope at j + 1] (the running
         # maximum above the pivot, the running minimum below it); below the grid at most its envelope at the
         # lowest point, above it at least its envelope at the highest
@@ -741,6 +743,39 @@ class Mixture:
             raise MixtureFitError("could not initialise the mixture: too few distinct scores on either side of "
                                   "every split")
         return np.array(starts)
+
+
+@dataclass(frozen=True)
+class MixtureFit:
+    """What the SPE mixture's fit keeps beside its draws (:attr:`FittedScoreModel.mixture_fit`).
+
+    Attributes
+    ----------
+    mixture : Mixture
+        The chosen families and prior.
+    space : ScoreSpace
+        The map between score units and model space.
+    u_map : array, shape (P,)
+        The MAP (unconstrained) of the posterior sampled: the tempered one
+        when the histogram check failed.
+    u_map_untempered : array, shape (P,)
+        The MAP of the paper's (untempered) posterior.
+    histogram_check : spe.check.HistogramCheck or None
+        The posterior-predictive check of the score histogram.
+    inference_data : arviz.InferenceData or None
+        NUTS only: PyMC's record of the chains.
+    sampling_seconds : float
+        Wall time of the posterior sampling (for benchmarks; kept out of
+        the diagnostics, so that the same seed gives the same JSON).
+    """
+
+    mixture: Mixture
+    space: ScoreSpace
+    u_map: np.ndarray
+    u_map_untempered: np.ndarray
+    histogram_check: object = None
+    inference_data: object = None
+    sampling_seconds: float = 0.0
 
 
 def _fit_registered(data, rng):
