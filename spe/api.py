@@ -11,7 +11,8 @@ from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation
 from .exceptions import ImportanceSamplingWarning, MixtureFitError, SpeInputError, SpeWarning
 from .fit import fit_mixture
-from .inputs import (as_scores, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
+from .inference import INFERENCE_METHODS, PROPOSALS
+from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
                      normalize_reference, seed_of)
 from .metrics import sample_performance
 from .models.average import average_models
@@ -313,9 +314,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = check_level(level)
-    _check_choice("score_model", score_model, ("average",) + score_model_names())
-    _check_choice("inference", inference, ("importance", "nuts"))
-    _check_choice("proposal", proposal, ("full", "diagonal"))
+    check_choice("score_model", score_model, ("average",) + score_model_names())
+    check_choice("inference", inference, INFERENCE_METHODS)
+    check_choice("proposal", proposal, PROPOSALS)
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
     reference = normalize_reference(reference)
@@ -355,10 +356,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         warnings.warn(msg, category, stacklevel=2)
     return ev
 
-
-def _check_choice(name, value, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
 
 
 def _check_reference_model(score_model, reference):

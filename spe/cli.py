@@ -105,12 +105,12 @@ def _add_input_options(p):
                    help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
     p.add_argument("--labels", metavar="LABELS.csv", action=_Once,
                    help="known labels (columns 'id,label'); omit for none")
-    p.add_argument("--score-type", default="auto", choices=["auto", "probability", "log-odds", "decision"],
+    p.add_argument("--score-type", default="auto", choices=_choices("score_type"),
                    help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
                         "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
                         "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
                         "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
-    p.add_argument("--score-space", default="linear", choices=["linear", "logit", "auto"],
+    p.add_argument("--score-space", default="linear", choices=_choices("score_space"),
                    help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
                         "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
                         "units either way")
@@ -140,7 +140,7 @@ def _add_model_options(p):
     p.add_argument("--seed", type=_seed, default=None, action=_Once,
                    help="random seed (a non-negative integer); the same seed gives the same numbers. Without it a "
                         "seed is drawn, and the summary and the JSON say which, so any run can be repeated")
-    p.add_argument("--inference", default="importance", choices=["importance", "nuts"],
+    p.add_argument("--inference", default="importance", choices=_choices("inference"),
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
                         "bar)")
@@ -157,7 +157,7 @@ def _add_model_options(p):
                         "(positive mean above the negative mean). By default the classifier is assumed to rank "
                         "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
                         "the negative family's tail nor the bottom scores the positive family's")
-    p.add_argument("--performance", default="sample", choices=["sample", "population"],
+    p.add_argument("--performance", default="sample", choices=_choices("performance"),
                    help="'sample' (default): performance on these N items, the unknown labels drawn from the "
                         "posterior; 'population': performance from the model's parameters alone, as on an "
                         "unlimited pool with the same score distribution (paper §3)")
@@ -191,6 +191,16 @@ def _family_names():
     from .families import family_names
 
     return family_names()
+
+
+def _choices(option):
+    """The values an option takes, from where the library defines them (one list, not a copy here)."""
+    from .evaluation import PERFORMANCE_KINDS
+    from .inference import INFERENCE_METHODS
+    from .models.mixture import SCORE_SPACES, SCORE_TYPES
+
+    return list({"score_type": SCORE_TYPES, "score_space": SCORE_SPACES, "inference": INFERENCE_METHODS,
+                 "performance": PERFORMANCE_KINDS}[option])
 
 
 def _score_models():

@@ -16,8 +16,9 @@ import numpy as np
 from scipy import special
 
 from .check import format_items, histogram_check
-from .exceptions import MixtureFitError, SpeInputError, SpeWarning
-from .inference import find_map, importance_sample, psis_loo
+from .exceptions import MixtureFitError, SpeWarning
+from .inference import INFERENCE_METHODS, find_map, importance_sample, psis_loo
+from .inputs import check_choice
 from .models.base import FittedScoreModel
 from .models.mixture import MixtureData, MixtureFit, ScoreSpace, resolve_score_type, sorted_quantile
 from .parallel import resolve_workers
@@ -225,8 +226,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
-    if inference not in ("importance", "nuts"):
-        raise SpeInputError(f"must be 'importance' or 'nuts', got {inference!r}", argument="inference")
+    check_choice("inference", inference, INFERENCE_METHODS)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
                                                             temper=temper, rng=check_rng)

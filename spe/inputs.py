@@ -24,8 +24,8 @@ from scipy import stats
 
 from .exceptions import SpeInputError
 
-__all__ = ["as_scores", "normalize_labels", "normalize_reference", "seed_of", "check_draws", "estimated_memory",
-           "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+__all__ = ["check_choice", "check_level", "as_scores", "normalize_labels", "normalize_reference", "seed_of",
+           "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -382,3 +382,16 @@ def check_level(level):
     if not ok:
         raise SpeInputError(f"must be in (0, 1), got {level!r}", argument="level")
     return float(level)
+
+
+def check_choice(name, value, choices):
+    """``value`` if it is one of ``choices`` (strings).
+
+    Raises
+    ------
+    SpeInputError
+        Naming the argument ``name`` and the choices, if it is not.
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
+    return value

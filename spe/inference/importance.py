@@ -30,8 +30,10 @@ from scipy import special, stats
 from ..exceptions import ImportanceSamplingWarning, SpeInputError
 from .map import hessian
 
-__all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "PARETO_K_GOOD"]
+__all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "PARETO_K_GOOD", "PROPOSALS"]
 
+#: The proposals around the MAP: a Normal with the full inverse Hessian, or with its diagonal only.
+PROPOSALS = ("full", "diagonal")
 #: Pareto k̂ above which importance-sampling estimates are unreliable (Vehtari et al. 2024).
 PARETO_K_GOOD = 0.7
 
@@ -247,7 +249,7 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     ImportanceSamplingWarning
         If no round reaches k̂ ≤ 0.7.
     """
-    if proposal not in ("full", "diagonal"):
+    if proposal not in PROPOSALS:
         raise SpeInputError(f"must be 'full' or 'diagonal', got {proposal!r}", argument="proposal")
     rng = np.random.default_rng(rng)
     u_map = np.asarray(u_map, dtype=float)
