@@ -9,7 +9,7 @@ import numpy as np
 
 from .check import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation
-from .exceptions import ImportanceSamplingWarning, MixtureFitError, SpeInputError, SpeWarning
+from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices
 from .fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
@@ -352,8 +352,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fit.model,
                     performance=perf, families=fit.families, diagnostics=diagnostics, warnings=messages)
     for msg in messages:
-        category = ImportanceSamplingWarning if msg in fit.sampling_messages else SpeWarning
-        warnings.warn(msg, category, stacklevel=2)
+        (msg if isinstance(msg, Notice) else Notice(msg, SpeWarning, "input")).emit(stacklevel=2)
     return ev
 
 
@@ -388,13 +387,13 @@ def _usable_score_model(score_model, score_type, stated_type):
 @dataclass
 class _ScoreModelFit:
     """What :func:`evaluate` fitted: the model behind the seam, the mixture's families (None when it was not
-    fitted), the diagnostics, warnings for the user, and which of them are about importance sampling."""
+    fitted), the diagnostics, and warnings for the user (str, or :class:`~spe.exceptions.Notice` with their own
+    category)."""
 
     model: object
     families: dict
     diagnostics: dict
     messages: list = field(default_factory=list)
-    sampling_messages: list = field(default_factory=list)
 
 
 def _prevalence_only(value, draws, rng):
@@ -407,23 +406,21 @@ def _prevalence_only(value, draws, rng):
 
 
 def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
-    """:func:`spe.fit.fit_mixture` with its warnings kept: (model or None, warnings, sampling warnings).
+    """:func:`spe.fit.fit_mixture` with its warnings kept: (model or None, list of Notice).
 
     A mixture that cannot be fitted at all (no family pair reaches an
     identified optimum: e.g. too few distinct scores) is None, with a
     warning; the other score models carry the estimate.
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collected_notices("mixture", []) as notices:
         try:
             mixture, _ = fit_mixture(s, index, value, rng=rng, identify_top=options["monotone"],
                                      sorted_scores=s_sorted, **options)
         except MixtureFitError as e:
-            return None, [f"the SPE mixture could not be fitted to these scores ({e}): it is left out, and the "
-                          "estimate rests on the recalibrations of the score"], []
-    found = [w for w in caught if issubclass(w.category, SpeWarning)]
-    return (mixture, [str(w.message) for w in found],
-            [str(w.message) for w in found if issubclass(w.category, ImportanceSamplingWarning)])
+            mixture = None
+            notices.append(Notice(f"the SPE mixture could not be fitted to these scores ({e}): it is left out, and "
+                                  "the estimate rests on the recalibrations of the score", SpeWarning, "mixture"))
+    return mixture, notices
 
 
 def _score_model_names(score_model, data):
@@ -447,13 +444,10 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     draws = options["draws"]
     data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference)
-    data.mixture, mixture_warnings, sampling = (
-        _fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
-        if _uses_mixture(score_model) else (None, [], []))
+    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
+                                      if _uses_mixture(score_model) else (None, []))
     mixture = data.mixture
-    names = _score_model_names(score_model, data)
-    fitted = [REGISTRY[name].fit(data, stream) for name, stream in zip(names, recal_rng.spawn(len(names)))]
-    fitted = [m for m in fitted if m is not None]
+    fitted, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
         model = fitted[0]
@@ -467,10 +461,11 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     messages += _uninformative_message(diagnostics) + _reference_message(diagnostics)
     diagnostics.update(_reference_diagnostics(fitted, diagnostics))
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
+    messages += _model_messages(model_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
                 {"negative": mixture.mixture_fit.mixture.negative.name,
                  "positive": mixture.mixture_fit.mixture.positive.name})
-    return _ScoreModelFit(model, families, diagnostics, messages, [f"SPE mixture: {m}" for m in sampling])
+    return _ScoreModelFit(model, families, diagnostics, messages)
 
 
 #: Prior probability that the pool shares the reference set's calibration map (up to a prior shift); the rest is
@@ -591,6 +586,34 @@ def _backwards_hint(labeled_scores, labeled_value):
             f"{auc:.2f}): does the classifier rank backwards?" if auc < 0.5 else "")
 
 
+def _fit_registered(names, data, rng):
+    """Fit each named score model (:mod:`spe.models.registry`) on its own stream of ``rng``: (the fitted models,
+    their warnings as :class:`~spe.exceptions.Notice` objects whose source is the model's name)."""
+    fitted, notices = [], []
+    for name, stream in zip(names, rng.spawn(len(names))):
+        with collected_notices(name, []) as found:
+            model = REGISTRY[name].fit(data, stream)
+        source = name if model is None else model.name
+        notices += [Notice(f"score model {source!r}: {n}", n.category, source) for n in found]
+        if model is not None:
+            fitted.append(model)
+    return fitted, notices
+
+
+def _model_messages(notices, diagnostics):
+    """The score models' own warnings for the user; those of a model the labels switched off (weight < 0.01)
+    cannot mislead the estimates and become notes in ``diagnostics``."""
+    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
+    messages = []
+    for n in notices:
+        if weights.get(n.source, 1.0) >= 0.01:
+            messages.append(n)
+        else:
+            diagnostics.setdefault("notes", []).append(f"{n} (weight {weights[n.source]:.3f}, so it does not affect "
+                                                       "the estimates)")
+    return messages
+
+
 def _mixture_messages(mixture, mixture_warnings, diagnostics):
     """The mixture's warnings for the user; those of a mixture the labels switched off (weight < 0.01) cannot
     mislead the estimates and become notes in ``diagnostics``."""
@@ -599,7 +622,7 @@ def _mixture_messages(mixture, mixture_warnings, diagnostics):
     messages = []
     for msg in mixture_warnings:
         if weight >= 0.01:
-            messages.append(msg if mixture is None else f"SPE mixture: {msg}")
+            messages.append(msg if mixture is None else Notice(f"SPE mixture: {msg}", msg.category, msg.source))
         else:
             diagnostics.setdefault("notes", []).append(
                 f"SPE mixture (weight {weight:.3f}, so it does not affect the estimates): {msg}")

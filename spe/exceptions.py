@@ -7,6 +7,9 @@ degenerate but legal input and for weak inference.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 
 class SpeInputError(ValueError):
     """Bad input: names the argument, or the file, the row and the column.
@@ -68,3 +71,42 @@ class SpeWarning(UserWarning):
 
 class ImportanceSamplingWarning(SpeWarning):
     """The importance weights are degenerate (high Pareto k̂ or low ESS)."""
+
+
+class Notice(str):
+    """A warning for the user, kept on the result and emitted once: its text (a ``str``, as the JSON's
+    ``"warnings"`` holds it), the warning class it is emitted as, and the part of ``spe`` it comes from.
+
+    Attributes
+    ----------
+    category : type
+        A :class:`SpeWarning` subclass (e.g. :class:`ImportanceSamplingWarning`).
+    source : str
+        Where it comes from: ``"input"``, ``"mixture"``, a score model's name, …
+    """
+
+    def __new__(cls, message, category=SpeWarning, source="spe"):
+        notice = super().__new__(cls, message)
+        notice.category, notice.source = category, source
+        return notice
+
+    def __reduce__(self):
+        return Notice, (str(self), self.category, self.source)
+
+    def emit(self, stacklevel=2):
+        """``warnings.warn`` it once, as its category."""
+        warnings.warn(str(self), self.category, stacklevel=stacklevel + 1)
+
+
+@contextlib.contextmanager
+def collected_notices(source, into):
+    """Within the block, ``spe``'s warnings (:class:`SpeWarning`) are kept as :class:`Notice` objects appended to
+    the list ``into`` (their ``source`` given) instead of being shown; other warnings are shown as usual."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield into
+    for w in caught:
+        if issubclass(w.category, SpeWarning):
+            into.append(Notice(str(w.message), w.category, source))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)

@@ -396,3 +396,30 @@ def test_a_registered_score_model_is_one_the_api_fits_and_averages(monkeypatch):
     assert len(both.diagnostics["score_models"]) == len(score_model_names()) - 1  # all but the reference model
     with pytest.raises(ValueError, match="already registered"):
         spe.models.registry.register(ScoreModel(name="toy", fit=fit, about=""))
+
+
+def test_a_score_models_warning_is_kept_on_the_result_with_its_category_and_emitted_once(monkeypatch):
+    """Structured warnings: what a score model warns is a Notice on ``ev.warnings`` (and in the JSON), with its
+    category and source, emitted once by ``evaluate`` as that category."""
+    from spe.exceptions import ImportanceSamplingWarning, Notice
+    from spe.models.constant import fit_constant
+
+    def fit(data, rng):
+        warnings.warn("weights degenerate", ImportanceSamplingWarning)
+        return fit_constant(data.labeled_value, draws=data.draws, rng=rng)
+
+    monkeypatch.setitem(REGISTRY, "toy", ScoreModel(name="toy", fit=fit, about="warns"))
+    s, y = simulate(500, 0.3, 4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = spe.evaluate(s, _labels(y, 20, 4), draws=200, rng=0, score_model="toy")
+    mine = [w for w in caught if "weights degenerate" in str(w.message)]
+    assert len(mine) == 1 and mine[0].category is ImportanceSamplingWarning
+    (notice,) = [w for w in ev.warnings if "weights degenerate" in w]
+    assert isinstance(notice, Notice) and notice.category is ImportanceSamplingWarning
+    assert notice == "score model 'prevalence only': weights degenerate" and notice.source == "prevalence only"
+    assert "score model 'prevalence only': weights degenerate" in ev.to_dict()["warnings"]
+    import pickle
+
+    again = pickle.loads(pickle.dumps(notice))
+    assert again == notice and again.category is ImportanceSamplingWarning and again.source == notice.source
