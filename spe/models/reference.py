@@ -90,6 +90,9 @@ MIN_ITEMS_PER_BIN = 10
 MAX_BINS = 1024
 #: Newton steps for the mode of δ.
 NEWTON_STEPS = 40
+#: Degrees of freedom of the Student-t proposal of δ around its Laplace approximation (heavier tails than the
+#: Normal, so that a skewed conditional of δ does not leave the importance weights heavy-tailed).
+SHIFT_PROPOSAL_DF = 4
 #: Fixed-point rounds placing the tilted Beta proposal of the rates (:func:`_tilted_beta`).
 TILT_ROUNDS = 4
 #: Draws per binning that estimate how much the pool's scores reweigh the binnings (:func:`_binning_proposal`).
@@ -311,10 +314,10 @@ def _draw_rates_and_shift(binning, tilt, pool_counts, power, n, rng):
     p = np.clip(rng.beta(a, c, size=(n, binning.n_bins)), EPS, 1 - EPS)
     shift = _Shift(p, binning, pool_counts, power)
     mode, sd = shift.laplace()
-    d = mode + sd * rng.standard_normal(n)
+    d = mode + sd * rng.standard_t(SHIFT_PROPOSAL_DF, n)
     reference = stats.beta.logpdf(p, binning.alpha + binning.positives,
                                   binning.beta + binning.items - binning.positives).sum(axis=1)
-    proposal = stats.beta.logpdf(p, a, c).sum(axis=1) + stats.norm.logpdf(d, mode, sd)
+    proposal = stats.beta.logpdf(p, a, c).sum(axis=1) + stats.t.logpdf(d, SHIFT_PROPOSAL_DF, mode, sd)
     return p, d, shift.log_density(d) + reference - proposal
 
 
