@@ -141,7 +141,7 @@ def _run_trial(args):
     # made small optimisations (L-BFGS-B) several times slower
     threadpool_limits(1)
     import spe
-    from spe.api import _log_odds_feature
+    from spe.models.features import log_odds_feature
     from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels, true_performance
     from spe.benchmark import pr_curve_error
     from spe.metrics import RECALL_GRID
@@ -182,7 +182,7 @@ def _run_trial(args):
     p_items = np.clip(ev.item_probabilities()[~lab], 1e-12, 1 - 1e-12)
     yu = y[~lab]
     logloss_spe = float(-np.mean(np.where(yu == 1, np.log(p_items), np.log1p(-p_items))))
-    feature = _log_odds_feature(s, ev.diagnostics.get("score_type", "auto"))(s)
+    feature = log_odds_feature(s, ev.diagnostics.get("score_type", "auto"))(s)
     true = true_performance(s, y)
     ap, auc = ev.average_precision(), ev.roc_auc()
     weights = {m["model"]: m["weight"] for m in ev.diagnostics.get("score_models", [])}

@@ -49,9 +49,11 @@ reference alone); the rates from their Beta posteriors given the reference,
 each tilted to the pool's score likelihood by matching its first two
 derivatives (under a prior shift the pool's scores move the rates too: with
 the reference-only Betas the effective sample size fell to 14 of 1,000 for a
-reference at prevalence 0.05 and a pool at 0.3); δ from a Laplace
-approximation of its conditional given the rates and the pool's scores
-(Newton's method, vectorised over draws). Every draw is weighted by the
+reference at prevalence 0.05 and a pool at 0.3); δ from a Student-t (4
+degrees of freedom) at the mode and scale of the Laplace approximation of
+its conditional given the rates and the pool's scores (Newton's method,
+vectorised over draws; a Normal there left heavy-tailed weights on small
+references whose δ is skewed). Every draw is weighted by the
 exact ratio of the joint posterior to that proposal times p(Y_L | p, δ),
 the pool's labels, with Pareto smoothing; k̂ > 0.7 warns. The evidence
 is the importance-sampling estimate of p(Y_L | S, reference), comparable
