@@ -28,15 +28,13 @@ apart to explain single outliers.
 
 ``families="auto"`` tries it for the negative class of scores that are not
 probabilities (:data:`spe.select.DECISION_NEGATIVE_CANDIDATES`); any pair
-can be named, e.g. ``families=("truncnorm2", "truncnorm")``. On the real
-benchmark cases at 20 labels it fixed SVMs whose negative class is several
-digits (dgt_svm4 error 0.045 → 0.004, sat_svm5 0.237 → 0.105), but a wide
-second negative component could also take the top scores, where the
-unlabeled scores cannot tell it from the positives (dgt_svm1 0.054 → 0.077);
-the mixture's identification at the top score (:attr:`spe.models.Mixture.top`)
-now rejects such fits (dgt_svm1 0.043). On probability scores it
-degenerated to spikes at 0 (mnist_logres8): these priors do not make it
-fully identifiable.
+can be named, e.g. ``families=("truncnorm2", "truncnorm")``. It fits SVMs
+whose negative class is several digits; a wide second negative component
+could also take the top scores, where the unlabeled scores cannot tell it
+from the positives, and the mixture's identification at the top score
+(:attr:`spe.models.Mixture.top`) rejects such fits. On probability scores
+it degenerated to spikes at 0: these priors do not make it fully
+identifiable. (Measured: ``docs/benchmarks.md``.)
 
 No single scipy.stats distribution is this mixture over draws;
 ``scipy_dist`` gives the ``scipy.stats.Mixture`` of one

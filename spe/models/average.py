@@ -11,10 +11,8 @@ misfits the labels is switched off by its evidence, not by a threshold.
 Each model's leave-one-out log predictive density of the labeled items
 (``FittedScoreModel.loo``) is listed beside its evidence (``elpd_loo``).
 Weighting by it instead — pseudo-BMA, pseudo-BMA+ with the Bayesian
-bootstrap, or stacking (Yao et al. 2018) — was measured on the real
-benchmark cases at 20 labels (same 300 trials): worse than labeled-only by
-> 0.02 in 17% / 16% / 13% of trials against 15% for the evidence, with
-band coverage 0.92 / 0.93 / 0.80 against 0.89, so the evidence stays.
+bootstrap, or stacking (Yao et al. 2018) — was worse on the real benchmark
+cases, so the evidence stays (the numbers: ``docs/benchmarks.md``).
 
 The averaged model behind the seam keeps M draws in all: model k gets about
 w_k·M of them (largest-remainder allocation), resampled from its weighted
