@@ -356,7 +356,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     return ev
 
 
-
 def _check_reference_model(score_model, reference):
     if score_model == "reference" and reference is None:
         raise SpeInputError("the score model 'reference' needs a reference set (reference=(scores, labels))",
