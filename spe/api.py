@@ -358,7 +358,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
 
 def _check_reference_model(score_model, reference):
     if score_model == "reference" and reference is None:
-        raise SpeInputError("the score model 'reference' needs a reference set (reference=(scores, labels))",
+        raise SpeInputError("the score model 'reference' needs a reference set (--reference REF.csv in the shell, "
+                            "reference=(scores, labels) in Python)",
                             argument="score_model")
 
 
