@@ -186,6 +186,7 @@ def _run_trial(args):
     true = true_performance(s, y)
     ap, auc = ev.average_precision(), ev.roc_auc()
     weights = {m["model"]: m["weight"] for m in ev.diagnostics.get("score_models", [])}
+    ref_diagnostics = ev.diagnostics.get("reference", {})
     return {
         "ap_true": true["average_precision"],
         "ap_err": abs(ap.median - true["average_precision"]),
@@ -197,8 +198,8 @@ def _run_trial(args):
         "reference": reference is not None,
         "weight_reference": weights.get("reference", np.nan),
         "ref_prevalence": float(reference[1].mean()) if reference is not None else np.nan,
-        "ref_ess": ev.diagnostics.get("reference", {}).get("ess", np.nan),
-        "ref_pareto_k": ev.diagnostics.get("reference", {}).get("pareto_k", np.nan),
+        "ref_ess": ref_diagnostics.get("ess", np.nan),
+        "ref_pareto_k": ref_diagnostics.get("pareto_k", np.nan),
         "group": case_group(case_path),
         **requirement_rows(ev, naive_choice, s, y, requirements),
         "logloss_spe": logloss_spe,
@@ -227,8 +228,11 @@ def _run_trial(args):
 
 
 def shifted_subsample(index, labels, prevalence, rng):
-    """A random part of the items ``index`` with the given prevalence: every item of the scarcer class (relative
-    to the target) and as many of the other as that takes; class-conditional score densities are unchanged."""
+    """A random part of the items ``index`` (int (K,), positions in ``labels``, 0/1 (N,)) with prevalence
+    ``prevalence`` in (0, 1): every item of the class that is scarcer relative to the target, and as many of the
+    other as that takes (at least one), so class-conditional score densities are unchanged. Returns positions
+    (K',), positives first. A half with no positives gives a one-class reference, which ``spe.evaluate``
+    refuses."""
     pos, neg = index[labels[index] == 1], index[labels[index] == 0]
     if pos.size / index.size > prevalence:
         pos = rng.choice(pos, max(1, round(prevalence / (1 - prevalence) * neg.size)), replace=False)

@@ -15,7 +15,7 @@ Run it on the code before and after the change, then compare:
 (``PYTHONPATH`` says which ``spe`` is measured: a script in ``benchmarks/``
 otherwise imports whichever ``spe`` is installed.)
 
-The comparison is exact (every key, every float bit for bit) and prints the
+The comparison is exact (every key, every number equal, NaN to NaN) and prints the
 first differing path of each case that differs; exit 1 if any does. A key
 renamed on purpose is compared under its new name with ``--rename OLD=NEW``.
 """

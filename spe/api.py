@@ -352,15 +352,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fit.model,
                     performance=perf, families=fit.families, diagnostics=diagnostics, warnings=messages)
     for msg in messages:
-        (msg if isinstance(msg, Notice) else Notice(msg, SpeWarning, "input")).emit(stacklevel=2)
+        (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
     return ev
 
 
 def _check_reference_model(score_model, reference):
-    if score_model == "reference" and reference is None:
-        raise SpeInputError("the score model 'reference' needs a reference set (--reference REF.csv in the shell, "
-                            "reference=(scores, labels) in Python)",
-                            argument="score_model")
+    if score_model == REFERENCE_NAME and reference is None:
+        raise SpeInputError(f"the score model {REFERENCE_NAME!r} needs a reference set (--reference REF.csv in the "
+                            "shell, reference=(scores, labels) in Python)", argument="score_model")
 
 
 def _workers_notes(workers):
@@ -594,36 +593,37 @@ def _fit_registered(names, data, rng):
         with collected_notices(name, []) as found:
             model = REGISTRY[name].fit(data, stream)
         source = name if model is None else model.name
-        notices += [Notice(f"score model {source!r}: {n}", n.category, source) for n in found]
+        notices.append((source, [Notice(n, n.category, source) for n in found]))
         if model is not None:
             fitted.append(model)
     return fitted, notices
 
 
-def _model_messages(notices, diagnostics):
-    """The score models' own warnings for the user; those of a model the labels switched off (weight < 0.01)
-    cannot mislead the estimates and become notes in ``diagnostics``."""
-    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
-    messages = []
+#: Weight below which a score model cannot mislead the estimates: its warnings become notes in the diagnostics.
+NEGLIGIBLE_WEIGHT = 0.01
+
+
+def _weighed_warnings(label, weight, notices, diagnostics):
+    """A score model's warnings for the user, each prefixed with ``label``; when the labels switched the model off
+    (weight < :data:`NEGLIGIBLE_WEIGHT`) they become notes in ``diagnostics`` instead."""
+    if weight >= NEGLIGIBLE_WEIGHT:
+        return [Notice(f"{label}: {n}", n.category, n.source) for n in notices]
     for n in notices:
-        if weights.get(n.source, 1.0) >= 0.01:
-            messages.append(n)
-        else:
-            diagnostics.setdefault("notes", []).append(f"{n} (weight {weights[n.source]:.3f}, so it does not affect "
-                                                       "the estimates)")
-    return messages
+        diagnostics.setdefault("notes", []).append(
+            f"{label} (weight {weight:.3f}, so it does not affect the estimates): {n}")
+    return []
+
+
+def _model_messages(model_warnings, diagnostics):
+    """The registered score models' own warnings ((model name, notices) pairs), by their weight."""
+    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
+    return [msg for source, notices in model_warnings
+            for msg in _weighed_warnings(f"score model {source!r}", weights.get(source, 1.0), notices, diagnostics)]
 
 
 def _mixture_messages(mixture, mixture_warnings, diagnostics):
-    """The mixture's warnings for the user; those of a mixture the labels switched off (weight < 0.01) cannot
-    mislead the estimates and become notes in ``diagnostics``."""
+    """The mixture's warnings, by its weight; that it could not be fitted at all is said as it is."""
+    if mixture is None:
+        return list(mixture_warnings)
     weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
-    weight = weights.get(mixture.name, 0.0) if mixture is not None else 1.0
-    messages = []
-    for msg in mixture_warnings:
-        if weight >= 0.01:
-            messages.append(msg if mixture is None else Notice(f"SPE mixture: {msg}", msg.category, msg.source))
-        else:
-            diagnostics.setdefault("notes", []).append(
-                f"SPE mixture (weight {weight:.3f}, so it does not affect the estimates): {msg}")
-    return messages
+    return _weighed_warnings("SPE mixture", weights.get(mixture.name, 0.0), mixture_warnings, diagnostics)

@@ -144,9 +144,10 @@ def _add_model_options(p):
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
                         "bar)")
-    p.add_argument("--score-model", default="average", choices=["average", *_score_models()],
+    models = _score_models()
+    p.add_argument("--score-model", default="average", choices=["average", *models],
                    help="model of p(y=1 | score): "
-                        + "; ".join(f"'{name}': {m.about}" for name, m in _score_models().items()).replace("%", "%%")
+                        + "; ".join(f"'{name}': {m.about}" for name, m in models.items()).replace("%", "%%")
                         + "; 'average' (default) weighs them all by how well they predicted the labels")
     p.add_argument("--no-tempering", action="store_true",
                    help="keep the paper's mixture posterior even when its densities fail the check against the "
@@ -595,9 +596,10 @@ def _estimate(args):
     true = None
     if truth is not None:
         from .baselines import true_performance
+        from .output import jsonable
 
         true = true_performance(ev.scores, truth)
-        result["truth"] = _num_json(true)
+        result["truth"] = jsonable(true)
     json_bytes = (json.dumps(result, indent=1) + "\n").encode()
     items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
     files = {"--json": json_bytes, "--items": items_bytes}
@@ -700,14 +702,10 @@ def _truth_line(t):
             f"{_fmt(t['average_precision'])}, ROC AUC {_fmt(t['roc_auc'])}")
 
 
-def _num_json(values):
+def _num_dict(interval):
     from .output import jsonable
 
-    return jsonable(values)
-
-
-def _num_dict(interval):
-    return _num_json(interval.to_dict())
+    return jsonable(interval.to_dict())
 
 
 def _figure_bytes(fig, path):

@@ -14,13 +14,13 @@ import numpy as np
 
 from .check import format_items
 from .exceptions import SpeInputError
-from .inputs import check_level
+from .inputs import check_choice, check_level
 from .metrics import SamplePerformance, replay_true_positives, weighted_positive_probability, weighted_quantile
 from .models.base import FittedScoreModel
 from .output import jsonable
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
-           "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS"]
+           "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold"]
 
 #: Metrics of the whole ranking (no threshold).
 SCALAR_METRICS = ("prevalence", "average_precision", "roc_auc", "equal_error_rate")
@@ -190,7 +190,21 @@ class ThresholdChoice:
 
 
 def most_likely_threshold(curve, mean_f1):
-    """Index of the threshold with the largest p(C(τ)); among ties (within 10⁻⁹), the highest mean F1."""
+    """Index of the threshold with the largest probability of meeting the requirement (paper §4.4); among ties
+    (within 10⁻⁹), the one with the highest posterior mean F1.
+
+    Parameters
+    ----------
+    curve : ThresholdProbability
+        ``curve.probability`` (T,): p(requirement met) at each of T thresholds.
+    mean_f1 : array, shape (T,)
+        Posterior mean F1 at those thresholds (NaN counts as 0).
+
+    Returns
+    -------
+    int
+        An index into the T thresholds.
+    """
     top = curve.probability >= curve.probability.max() - 1e-9
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
@@ -380,8 +394,7 @@ class Evaluation:
         ValueError
             Unknown metric or performance kind.
         """
-        if metric not in THRESHOLD_METRICS:
-            raise SpeInputError(f"must be one of {THRESHOLD_METRICS}, got {metric!r}", argument="metric")
+        check_choice("metric", metric, THRESHOLD_METRICS)
         p, values = self._grid_metrics(performance)
         return self._band(p.thresholds, values[metric], level)
 
@@ -522,8 +535,8 @@ class Evaluation:
         """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model)."""
         if fit is self.model:
             return 1.0
-        k = [m is fit for m in self.model.components.models].index(True)
-        return float(self.model.components.weights[k])
+        c = self.model.components
+        return next(float(w) for m, w in zip(c.models, c.weights) if m is fit)
 
     def class_densities(self, level=None, points=400) -> ClassDensities:
         """The fitted class-conditional densities, scaled by the class fractions, with bands (paper Fig. 1A).

@@ -25,7 +25,8 @@ from scipy import stats
 from .exceptions import SpeInputError
 
 __all__ = ["check_choice", "check_level", "as_scores", "normalize_labels", "normalize_reference", "seed_of",
-           "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+           "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE",
+           "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100

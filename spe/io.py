@@ -440,13 +440,13 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
                                 row=int(rows[r]), column=id_column)
     else:
         index = _row_numbers(ids, scores, path, rows, id_column)
-    return index, lab.astype(int)
+    return index, lab
 
 
 def _zero_one(df, label_column, path, rows):
     """The label column as 0/1 ints (rows,), refusing anything else, naming the row."""
     raw_labels = df[label_column].str.strip()
-    lab = np.full(len(df), -1)
+    lab = np.full(len(df), -1, dtype=int)
     lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
     lab[raw_labels.isin(["0", "0.0"]).to_numpy()] = 0
     bad = np.flatnonzero(lab < 0)
@@ -454,7 +454,7 @@ def _zero_one(df, label_column, path, rows):
         r = int(bad[0])
         said = f"label {raw_labels.iloc[r]!r} is not 0 or 1" if raw_labels.iloc[r] != "" else "the label is empty"
         raise SpeInputError(f"{said} (expected 0 or 1)", path=path, row=int(rows[r]), column=label_column)
-    return lab.astype(int)
+    return lab
 
 
 def read_reference(path, score_column="score", label_column="label"):

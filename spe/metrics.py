@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .models.base import FittedScoreModel
 from .models.mixture import sorted_quantile
 from .parallel import resolve_workers, thread_map
 
@@ -45,6 +46,7 @@ __all__ = [
     "equal_error_rate",
     "replay_true_positives",
     "LabelReplay",
+    "groups_at",
     "expected_true_positives",
     "RECALL_GRID",
     "FPR_GRID",
@@ -378,11 +380,16 @@ class LabelReplay:
         The groups whose lower edges are the kept thresholds.
     """
 
-    model: object
-    groups: object
+    model: FittedScoreModel
+    groups: ScoreGroups
     seeds: tuple
     labeled_groups: np.ndarray
     threshold_groups: np.ndarray
+
+    def streams(self):
+        """The M label-draw streams, recreated from their seeds (the same draws again)."""
+        kind, seeds = self.seeds
+        return [np.random.Generator(kind(s)) for s in seeds]
 
 
 @dataclass
@@ -698,8 +705,22 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
 
 
 def groups_at(groups, thresholds):
-    """For thresholds (Q,): how many leading score groups are scored ≥ each (groups are descending), and
-    how many items that is."""
+    """How many leading score groups, and how many items, are scored ≥ each threshold.
+
+    Parameters
+    ----------
+    groups : ScoreGroups
+        The score groups, descending.
+    thresholds : array, shape (Q,)
+        Score units.
+
+    Returns
+    -------
+    j : int array, shape (Q,)
+        Groups scored ≥ each threshold.
+    n_predicted : int array, shape (Q,)
+        Items in them (predicted positive at that threshold).
+    """
     tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
     j = np.searchsorted(-groups.scores, -tau, side="right")
     return j, np.concatenate([[0], np.cumsum(groups.counts)])[j]
@@ -734,8 +755,7 @@ def replay_true_positives(performance, thresholds):
         return performance.true_positives[:, [kept[int(v)] for v in n_pred]], n_pred
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
-    kind, seeds = r.seeds
-    streams = [np.random.Generator(kind(s)) for s in seeds]
+    streams = r.streams()
     return _cumulative_at(lambda rows: _positive_counts(r.model, r.groups, streams, rows), r.model, r.groups, j,
                           performance.workers), n_pred
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT"]
+__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT", "jsonable"]
 
 #: The name that means standard output (and, for the scores, standard input).
 STDOUT = "-"

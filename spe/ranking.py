@@ -83,7 +83,7 @@ class FamilyTable:
     def to_dict(self) -> dict:
         """JSON-ready dict (what ``spe families --json`` writes)."""
         return jsonable({"n_items": self.n_items, "n_labeled": self.n_labeled, "score_type": self.score_type,
-                      "classes": self.classes, "pairs": self.pairs, "auto": self.auto, "notes": self.notes})
+                         "classes": self.classes, "pairs": self.pairs, "auto": self.auto, "notes": self.notes})
 
     def summary(self, top=10) -> str:
         """The table as text (what ``spe families`` prints): per class, then the ``top`` pairs."""

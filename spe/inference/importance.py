@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
-from ..exceptions import ImportanceSamplingWarning, SpeInputError
+from ..exceptions import ImportanceSamplingWarning
+from ..inputs import check_choice
 from .map import hessian
 
 __all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "PARETO_K_GOOD", "PROPOSALS"]
@@ -249,8 +250,7 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     ImportanceSamplingWarning
         If no round reaches k̂ ≤ 0.7.
     """
-    if proposal not in PROPOSALS:
-        raise SpeInputError(f"must be 'full' or 'diagonal', got {proposal!r}", argument="proposal")
+    check_choice("proposal", proposal, PROPOSALS)
     rng = np.random.default_rng(rng)
     u_map = np.asarray(u_map, dtype=float)
     h = hessian(curvature_log_posterior or log_posterior, u_map, diagonal_only=proposal == "diagonal")

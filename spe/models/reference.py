@@ -140,6 +140,11 @@ class Binning:
     def n_bins(self):
         return self.items.size
 
+    @property
+    def posterior(self):
+        """The Beta posterior of each bin's rate given the reference labels: (α + k_b, β + n_b − k_b), two (B,)."""
+        return self.alpha + self.positives, self.beta + self.items - self.positives
+
     def bin_of(self, scores):
         """Bin index of each score: (K,) → (K,) ints in [0, B)."""
         return np.searchsorted(self.edges, np.asarray(scores, dtype=float), side="right")
@@ -273,8 +278,7 @@ def _tilted_beta(binning, pool_counts, power):
     the reference-only means. The tilt is kept from removing more than half
     of a Beta parameter; the importance weights correct what it misses.
     """
-    a0 = binning.alpha + binning.positives
-    b0 = binning.beta + binning.items - binning.positives
+    a0, b0 = binning.posterior
     a, b = a0, b0
     for _ in range(TILT_ROUNDS):
         p = a / (a + b)
@@ -317,8 +321,7 @@ def _draw_rates_and_shift(binning, tilt, pool_counts, power, n, rng):
     shift = _Shift(p, binning, pool_counts, power)
     mode, sd = shift.laplace()
     d = mode + sd * rng.standard_t(SHIFT_PROPOSAL_DF, n)
-    reference = stats.beta.logpdf(p, binning.alpha + binning.positives,
-                                  binning.beta + binning.items - binning.positives).sum(axis=1)
+    reference = stats.beta.logpdf(p, *binning.posterior).sum(axis=1)
     proposal = stats.beta.logpdf(p, a, c).sum(axis=1) + stats.t.logpdf(d, SHIFT_PROPOSAL_DF, mode, sd)
     return p, d, shift.log_density(d) + reference - proposal
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["ScoreModel", "REGISTRY", "register", "score_model_names", "get_score_model"]
+__all__ = ["ScoreModel", "REGISTRY", "register", "score_model_names"]
 
 
 def _always(data):
@@ -74,14 +74,3 @@ def register(model):
 def score_model_names():
     """The registered score models' names, in order (tuple of str)."""
     return tuple(REGISTRY)
-
-
-def get_score_model(name):
-    """The :class:`ScoreModel` called ``name``.
-
-    Raises
-    ------
-    KeyError
-        If none is.
-    """
-    return REGISTRY[name]
