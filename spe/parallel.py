@@ -167,6 +167,7 @@ class TaskPool:
         self.workers = n if n > 1 and can_fork() else 1
         self._executor = None
         self._processes = set()  # the workers' multiprocessing.Process objects, to end them on an interrupt
+        self._before = set()  # the children that existed before the executor started (not ours to end)
 
     def __enter__(self):
         return self
@@ -181,7 +182,10 @@ class TaskPool:
         if self._executor is None:
             return
         executor, self._executor = self._executor, None
-        processes, self._processes = self._processes, set()
+        # every child started since the executor was (the executor may start workers on demand, after a map
+        # recorded its own), so that an interrupt at any moment leaves none behind
+        processes = self._processes | (set(multiprocessing.active_children()) - self._before)
+        self._processes = set()
         executor.shutdown(wait=not terminate, cancel_futures=True)
         if terminate:
             for p in processes:
@@ -213,6 +217,7 @@ class TaskPool:
             return None
         try:
             if self._executor is None:
+                self._before = set(multiprocessing.active_children())
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
                                                      initializer=_init_worker, initargs=(self.shared,))
             with warnings.catch_warnings():
