@@ -144,7 +144,7 @@ def _run_trial(args):
     from spe.models.features import log_odds_feature
     from spe.baselines import labeled_only, labeled_only_pr_curve, pr_curve_from_labels, true_performance
     from spe.benchmark import pr_curve_error
-    from spe.metrics import RECALL_GRID
+    from spe.metrics.curves import RECALL_GRID
 
     df = pd.read_csv(case_path)
     s = df["score"].to_numpy(float)

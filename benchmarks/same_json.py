@@ -4,7 +4,9 @@ A refactor must not change any number. This script runs the estimate a
 user would on every case in ``../shared/cases/`` (or --cases-dir): n random
 labels (default 20, drawn with a seed fixed per case), the default score
 model, a fixed ``rng``; and writes each result's JSON (the CLI/JSON contract
-of ``../shared/DESIGN.md``, ``Evaluation.to_dict``) to ``OUT/<case>.json``.
+of ``../shared/DESIGN.md``, ``Evaluation.to_dict``), with the printed
+summary, the best threshold for precision ≥ 0.9 and recall ≥ 0.5, and the
+labeled-only baseline's JSON and threshold, to ``OUT/<case>.json``.
 Run it on the code before and after the change, then compare:
 
     git worktree add --detach /tmp/old <commit before the change>
@@ -17,12 +19,16 @@ otherwise imports whichever ``spe`` is installed.)
 
 The comparison is exact (every key, every number equal, NaN to NaN) and prints the
 first differing path of each case that differs; exit 1 if any does. A key
-renamed on purpose is compared under its new name with ``--rename OLD=NEW``.
+renamed on purpose is compared under its new name with ``--rename OLD=NEW``;
+a key added on purpose is left out of the comparison with ``--ignore KEY``
+(wherever it occurs), a summary line added on purpose with ``--ignore-line
+TEXT``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -43,6 +49,7 @@ def snapshot(case_path, out_dir, n_labels, seed):
 
     threadpool_limits(1)  # the jobs already use the cores
     import spe
+    from spe.output import jsonable
 
     df = pd.read_csv(case_path)
     s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
@@ -52,7 +59,15 @@ def snapshot(case_path, out_dir, n_labels, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = spe.evaluate(s, (idx, y[idx]), rng=seed, workers=1)
-    (Path(out_dir) / f"{name}.json").write_text(json.dumps(ev.to_dict(), sort_keys=True))
+        # spe.labeled_only since the layout of issue 22; spe.baselines before
+        labeled_only = getattr(spe, "labeled_only", None) or importlib.import_module("spe.baselines").labeled_only
+        base = labeled_only(s, idx, y[idx], rng=seed)
+        result = ev.to_dict()
+        result["_summary"] = ev.summary().splitlines()  # the printed report and the labeled-only baseline count too
+        result["_best_threshold"] = ev.best_threshold(0.9, 0.5).to_dict()
+        result["_labeled_only"] = base.to_dict()
+        result["_labeled_only_best_threshold"] = base.best_threshold(0.9, 0.5).to_dict()
+    (Path(out_dir) / f"{name}.json").write_text(json.dumps(jsonable(result), sort_keys=True))
     return name
 
 
@@ -88,9 +103,21 @@ def renamed(obj, names):
     return obj
 
 
-def compare(before, after, renames=None):
-    """Print each case whose JSON differs (and where), keys of ``before`` renamed by ``renames`` (old → new);
-    return the number that differ."""
+def without(obj, keys, lines):
+    """``obj`` (parsed JSON) without the dict keys ``keys`` and without the strings of a list containing any of
+    ``lines`` (summary lines)."""
+    if isinstance(obj, dict):
+        return {k: without(v, keys, lines) for k, v in obj.items() if k not in keys}
+    if isinstance(obj, list):
+        return [without(v, keys, lines) for v in obj
+                if not (isinstance(v, str) and any(text in v for text in lines))]
+    return obj
+
+
+def compare(before, after, renames=None, ignore=(), ignore_lines=()):
+    """Print each case whose JSON differs (and where), keys of ``before`` renamed by ``renames`` (old → new),
+    keys ``ignore`` and summary lines containing any of ``ignore_lines`` left out; return the number that
+    differ."""
     names = sorted({p.name for p in Path(before).glob("*.json")} | {p.name for p in Path(after).glob("*.json")})
     differ = 0
     for name in names:
@@ -99,7 +126,8 @@ def compare(before, after, renames=None):
             print(f"{name}: only in {'after' if not a.exists() else 'before'}")
             differ += 1
             continue
-        found = first_difference(renamed(json.loads(a.read_text()), renames or {}), json.loads(b.read_text()))
+        old = without(renamed(json.loads(a.read_text()), renames or {}), set(ignore), tuple(ignore_lines))
+        found = first_difference(old, without(json.loads(b.read_text()), set(ignore), tuple(ignore_lines)))
         if found:
             print(f"{name}: {found}")
             differ += 1
@@ -118,10 +146,14 @@ def main(argv=None):
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--rename", nargs="*", default=[], metavar="OLD=NEW",
                     help="with --compare: keys renamed on purpose, compared under the new name")
+    ap.add_argument("--ignore", nargs="*", default=[], metavar="KEY",
+                    help="with --compare: keys added on purpose, left out wherever they occur")
+    ap.add_argument("--ignore-line", nargs="*", default=[], metavar="TEXT",
+                    help="with --compare: summary lines containing TEXT (added on purpose), left out")
     args = ap.parse_args(argv)
     if args.compare:
         renames = dict(pair.split("=", 1) for pair in args.rename)
-        sys.exit(1 if compare(*args.compare, renames) else 0)
+        sys.exit(1 if compare(*args.compare, renames, args.ignore, args.ignore_line) else 0)
     if args.out is None:
         ap.error("give --out DIR (a snapshot) or --compare BEFORE AFTER")
     paths = sorted(args.cases_dir.glob("*.csv"))

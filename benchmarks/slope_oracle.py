@@ -57,7 +57,9 @@ def run_case(args):
     case_path, label_counts, seeds, draws, level = args
     from spe.models.features import log_odds_feature  # the score read as log-odds, as `calibrated` reads it
     from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
-    from spe.metrics import RECALL_GRID, sample_performance, weighted_quantile
+    from spe.metrics.curves import RECALL_GRID
+    from spe.performance import sample_performance
+    from spe.quantiles import weighted_quantile
     from spe.models.recalibration import PRIORS, RecalibrationPrior, fit_recalibration
 
     df = pd.read_csv(case_path)

@@ -19,6 +19,8 @@ _LAZY = {
     "Evaluation": "evaluation",
     "Interval": "evaluation",
     "CurveBand": "evaluation",
+    "labeled_only": "baselines",
+    "LabeledOnly": "baselines",
     "SpeInputError": "exceptions",
     "SpeWarning": "exceptions",
     "ImportanceSamplingWarning": "exceptions",

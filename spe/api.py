@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .check import P_VALUE_THRESHOLD, label_check
+from .models.criticism import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation
 from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices
-from .fit import fit_mixture
+from .models.mixture.fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
                      normalize_reference, seed_of)
-from .metrics import sample_performance
+from .performance import sample_performance
 from .models.average import average_models
 from .models.constant import NAME as UNINFORMATIVE_NAME
 from .models.constant import fit_constant
@@ -23,7 +23,7 @@ from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_ty
 from .models.reference import NAME as REFERENCE_NAME
 from .models.registry import REGISTRY, score_model_names
 from .parallel import resolve_workers, usable_cpus
-from .select import parse_families
+from .models.mixture.select import parse_families
 
 
 __all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
@@ -125,7 +125,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     under each draw (eq. 7) and compute the sample performance of this data
     set under each (§3). By default (``score_model="average"``) the mixture
     is one of seven models of p(y = 1 | s): it is checked against the score
-    histogram and tempered when it does not fit (:mod:`spe.check`); three
+    histogram and tempered when it does not fit (:mod:`spe.models.mixture.check`); three
     Bayesian logistic recalibrations, a piecewise-linear one and one with a
     floor and a ceiling are fitted from the labels
     (:mod:`spe.models.recalibration`, :mod:`spe.models.piecewise`,
@@ -145,7 +145,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     families : "auto", "NEG,POS" or list of (NEG, POS)
         Class-conditional families of the negative and positive class;
         ``"auto"`` tries every pair of the default candidates (see
-        :func:`spe.select.parse_families`) and keeps the best by BIC (paper
+        :func:`spe.models.mixture.select.parse_families`) and keeps the best by BIC (paper
         §4.2).
     draws : int
         M, posterior draws (≥ 100).
@@ -204,14 +204,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     temper : bool
         When the SPE mixture fails the posterior-predictive check of the
         score histogram, down-weight its unlabeled likelihood to the
-        coarsened posterior (default True; :mod:`spe.check`). False keeps
+        coarsened posterior (default True; :mod:`spe.models.mixture.check`). False keeps
         the paper's posterior as it is (e.g. to reproduce the paper); the
         check is still reported.
     progressbar : bool
         Show a progress bar while NUTS samples (``inference="nuts"`` only).
     score_bins : "auto", int or None
         For large N, draw the unknown labels per score bin instead of per
-        item (:func:`spe.metrics.sample_performance`): at most B bins, half
+        item (:func:`spe.performance.sample_performance`): at most B bins, half
         of their boundaries at equal steps of the expected positives and
         half at equal steps of the expected negatives under the posterior
         mean of p(y = 1 | s) (recall and false positive rate both resolved
@@ -223,7 +223,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     likelihood_bins : "auto", int or None
         For large N, let the unlabeled scores into the SPE mixture's
         likelihood as a histogram of about B bins (half equal-width, half
-        equal-count; :func:`spe.fit.likelihood_edges`), whose likelihood is
+        equal-count; :func:`spe.models.mixture.fit.likelihood_edges`), whose likelihood is
         exact by differences of the class-conditional CDFs: each
         log-posterior evaluation then costs O(B) whatever N is. ``"auto"``
         (default): :data:`AUTO_LIKELIHOOD_BINS` bins above
@@ -405,7 +405,7 @@ def _prevalence_only(value, draws, rng):
 
 
 def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
-    """:func:`spe.fit.fit_mixture` with its warnings kept: (model or None, list of Notice).
+    """:func:`spe.models.mixture.fit.fit_mixture` with its warnings kept: (model or None, list of Notice).
 
     A mixture that cannot be fitted at all (no family pair reaches an
     identified optimum: e.g. too few distinct scores) is None, with a
@@ -488,7 +488,7 @@ def _criticise(fitted, mixture, s, index, value, rng):
     A model whose own posterior predicts the labeled items worse than it
     expects to (label_check p < 0.01) is left out of the average, and so is
     the mixture when its densities do not reproduce the histogram of the
-    scores (:mod:`spe.check`): tempered, its posterior is close to its
+    scores (:mod:`spe.models.mixture.check`): tempered, its posterior is close to its
     prior, whose p(y | s) says little about these scores yet is sharp at the
     top (a positive family above a negative one), and 20 labels cannot
     refute that.

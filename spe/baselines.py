@@ -2,16 +2,16 @@
 
 Welinder et al. (2013) §4.3, Fig. 2 compare SPE with the *naive* method: the
 performance curve computed from the labeled items alone. These functions use
-the same curve conventions as :mod:`spe.metrics`, so the two are comparable.
+the same curve conventions and metrics as :mod:`spe.metrics`, so the two are comparable.
 
 :func:`labeled_only` answers the same queries as :class:`spe.Evaluation`
 from the n labeled items alone: each estimate is the labeled items' own
-value; intervals are Jeffreys Beta intervals for the proportions
-(prevalence, precision, recall, false positive rate, accuracy at a
-threshold: Brown, Cai & DasGupta 2001) and percentile-bootstrap intervals
-(resampling the labeled items) for everything else — curves, average
-precision, ROC AUC, equal error rate, F1 and the probability that a
-threshold meets a requirement.
+value; intervals are Jeffreys Beta intervals for the metrics that are
+binomial proportions (``proportion`` in their declaration: prevalence,
+precision, recall, false positive rate, accuracy at a threshold: Brown, Cai
+& DasGupta 2001) and percentile-bootstrap intervals (resampling the labeled
+items) for everything else — curves, average precision, ROC AUC, equal error
+rate, F1 and the probability that a threshold meets a requirement.
 """
 
 from __future__ import annotations
@@ -22,39 +22,31 @@ import numpy as np
 from scipy import stats
 
 from .evaluation import (
-    SCALAR_METRICS,
     CurveBand,
     Interval,
     ThresholdChoice,
     ThresholdProbability,
     most_likely_threshold,
     summarise_draws,
-    threshold_metrics,
 )
 from .exceptions import SpeInputError
 from .inputs import check_level
+from .metrics import REGISTRY as METRICS
+from .metrics import Confusion, Curves, ranking_metric_names, ranking_metric_values, threshold_metric_names
+from .metrics import threshold_metric_values
+from .metrics.curves import FPR_GRID, RECALL_GRID, curves_from_counts, pr_at_recall, roc_at_fpr
 from .output import jsonable
-from .metrics import (
-    FPR_GRID,
-    RECALL_GRID,
-    ScoreGroups,
-    groups_at,
-    average_precision,
-    curves_from_counts,
-    equal_error_rate,
-    pr_at_recall,
-    roc_at_fpr,
-    roc_auc,
-    weighted_quantile,
-)
+from .performance import ScoreGroups, groups_at
+from .quantiles import weighted_quantile
 
 __all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "true_performance",
-           "labeled_only_pr_curve", "labeled_only", "LabeledOnly"]
+           "labeled_only_pr_curve", "labeled_only", "LabeledOnly", "labeled_only_metric_names"]
 
-#: Proportions at a threshold get Jeffreys intervals; the rest is bootstrapped.
-_PROPORTIONS = {"precision", "recall", "false_positive_rate", "accuracy"}
-#: What the labeled items alone give at a threshold (rates; the pool's counts they do not give).
-_RATES = ("precision", "recall", "f1", "accuracy", "false_positive_rate")
+
+def labeled_only_metric_names():
+    """The registered metrics the labeled items alone give: every metric of the ranking, and the rates at a
+    threshold (not the counts of the pool's items)."""
+    return ranking_metric_names() + tuple(n for n in threshold_metric_names() if not METRICS[n].count)
 
 
 def _curves_from_labels(scores, labels):
@@ -84,7 +76,7 @@ def pr_curve_from_labels(scores, labels, grid=RECALL_GRID):
 
 
 def true_performance(scores, labels):
-    """Prevalence, average precision and ROC AUC of fully labeled items (the truth an estimate is checked against).
+    """Every metric of the ranking for fully labeled items (the truth an estimate is checked against).
 
     Parameters
     ----------
@@ -95,14 +87,14 @@ def true_performance(scores, labels):
     Returns
     -------
     dict of str → float
-        ``prevalence``, ``average_precision`` and ``roc_auc`` (ties count
-        as in :func:`spe.metrics.roc_auc`, a step between distinct scores);
-        NaN where undefined (no positive, or no negative).
+        Each metric of the whole ranking registered in :mod:`spe.metrics`
+        (``prevalence``, ``average_precision``, ``roc_auc``, …; ties count
+        as in :func:`spe.metrics.curves.roc_auc`, a step between distinct
+        scores); NaN where undefined (no positive, or no negative).
     """
     tp, fp = _curves_from_labels(scores, labels)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ap, auc = average_precision(tp, fp)[0], roc_auc(tp, fp)[0]
-    return {"prevalence": float(np.mean(labels)), "average_precision": float(ap), "roc_auc": float(auc)}
+    values = ranking_metric_values(Curves(tp, fp, int(np.asarray(labels).size)))
+    return {name: float(v[0]) for name, v in values.items()}
 
 
 def roc_curve_from_labels(scores, labels, grid=FPR_GRID):
@@ -126,7 +118,7 @@ def roc_curve_from_labels(scores, labels, grid=FPR_GRID):
 
 
 def metrics_from_labels(scores, labels, thresholds):
-    """The metrics of :data:`spe.evaluation.THRESHOLD_METRICS` at thresholds, for fully labeled items.
+    """Every metric at a threshold (:func:`spe.evaluation.metric_names`) at thresholds, for fully labeled items.
 
     Parameters
     ----------
@@ -141,7 +133,7 @@ def metrics_from_labels(scores, labels, thresholds):
     -------
     dict of str → array, shape (Q,)
         Rates in [0, 1] (NaN where undefined) and counts, as
-        :func:`spe.evaluation.threshold_metrics`.
+        :func:`spe.metrics.threshold_metric_values`.
     """
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels).astype(int)
@@ -151,7 +143,7 @@ def metrics_from_labels(scores, labels, thresholds):
     below = np.searchsorted(s_sorted, t, side="left")  # items scored < t
     pos_below = np.concatenate([[0], np.cumsum(y_sorted)])[below]
     tp = y.sum() - pos_below
-    out = threshold_metrics(tp[None, :], s.size - below, np.array([y.sum()]), s.size)
+    out = threshold_metric_values(tp[None, :], s.size - below, np.array([y.sum()]), s.size)
     return {k: np.asarray(v)[0] for k, v in out.items()}
 
 
@@ -230,6 +222,7 @@ class LabeledOnly:
         return self.level if level is None else check_level(level)
 
     def _own(self):
+        """The labeled items' own cumulative counts, (1, K) each."""
         g = self.groups
         return curves_from_counts(g.n_labeled_pos[None, :], g.counts)
 
@@ -239,30 +232,33 @@ class LabeledOnly:
         boot = summarise_draws(draws, w, level)
         return Interval(float(point), float(point), boot.lo, boot.hi, level)
 
+    def _interval(self, metric, own, boot, level):
+        """A metric's interval from its values on the labeled items (``own``) and on the bootstrap resamples:
+        Jeffreys for a proportion, else percentile bootstrap; ``own``/``boot`` are what ``metric.compute``
+        reads (:class:`~spe.metrics.Curves` or :class:`~spe.metrics.Confusion`)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point = float(np.ravel(metric.compute(own))[0])
+            if metric.proportion is None:
+                return self._boot_interval(point, np.ravel(metric.compute(boot)), level)
+        k, n = (int(np.ravel(v)[0]) for v in metric.proportion(own))
+        lo, hi = _jeffreys(k, n, self._level(level))
+        return Interval(point, point, lo, hi, self._level(level))
+
     def prevalence(self, level=None) -> Interval:
         """Fraction of positives among the labeled items, with its Jeffreys interval."""
-        level = self._level(level)
-        k, n = int(self.labels.sum()), self.n_labeled
-        lo, hi = _jeffreys(k, n, level)
-        point = k / n if n else float("nan")
-        return Interval(point, point, lo, hi, level)
+        return self.metric("prevalence", level=level)
 
     def average_precision(self, level=None) -> Interval:
         """Average precision of the labeled items, percentile-bootstrap interval."""
-        tp, fp = self._own()
-        return self._boot_interval(average_precision(tp, fp)[0],
-                                   average_precision(self.bootstrap_tp, self.bootstrap_fp), level)
+        return self.metric("average_precision", level=level)
 
     def roc_auc(self, level=None) -> Interval:
         """ROC AUC of the labeled items, percentile-bootstrap interval."""
-        tp, fp = self._own()
-        return self._boot_interval(roc_auc(tp, fp)[0], roc_auc(self.bootstrap_tp, self.bootstrap_fp), level)
+        return self.metric("roc_auc", level=level)
 
     def equal_error_rate(self, level=None) -> Interval:
         """Equal error rate of the labeled items, percentile-bootstrap interval."""
-        tp, fp = self._own()
-        return self._boot_interval(equal_error_rate(tp, fp)[0],
-                                   equal_error_rate(self.bootstrap_tp, self.bootstrap_fp), level)
+        return self.metric("equal_error_rate", level=level)
 
     def _curve(self, fn, grid, level):
         level = self._level(level)
@@ -285,17 +281,18 @@ class LabeledOnly:
         return self._curve(roc_at_fpr, grid, level)
 
     def _at(self, tp, fp, thresholds):
-        """Per-row rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the counts."""
+        """The rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the
+        :class:`~spe.metrics.Confusion` they come from."""
         j, _ = groups_at(self.groups, thresholds)  # labeled score groups scored ≥ each threshold
         pad = np.zeros((tp.shape[0], 1))
         tp_at = np.hstack([pad, tp])[:, j]
-        fp_at = np.hstack([pad, fp])[:, j]
-        pos, neg = tp[:, -1], fp[:, -1]
-        rates = threshold_metrics(tp_at, tp_at + fp_at, pos, self.n_labeled)
-        return {k: rates[k] for k in _RATES}, (tp_at, fp_at, pos, neg)
+        pred = tp_at + np.hstack([pad, fp])[:, j]
+        rates = threshold_metric_values(tp_at, pred, tp[:, -1], self.n_labeled)
+        names = [n for n in rates if not METRICS[n].count]
+        return {n: rates[n] for n in names}, Confusion(tp_at, pred, tp[:, -1:], self.n_labeled)
 
     def metrics_at(self, threshold, level=None) -> dict:
-        """Precision, recall, F1, accuracy and false positive rate of the labeled items at a threshold.
+        """The rates at a threshold (precision, recall, F1, accuracy, false positive rate, …) of the labeled items.
 
         Parameters
         ----------
@@ -305,29 +302,17 @@ class LabeledOnly:
         Returns
         -------
         dict of str → Interval
-            Jeffreys intervals for the proportions, a percentile-bootstrap
-            interval for F1; NaN where the labeled items leave a rate
-            undefined (e.g. precision with no labeled item above the
+            Every registered metric at a threshold but the pool's counts:
+            Jeffreys intervals for the proportions, percentile-bootstrap
+            intervals otherwise (F1); NaN where the labeled items leave a
+            rate undefined (e.g. precision with no labeled item above the
             threshold).
         """
-        level = self._level(level)
         if not np.isfinite(threshold):
             raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
-        tp, fp = self._own()
-        own, (tp_at, fp_at, pos, neg) = self._at(tp, fp, [threshold])
-        boot, _ = self._at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
-        k_n = {"precision": (tp_at[0, 0], tp_at[0, 0] + fp_at[0, 0]), "recall": (tp_at[0, 0], pos[0]),
-               "false_positive_rate": (fp_at[0, 0], neg[0]),
-               "accuracy": (tp_at[0, 0] + neg[0] - fp_at[0, 0], pos[0] + neg[0])}
-        out = {}
-        for name, values in own.items():
-            point = float(values[0, 0])
-            if name in _PROPORTIONS:
-                lo, hi = _jeffreys(int(k_n[name][0]), int(k_n[name][1]), level)
-                out[name] = Interval(point, point, lo, hi, level)
-            else:
-                out[name] = self._boot_interval(point, boot[name][:, 0], level)
-        return out
+        own, own_counts = self._at(*self._own(), [threshold])
+        _, boot_counts = self._at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
+        return {name: self._interval(METRICS[name], own_counts, boot_counts, level) for name in own}
 
     def metric(self, name, threshold=None, level=None) -> Interval:
         """One metric by name, as :meth:`spe.Evaluation.metric`.
@@ -335,10 +320,10 @@ class LabeledOnly:
         Parameters
         ----------
         name : str
-            One of :data:`spe.evaluation.SCALAR_METRICS` (no threshold) or a
-            rate at a threshold: precision, recall, f1, accuracy,
-            false_positive_rate (the labeled items alone give no counts for
-            the pool).
+            One of :func:`labeled_only_metric_names`: a metric of the whole
+            ranking (no threshold) or a rate at a threshold (precision,
+            recall, f1, accuracy, false_positive_rate, …; the labeled items
+            alone give no counts for the pool).
         threshold : float, optional
             Score units.
         level : float, optional
@@ -348,11 +333,13 @@ class LabeledOnly:
         ValueError
             Unknown name; a rate without a threshold.
         """
-        if name in SCALAR_METRICS:
-            return getattr(self, name)(level)
-        if name not in _RATES:
+        if name not in labeled_only_metric_names():
             raise SpeInputError(f"unknown metric {name!r} for the labeled items alone; known: "
-                                f"{SCALAR_METRICS + _RATES}", argument="name")
+                                f"{labeled_only_metric_names()}", argument="name")
+        if not METRICS[name].at_threshold:
+            own = Curves(*self._own(), self.n_labeled)
+            boot = Curves(self.bootstrap_tp, self.bootstrap_fp, self.n_labeled)
+            return self._interval(METRICS[name], own, boot, level)
         if threshold is None:
             raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
         return self.metrics_at(threshold, level)[name]
@@ -389,10 +376,7 @@ class LabeledOnly:
             "method": "labeled items only (Jeffreys intervals for proportions, percentile bootstrap otherwise)",
             "n_labeled": self.n_labeled,
             "n_bootstrap": int(self.bootstrap_tp.shape[0]),
-            "prevalence": self.prevalence(level).to_dict(),
-            "average_precision": self.average_precision(level).to_dict(),
-            "roc_auc": self.roc_auc(level).to_dict(),
-            "equal_error_rate": self.equal_error_rate(level).to_dict(),
+            **{name: self.metric(name, level=level).to_dict() for name in ranking_metric_names()},
             "pr_curve": {"recall": pr.x, "precision": pr.median, "precision_lo": pr.lo,
                          "precision_hi": pr.hi},
             "roc_curve": {"fpr": roc.x, "tpr": roc.median, "tpr_lo": roc.lo, "tpr_hi": roc.hi},

@@ -20,7 +20,7 @@ import numpy as np
 
 from .api import evaluate
 from .baselines import labeled_only_pr_curve, pr_curve_from_labels
-from .metrics import RECALL_GRID
+from .metrics.curves import RECALL_GRID
 
 __all__ = ["pr_curve_error", "error_vs_labels"]
 

@@ -1,9 +1,10 @@
 """The result object: :class:`Evaluation` and its queries.
 
 An ``Evaluation`` holds the per-draw sample performance
-(:class:`spe.metrics.SamplePerformance`) and the fitted score model, and
+(:class:`spe.performance.SamplePerformance`) and the fitted score model, and
 answers queries at any credible level from them; ``to_dict()`` is the single
-source of the CLI's JSON.
+source of the CLI's JSON. Which metrics it reports is the registry's
+(:mod:`spe.metrics`).
 """
 
 from __future__ import annotations
@@ -12,21 +13,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .check import format_items
 from .exceptions import SpeInputError
 from .inputs import check_choice, check_level
-from .metrics import SamplePerformance, replay_true_positives, weighted_positive_probability, weighted_quantile
+from .metrics import REGISTRY as METRICS
+from .metrics import ranking_metric_names, threshold_metric_names, threshold_metric_values
 from .models.base import FittedScoreModel
-from .output import jsonable
+from .output import format_items, jsonable
+from .performance import SamplePerformance, replay_true_positives, weighted_positive_probability
+from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
-           "SCALAR_METRICS", "THRESHOLD_METRICS", "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold"]
+           "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names"]
 
-#: Metrics of the whole ranking (no threshold).
-SCALAR_METRICS = ("prevalence", "average_precision", "roc_auc", "equal_error_rate")
-#: Metrics at a threshold (an item is predicted positive when its score is ≥ the threshold).
-THRESHOLD_METRICS = ("precision", "recall", "f1", "accuracy", "false_positive_rate",
-                     "true_positives", "false_positives", "true_negatives", "false_negatives")
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
 
@@ -109,7 +107,7 @@ class ClassDensities:
         ``{"negative": name, "positive": name}``.
     histogram_check : dict or None
         The mixture's posterior-predictive check of the score histogram
-        (:mod:`spe.check`), as in the diagnostics.
+        (:mod:`spe.models.mixture.check`), as in the diagnostics.
     """
 
     score: np.ndarray
@@ -161,7 +159,7 @@ class ThresholdChoice:
     probability : float
         p(C(τ)) at that threshold.
     metrics : dict of str → Interval
-        Every metric of :data:`THRESHOLD_METRICS` at that threshold.
+        Every metric at a threshold (:func:`metric_names`) there.
     likely : bool
         ``probability ≥ 0.5``: whether the requirement is more likely met
         than not.
@@ -209,45 +207,10 @@ def most_likely_threshold(curve, mean_f1):
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
 
-def threshold_metrics(true_positives, n_predicted, n_positive, n_items):
-    """Confusion counts and rates at thresholds, per draw.
-
-    Parameters
-    ----------
-    true_positives : array, shape (M, Q)
-        Positives among the items scored ≥ each threshold.
-    n_predicted : array, shape (Q,) or (M, Q)
-        Items scored ≥ each threshold (per draw when it varies, as in a
-        bootstrap).
-    n_positive : array, shape (M,)
-        Positives among all N items.
-    n_items : int
-        N.
-
-    Returns
-    -------
-    dict of str → array, shape (M, Q)
-        The metrics of :data:`THRESHOLD_METRICS`: counts (expected counts
-        for population performance) and rates in [0, 1]; NaN where a rate
-        is undefined (precision with nothing predicted positive, recall
-        without positives, false positive rate without negatives).
-    """
-    tp = np.asarray(true_positives, dtype=float)
-    pred = np.asarray(n_predicted, dtype=float)
-    pred = pred[None, :] if pred.ndim == 1 else pred
-    pos = np.asarray(n_positive, dtype=float)[:, None]
-    fp = pred - tp
-    fn = pos - tp
-    tn = (n_items - pos) - fp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(pred > 0, tp / pred, np.nan)
-        recall = np.where(pos > 0, tp / pos, np.nan)
-        fpr = np.where(n_items - pos > 0, fp / (n_items - pos), np.nan)
-        denom = 2 * tp + fp + fn
-        f1 = np.where(denom > 0, 2 * tp / denom, np.nan)
-    return {"precision": precision, "recall": recall, "f1": f1, "accuracy": (tp + tn) / n_items,
-            "false_positive_rate": fpr, "true_positives": tp, "false_positives": np.broadcast_to(fp, tp.shape),
-            "true_negatives": tn, "false_negatives": fn}
+def metric_names():
+    """(names of the metrics of the whole ranking, names of the metrics at a threshold), as registered in
+    :mod:`spe.metrics`."""
+    return ranking_metric_names(), threshold_metric_names()
 
 
 def summarise_draws(values, weights, level):
@@ -331,23 +294,23 @@ class Evaluation:
         mean of p(y = 1 | s, θ) over the pool's scores) instead of the
         fraction of positives among these N items (paper §3).
         """
-        return summarise_draws(self._performance(performance).prevalence, self.weights, self._level(level))
+        return self.metric("prevalence", level=level, performance=performance)
 
     def average_precision(self, level=None, performance="sample") -> Interval:
         """Average precision (``sklearn.metrics.average_precision_score`` convention)."""
-        return summarise_draws(self._performance(performance).average_precision, self.weights, self._level(level))
+        return self.metric("average_precision", level=level, performance=performance)
 
     def roc_auc(self, level=None, performance="sample") -> Interval:
         """Area under the ROC curve."""
-        return summarise_draws(self._performance(performance).roc_auc, self.weights, self._level(level))
+        return self.metric("roc_auc", level=level, performance=performance)
 
     def equal_error_rate(self, level=None, performance="sample") -> Interval:
         """Equal error rate: the false positive rate where it equals the false negative rate.
 
         Read off the ROC polyline (linear between thresholds); see
-        :func:`spe.metrics.equal_error_rate`.
+        :func:`spe.metrics.curves.equal_error_rate`.
         """
-        return summarise_draws(self._performance(performance).equal_error_rate, self.weights, self._level(level))
+        return self.metric("equal_error_rate", level=level, performance=performance)
 
     def _band(self, grid, values, level):
         level = self._level(level)
@@ -370,7 +333,7 @@ class Evaluation:
 
     def _grid_metrics(self, performance):
         p = self._performance(performance)
-        return p, threshold_metrics(p.true_positives, p.n_predicted, p.n_positive, p.n_items)
+        return p, threshold_metric_values(p.true_positives, p.n_predicted, p.n_positive, p.n_items)
 
     def threshold_curve(self, metric="precision", level=None, performance="sample") -> CurveBand:
         """A metric as a function of the threshold, with its band (paper Fig. 1B).
@@ -378,7 +341,8 @@ class Evaluation:
         Parameters
         ----------
         metric : str
-            One of :data:`THRESHOLD_METRICS` (e.g. "precision", "recall").
+            A metric at a threshold (``metric_names()[1]``: "precision",
+            "recall", …).
         level : float, optional
         performance : {"sample", "population"}
 
@@ -394,7 +358,7 @@ class Evaluation:
         ValueError
             Unknown metric or performance kind.
         """
-        check_choice("metric", metric, THRESHOLD_METRICS)
+        check_choice("metric", metric, threshold_metric_names())
         p, values = self._grid_metrics(performance)
         return self._band(p.thresholds, values[metric], level)
 
@@ -413,10 +377,10 @@ class Evaluation:
         if not np.all(np.isfinite(tau)):
             raise SpeInputError(f"must be finite numbers in score units, got {thresholds!r}", argument="threshold")
         tp, n_pred = replay_true_positives(p, tau)
-        return threshold_metrics(tp, n_pred, p.n_positive, p.n_items)
+        return threshold_metric_values(tp, n_pred, p.n_positive, p.n_items)
 
     def metrics_at(self, threshold, level=None, performance="sample") -> dict:
-        """Every metric of :data:`THRESHOLD_METRICS` at one threshold, with intervals.
+        """Every metric at a threshold (``metric_names()[1]``) at one threshold, with intervals.
 
         Parameters
         ----------
@@ -444,8 +408,8 @@ class Evaluation:
         Parameters
         ----------
         name : str
-            One of :data:`SCALAR_METRICS` (no threshold) or
-            :data:`THRESHOLD_METRICS` (``threshold`` required).
+            A registered metric (:func:`metric_names`): of the whole ranking
+            (no threshold) or at a threshold (``threshold`` required).
         threshold : float, optional
             Score units.
         level : float, optional
@@ -456,11 +420,11 @@ class Evaluation:
         ValueError
             Unknown name; a threshold metric without a threshold.
         """
-        if name in SCALAR_METRICS:
-            return getattr(self, name)(level, performance)
-        if name not in THRESHOLD_METRICS:
-            raise SpeInputError(f"unknown metric {name!r}; known: {SCALAR_METRICS + THRESHOLD_METRICS}",
-                                argument="name")
+        if name not in METRICS:
+            raise SpeInputError(f"unknown metric {name!r}; known: {tuple(METRICS)}", argument="name")
+        if not METRICS[name].at_threshold:
+            p = self._performance(performance)
+            return summarise_draws(p.ranking_metrics[name], self.weights, self._level(level))
         if threshold is None:
             raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
         return self.metrics_at(threshold, level, performance)[name]
@@ -722,7 +686,8 @@ class Evaluation:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
 
         The contract's keys, plus ``performance`` ("sample" or
-        "population": which the estimates are), ``equal_error_rate`` and
+        "population": which the estimates are), every other metric of the
+        ranking registered in :mod:`spe.metrics` (``equal_error_rate``, …) and
         ``threshold_curve`` (precision and recall against the T thresholds,
         score units, with bands).
         """
@@ -745,10 +710,7 @@ class Evaluation:
             "level": level,
             "performance": performance,
             "families": dict(self.families),
-            "prevalence": est(self.prevalence(level, performance)),
-            "average_precision": est(self.average_precision(level, performance)),
-            "roc_auc": est(self.roc_auc(level, performance)),
-            "equal_error_rate": est(self.equal_error_rate(level, performance)),
+            **{name: est(self.metric(name, level=level, performance=performance)) for name in ranking_metric_names()},
             "pr_curve": {
                 "recall": lst(pr.x),
                 "precision": lst(pr.median),
@@ -804,10 +766,8 @@ class Evaluation:
             f"{performance} performance"
             + (" (these N items; unknown labels drawn)" if performance == "sample" else " (from θ alone)")
             + f", posterior mean [{pct} credible interval]:",
-            f"  prevalence         {self.prevalence(level, performance)}",
-            f"  average precision  {self.average_precision(level, performance)}",
-            f"  ROC AUC            {self.roc_auc(level, performance)}",
-            f"  equal error rate   {self.equal_error_rate(level, performance)}",
+            *(f"  {METRICS[name].label:<19s}{self.metric(name, level=level, performance=performance)}"
+              for name in ranking_metric_names()),
             f"precision at recall (median [{pct} band]):",
         ]
         for r in (0.1, 0.25, 0.5, 0.75, 0.9):

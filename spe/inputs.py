@@ -235,7 +235,7 @@ def estimated_memory(n_items, n_distinct, draws):
     per-draw confusion counts and rates at T ≤ 1,000 thresholds) plus the
     grids; within 10% of the measured peaks.
     """
-    from .metrics import MAX_THRESHOLDS
+    from .performance.groups import MAX_THRESHOLDS
 
     thresholds = min(int(n_distinct), MAX_THRESHOLDS)
     return 250e6 + 200 * int(n_items) + 8 * int(draws) * (16 * thresholds + 400)

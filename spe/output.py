@@ -33,7 +33,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT", "jsonable"]
+__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT", "jsonable", "format_items"]
 
 #: The name that means standard output (and, for the scores, standard input).
 STDOUT = "-"
@@ -369,3 +369,8 @@ def jsonable(obj):
     if isinstance(obj, (float, np.floating)):
         return float(obj) if np.isfinite(obj) else None
     return obj
+
+
+def format_items(count):
+    """An item count for messages: '91', '2,340', '0.19'."""
+    return f"{count:,.0f}" if count >= 100 else f"{count:.3g}"

@@ -6,7 +6,7 @@ deterministic function of the same (coarse) data; it is the largest part of
 ``spe.evaluate``'s time that does not grow with N. :class:`TaskPool` maps
 such fits over worker processes with the standard library's
 ``concurrent.futures``. The label draws and curves of blocks of posterior
-draws (:func:`spe.metrics.sample_performance`) spend their time in numpy
+draws (:func:`spe.performance.sample_performance`) spend their time in numpy
 calls that release the GIL, so :func:`thread_map` runs them in threads,
 on every platform.
 

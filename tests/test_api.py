@@ -9,7 +9,7 @@ from scipy import special
 import spe
 from spe.baselines import pr_curve_from_labels
 from spe.exceptions import SpeInputError, SpeWarning
-from spe.fit import fit_mixture
+from spe.models.mixture.fit import fit_mixture
 from spe.models.features import mixture_log_odds_feature
 from spe.models.registry import REGISTRY, ScoreModel, score_model_names
 

@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from spe.check import HistogramCheck, histogram_check, histogram_edges
+from spe.models.mixture.check import HistogramCheck, histogram_check, histogram_edges
 from spe.exceptions import SpeWarning
-from spe.fit import fit_mixture
+from spe.models.mixture.fit import fit_mixture
 from spe.models.mixture import Mixture
 
 from .conftest import simulate
@@ -129,7 +129,7 @@ def _logistic_model(a, b, m=400, spread=0.05, seed=0):
 def test_label_check_is_uniform_under_the_model_and_small_under_a_misfit():
     from scipy import special
 
-    from spe.check import label_check
+    from spe.models.criticism import label_check
 
     model = _logistic_model(-1.0, 2.0)
     p_true, p_flipped = [], []

@@ -7,17 +7,9 @@ import pytest
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score, roc_curve
 
 from spe.baselines import labeled_only_pr_curve, pr_curve_from_labels
-from spe.metrics import (
-    RECALL_GRID,
-    ScoreGroups,
-    average_precision,
-    curves_from_counts,
-    pr_at_recall,
-    roc_at_fpr,
-    roc_auc,
-    sample_performance,
-    weighted_quantile,
-)
+from spe.metrics.curves import RECALL_GRID, average_precision, curves_from_counts, pr_at_recall, roc_at_fpr, roc_auc
+from spe.performance import ScoreGroups, sample_performance
+from spe.quantiles import weighted_quantile
 from spe.models.base import FittedScoreModel
 
 import spe
@@ -127,7 +119,7 @@ def test_each_draw_curve_is_the_curve_of_its_drawn_labels():
 
 
 def test_result_does_not_depend_on_block_size(monkeypatch):
-    import spe.metrics as metrics
+    import spe.performance.sampling as metrics
 
     rng = np.random.default_rng(4)
     s = rng.normal(size=500)
@@ -136,12 +128,12 @@ def test_result_does_not_depend_on_block_size(monkeypatch):
     monkeypatch.setattr(metrics, "_BLOCK", 1000)  # 2 draws per block
     b = sample_performance(model, s, np.array([1]), np.array([1]), rng=2)
     c = sample_performance(model, s, np.array([1]), np.array([1]), rng=2, workers=3)  # blocks over 3 threads
-    from spe.metrics import replay_true_positives
+    from spe.performance import replay_true_positives
 
     tau = np.array([-0.31, 0.0123, 1.7])  # not kept thresholds: the label draws are replayed
     for other in (b, c):
         np.testing.assert_array_equal(a.precision_at_recall, other.precision_at_recall)
-        np.testing.assert_array_equal(a.roc_auc, other.roc_auc)
+        np.testing.assert_array_equal(a.ranking_metrics["roc_auc"], other.ranking_metrics["roc_auc"])
         np.testing.assert_array_equal(a.true_positives, other.true_positives)
         np.testing.assert_array_equal(replay_true_positives(a, tau)[0], replay_true_positives(other, tau)[0])
         np.testing.assert_array_equal(a.population.precision_at_recall, other.population.precision_at_recall)
@@ -157,7 +149,7 @@ def test_pr_curve_from_labels_is_the_truth_definition():
 
 
 def test_binned_groups_keep_ties_whole_and_cover_every_item():
-    from spe.metrics import ScoreGroups
+    from spe.performance import ScoreGroups
 
     rng = np.random.default_rng(4)
     s = np.round(rng.normal(size=5000), 2)  # many ties
@@ -182,7 +174,7 @@ def test_guided_bins_resolve_recall_and_false_positive_rate_in_steps_of_two_over
     by). At a prevalence of 2% equal-count bins lump a fifth of the positives into the top bin."""
     from scipy import special
 
-    from spe.metrics import ScoreGroups
+    from spe.performance import ScoreGroups
 
     rng = np.random.default_rng(5)
     n, prevalence, bins = 50_000, 0.02, 200

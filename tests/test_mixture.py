@@ -59,7 +59,7 @@ def test_identification_at_the_top_score():
     """With ``top``, a negative family whose upper tail is heavier than the positive one's (the
     log-likelihood ratio falls by more than TOP_DROP nats from its peak above the positive mean to the
     top score) is not identified; the same value passes the paper's identification (means only)."""
-    from spe.models.mixture import TOP_DROP
+    from spe.models.mixture.model import TOP_DROP
 
     mix_means = Mixture("truncnorm", "truncnorm")
     mix_top = Mixture("truncnorm", "truncnorm", top=0.99)
@@ -83,7 +83,7 @@ def test_identification_at_the_top_score():
 def _fit_two_normal_classes(**kwargs):
     """Two normal classes (500 negatives N(0, 1), 150 positives N(2.5, 1)), every 30th item labeled:
     the scores (650,) and the fitted mixture (300 draws)."""
-    from spe.fit import fit_mixture
+    from spe.models.mixture.fit import fit_mixture
 
     rng = np.random.default_rng(0)
     s = np.r_[rng.normal(0, 1, 500), rng.normal(2.5, 1, 150)]
@@ -100,7 +100,7 @@ def test_identification_at_the_bottom_score():
     positive one's (gamma with shape 20 under a normal with sd 0.2: the log-likelihood ratio rises by more
     than TOP_DROP nats from its trough below the negative mean to the bottom score) is not identified; a
     gamma with shape 3 (same mean) under the same normal is; neither check applies without ``bottom``."""
-    from spe.models.mixture import TOP_DROP
+    from spe.models.mixture.model import TOP_DROP
 
     th1 = np.array([0.7, 0.2])
     steep, gentle = np.array([20.0, 0.02]), np.array([3.0, 0.4 / 3])  # both: mean 0.4
@@ -129,7 +129,7 @@ def test_identification_at_the_bottom_score():
 def test_fit_falls_back_to_the_paper_identification_when_no_pair_passes_at_the_top():
     """Negatives whose upper tail covers the positives: the only truncnorm/truncnorm optimum fails the
     top-score identification, so the fit keeps the means-only one and says so in the diagnostics."""
-    from spe.fit import fit_mixture
+    from spe.models.mixture.fit import fit_mixture
 
     rng = np.random.default_rng(3)
     s = np.concatenate([rng.normal(0.4, 0.2, 1800), rng.normal(0.75, 0.03, 200)])
@@ -277,7 +277,7 @@ def test_same_seed_same_draws():
 
 
 def test_auto_families_depend_on_the_score_type():
-    from spe.select import DEFAULT_CANDIDATES, parse_families
+    from spe.models.mixture.select import DEFAULT_CANDIDATES, parse_families
 
     prob = parse_families("auto", "probability")
     assert len(prob) == len(DEFAULT_CANDIDATES) ** 2 and ("beta", "beta") in prob

@@ -5,11 +5,11 @@ import os
 import numpy as np
 import pytest
 
-from spe.fit import SCREENING_RESOLUTION
+from spe.models.mixture.fit import SCREENING_RESOLUTION
 from spe.models.mixture import MixtureData
 from spe.exceptions import SpeInputError
 from spe.parallel import MAX_AUTO_WORKERS, TaskPool, can_fork, resolve_workers, thread_map, usable_cpus
-from spe.select import parse_families, rank_family_pairs
+from spe.models.mixture.select import parse_families, rank_family_pairs
 
 from .conftest import simulate
 

@@ -118,7 +118,7 @@ def test_class_densities_are_the_fitted_truncated_normals_per_draw():
     """Fig. 1A's bands: per draw (1 − π)·p₀ and π·p₁ by scipy's truncnorm, weighted quantiles, per score unit."""
     from scipy import stats
 
-    from spe.metrics import weighted_quantile
+    from spe.quantiles import weighted_quantile
 
     s, y = simulate(500, 0.3, 2)
     idx = np.arange(0, 500, 25)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from spe.cli import main
-from spe.ranking import family_table
+from spe.models.mixture.ranking import family_table
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_weighted_family_fit_is_the_mle_of_the_repeated_data():
     """Integer weights act as repeated items; with many items the MAP is scipy's maximum-likelihood fit."""
     from scipy import stats
 
-    from spe.select import fit_family_weighted
+    from spe.models.mixture.select import fit_family_weighted
 
     rng = np.random.default_rng(5)
     x = rng.gumbel(0.4, 0.08, 3000)

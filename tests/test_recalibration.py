@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from spe.fit import fit_mixture
+from spe.models.mixture.fit import fit_mixture
 from spe.inference import psis_loo
 from spe.models.average import average_models, systematic_resample
 from spe.models.base import FittedScoreModel

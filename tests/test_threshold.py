@@ -5,8 +5,10 @@ import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_score, recall_score, roc_curve
 
 import spe
-from spe.evaluation import THRESHOLD_METRICS, Evaluation
-from spe.metrics import ScoreGroups, curves_from_counts, equal_error_rate, sample_performance
+from spe.evaluation import Evaluation
+from spe.metrics import threshold_metric_names
+from spe.performance import ScoreGroups, sample_performance
+from spe.metrics.curves import curves_from_counts, equal_error_rate
 from spe.models.base import FittedScoreModel
 
 
@@ -46,7 +48,7 @@ def test_metrics_at_threshold_match_sklearn_when_labels_are_certain(tied):
         ref = {"precision": precision_score(y, pred, zero_division=np.nan), "recall": recall_score(y, pred),
                "f1": f1_score(y, pred), "accuracy": accuracy_score(y, pred), "false_positive_rate": fp / (fp + tn),
                "true_positives": tp, "false_positives": fp, "true_negatives": tn, "false_negatives": fn}
-        for name in THRESHOLD_METRICS:
+        for name in threshold_metric_names():
             assert got[name].median == pytest.approx(ref[name], nan_ok=True), (name, tau)
             assert got[name].lo == pytest.approx(ref[name], nan_ok=True)
         assert ev.metric("precision", threshold=tau).mean == pytest.approx(ref["precision"], nan_ok=True)

@@ -27,7 +27,7 @@ Gamma prior on δ (mean 0.25 of the score range) keeps them from drifting
 apart to explain single outliers.
 
 ``families="auto"`` tries it for the negative class of scores that are not
-probabilities (:data:`spe.select.DECISION_NEGATIVE_CANDIDATES`); any pair
+probabilities (:data:`spe.models.mixture.select.DECISION_NEGATIVE_CANDIDATES`); any pair
 can be named, e.g. ``families=("truncnorm2", "truncnorm")``. It fits SVMs
 whose negative class is several digits; a wide second negative component
 could also take the top scores, where the unlabeled scores cannot tell it

@@ -79,7 +79,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
     rng : numpy.random.Generator, int or None
     exclude : list of bool, optional
         Models rejected by a check (e.g. the labels' posterior-predictive
-        check, :func:`spe.check.label_check`): they get weight 0 but stay
+        check, :func:`spe.models.criticism.label_check`): they get weight 0 but stay
         in the table. Ignored when it would exclude every model.
     prior : array, shape (K,), optional
         Prior model probabilities (non-negative; renormalised over the models

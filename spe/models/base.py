@@ -4,7 +4,7 @@ A fitted score model is M weighted posterior draws plus a vectorised
 function giving p(y = 1 | s) under each draw for any batch of scores
 ((M,) draws × (B,) scores → (M, B)), its diagnostics, and (where it has one)
 its log evidence on the labeled items. Label draws, curves, bands and item
-probabilities are computed from that alone (``spe.metrics``).
+probabilities are computed from that alone (``spe.performance``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .mixture import logit_clip, outward_envelope, pivot_index, resolve_score_type, sorted_quantile
+from ..quantiles import sorted_quantile
+from .mixture import logit_clip, outward_envelope, pivot_index, resolve_score_type
 
 __all__ = ["LabeledScores", "log_odds_feature", "standardized_feature", "mixture_log_odds_feature"]
 
@@ -125,7 +126,7 @@ def mixture_log_odds_feature(mixture_model, scores):
     Parameters
     ----------
     mixture_model : FittedScoreModel
-        The fitted SPE mixture (:func:`spe.fit.fit_mixture`).
+        The fitted SPE mixture (:func:`spe.models.mixture.fit.fit_mixture`).
     scores : array, shape (N,)
         All scores of the pool, score units: where the envelope is taken.
         Sorted ascending saves a sort (:func:`evaluate` passes them so).

@@ -39,7 +39,7 @@ Saerens et al.'s EM maximises (their eq. 2.7)
 
 (N_b pool items in bin b). Its weight is min(1, R / N): the shift can be
 known no better than the map it rests on, learned from R items (a
-coarsened posterior, Miller & Dunson 2019, as :mod:`spe.check` does for the
+coarsened posterior, Miller & Dunson 2019, as :mod:`spe.models.mixture.check` does for the
 SPE mixture). δ ~ N(0, 1.5²), the ``calibrated`` model's intercept prior.
 
 Posterior draws by importance sampling, with a proposal that follows the

@@ -15,13 +15,15 @@ import warnings
 import numpy as np
 from scipy import special
 
-from .check import format_items, histogram_check
-from .exceptions import MixtureFitError, SpeWarning
-from .inference import INFERENCE_METHODS, find_map, importance_sample, psis_loo
-from .inputs import check_choice
-from .models.base import FittedScoreModel
-from .models.mixture import MixtureData, MixtureFit, ScoreSpace, resolve_score_type, sorted_quantile
-from .parallel import resolve_workers
+from ...output import format_items
+from .check import histogram_check
+from ...exceptions import MixtureFitError, SpeWarning
+from ...inference import INFERENCE_METHODS, find_map, importance_sample, psis_loo
+from ...inputs import check_choice
+from ..base import FittedScoreModel
+from ...quantiles import sorted_quantile
+from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type
+from ...parallel import resolve_workers
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
 __all__ = ["fit_mixture", "rank_families", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
@@ -133,7 +135,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
-    posterior predictive distribution (:mod:`spe.check`); when the check
+    posterior predictive distribution (:mod:`spe.models.mixture.check`); when the check
     fails, the unlabeled likelihood is tempered to the coarsened posterior
     (Miller & Dunson 2019) and the posterior redrawn, so a mixture that does
     not fit the scores gets wider bands instead of narrow wrong ones. The
@@ -146,7 +148,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     labeled_index : int array, shape (n,)
     labeled_value : 0/1 int array, shape (n,)
     families : "auto", "NEG,POS" or list of pairs
-        See :func:`spe.select.parse_families`.
+        See :func:`spe.models.mixture.select.parse_families`.
     score_type : {"auto", "probability", "log-odds", "decision"}
         What the scores are (:func:`spe.models.mixture.resolve_score_type`); with
         ``families="auto"``, scores that are not probabilities leave the beta
@@ -281,7 +283,7 @@ class _Sampler:
     def _sample(self, d, u_start):
         mix = self.mix
         if self.inference == "nuts":
-            from .inference.nuts import nuts_sample
+            from ...inference.nuts import nuts_sample
 
             return nuts_sample(lambda u: mix.log_posterior(u, d, identify=False), u_start, draws=self.draws,
                                rng=self.rng, accept=lambda u: mix.identified(*mix.unpack(u)[1:3]),
@@ -292,7 +294,7 @@ class _Sampler:
 
 
 def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
-    """The posterior draws after the histogram check (:mod:`spe.check`): the plain posterior when the
+    """The posterior draws after the histogram check (:mod:`spe.models.mixture.check`): the plain posterior when the
     mixture reproduces the score histogram (or tempering is off), else the coarsened one, redrawn.
 
     Returns (draws, the data they condition on, the MAP, the tempering, the check or None); warns when the
@@ -378,7 +380,7 @@ def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, infere
         "histogram_check": hist.to_dict() if hist is not None else None,
     }
     if inference == "nuts":
-        from .inference.nuts import nuts_warnings
+        from ...inference.nuts import nuts_warnings
 
         diagnostics["nuts"] = dict(post.rounds[0])
         for msg in nuts_warnings(post.rounds[0]):

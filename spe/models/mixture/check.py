@@ -23,8 +23,9 @@ the posterior narrow *and* wrong. This module
    unlabeled scores carry the weight of about α = 1/d items instead of N:
    the worse the fit, the less the scores' shape is trusted and the wider
    the bands;
-3. checks each score model against the labeled items (:func:`label_check`),
-   the posterior-predictive p-value of their log-likelihood.
+
+Every score model, the mixture among them, is checked against the labeled
+items in :mod:`spe.models.criticism`.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
-__all__ = ["HistogramCheck", "histogram_check", "histogram_edges", "label_check", "P_VALUE_THRESHOLD"]
+from ..criticism import P_VALUE_THRESHOLD, weighted_draws
 
-#: A posterior-predictive p-value below this fails the check (and tempers the mixture).
-P_VALUE_THRESHOLD = 0.01
+__all__ = ["HistogramCheck", "histogram_check", "histogram_edges"]
+
 
 
 @dataclass(frozen=True)
@@ -107,11 +108,6 @@ class HistogramCheck:
         }
 
 
-def format_items(count):
-    """An item count for messages: '91', '2,340', '0.19'."""
-    return f"{count:,.0f}" if count >= 100 else f"{count:.3g}"
-
-
 def histogram_edges(x, bins=None):
     """Inner edges of K equal-count bins of the model-space scores x (N,).
 
@@ -152,13 +148,6 @@ def _bin_probabilities(mixture, u, edges):
     return np.clip(np.diff(full, axis=1), 1e-12, None)
 
 
-def _weighted_draws(draws, weights):
-    """The draws with positive weight (M', P) and their weights renormalised (M',)."""
-    w = np.asarray(weights, dtype=float)
-    keep = w > 0
-    return np.asarray(draws)[keep], w[keep] / w[keep].sum()
-
-
 def _kl(h, p):
     """KL(h ‖ p) per row, h and p (M, K) probability vectors."""
     return np.sum(special.xlogy(h, h) - special.xlogy(h, p), axis=1)
@@ -188,7 +177,7 @@ def histogram_check(mixture, u, weights, x, *, rng, bins=None) -> HistogramCheck
     x = np.asarray(x, dtype=float)
     edges = histogram_edges(x, bins)
     observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=edges.size + 1) / x.size
-    u, w = _weighted_draws(u, weights)
+    u, w = weighted_draws(u, weights)
     p = _bin_probabilities(mixture, u, edges)
     p = p / p.sum(axis=1, keepdims=True)
     d_obs = _kl(observed[None, :], p)
@@ -198,53 +187,3 @@ def histogram_check(mixture, u, weights, x, *, rng, bins=None) -> HistogramCheck
     disc, expected = float(w @ d_obs), float(w @ d_rep)
     return HistogramCheck(p_value=p_value, discrepancy=disc, expected_discrepancy=expected,
                           excess=max(disc - expected, 0.0), bins=int(edges.size + 1), n_items=int(x.size))
-
-
-def label_check(model, labeled_scores, labeled_value, *, rng) -> float:
-    """Posterior-predictive p-value of the labeled items under a fitted score model.
-
-    Two discrepancies, each computed for the observed labels and for labels
-    replicated from the same posterior draw (Gelman, Meng & Stern 1996):
-
-    * the log-likelihood of the n labels, ``Σ_i log p(y_i | s_i, θ)``
-      (omnibus: are the labels as probable as the model expects?),
-      p₁ = P(T(y_rep) ≤ T(y));
-    * the score-weighted residual ``Σ_i (y_i − p_i)·r_i`` with r_i the
-      centred rank of s_i among the labeled scores (a calibration-slope
-      check: do positives sit higher or lower on the score than the model
-      says?), two-sided, p₂ = P(|T(y_rep)| ≥ |T(y)|).
-
-    The result is ``min(1, 2·min(p₁, p₂))`` (Bonferroni). A small value says
-    the model predicts the labeled items worse than it expects to: a misfit
-    the labels can see. With few labels the check has little power; a large
-    value is not proof of fit.
-
-    Parameters
-    ----------
-    model : spe.models.base.FittedScoreModel
-    labeled_scores : array, shape (n,)
-        Scores of the labeled items, score units.
-    labeled_value : 0/1 array, shape (n,)
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    float
-        p-value in [0, 1]; NaN when there are no labels.
-    """
-    y = np.asarray(labeled_value, dtype=float)
-    if y.size == 0:
-        return float("nan")
-    s = np.asarray(labeled_scores, dtype=float)
-    draws, w = _weighted_draws(model.draws, model.weights)
-    p = np.clip(model.probability(draws, s), 1e-12, 1 - 1e-12)
-    y_rep = (rng.random(p.shape) < p).astype(float)
-
-    def loglik(lab):
-        return np.sum(lab * np.log(p) + (1 - lab) * np.log1p(-p), axis=1)
-
-    r = (stats.rankdata(s) - 0.5) / s.size - 0.5
-    slope_obs, slope_rep = (y[None, :] - p) @ r, (y_rep - p) @ r
-    p1 = float(np.sum(w * (loglik(y_rep) <= loglik(y[None, :]))))
-    p2 = float(np.sum(w * (np.abs(slope_rep) >= np.abs(slope_obs) - 1e-12)))
-    return min(1.0, 2 * min(p1, p2))

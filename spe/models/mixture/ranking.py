@@ -15,7 +15,7 @@ and labels:
 * **pairs**: every (negative, positive) pair is fitted as a mixture to all
   scores and labels (MAP, screened on a coarse grid, the best refitted)
   and ranked by BIC, all on the coarse screening grid of
-  :func:`spe.select.rank_family_pairs` (so that they compare), next to the
+  :func:`spe.models.mixture.select.rank_family_pairs` (so that they compare), next to the
   pair ``families="auto"`` chooses.
 
 All log-likelihoods are of model-space scores (:class:`~spe.models.ScoreSpace`),
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .inputs import as_scores, normalize_labels
-from .output import jsonable
+from ...inputs import as_scores, normalize_labels
+from ...output import jsonable
 from .fit import LIKELIHOOD_RESOLUTION, SCREENING_RESOLUTION, rank_families
-from .models.mixture import MixtureData, resolve_score_reading
-from .parallel import TaskPool, resolve_workers
+from .model import MixtureData, resolve_score_reading
+from ...parallel import TaskPool, resolve_workers
 from .select import (
     DECISION_NEGATIVE_CANDIDATES,
     DEFAULT_CANDIDATES,
@@ -40,7 +40,7 @@ from .select import (
     fit_family_weighted,
     rank_class_families,
 )
-from .families import get_family
+from ...families import get_family
 
 __all__ = ["family_table", "FamilyTable", "MIN_HELD_OUT"]
 

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from ..exceptions import MixtureFitError, SpeInputError
-from ..families import Family, get_family
-from .registry import ScoreModel, register
+from ...exceptions import MixtureFitError, SpeInputError
+from ...families import Family, get_family
+from ..registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
            "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope",
-           "pivot_index", "sorted_quantile", "START_SAMPLE"]
+           "pivot_index", "START_SAMPLE"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
@@ -377,19 +377,6 @@ class MixtureData:
         return dataclasses.replace(self, count_unlabeled=self.count_unlabeled * float(power))
 
 
-def sorted_quantile(x_sorted, q):
-    """Quantiles of sorted values, as ``np.quantile``'s default (linear) method: (N,), (Q,) → (Q,).
-
-    O(Q) on data already sorted, where ``np.quantile`` copies and
-    partitions all N values again (0.2–0.8 s at N = 10⁷).
-    """
-    xs = np.asarray(x_sorted, dtype=float)
-    pos = np.asarray(q, dtype=float) * (xs.size - 1)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, xs.size - 1)
-    return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
-
-
 def outward_envelope(values, pivot_index):
     """Make values on a sorted grid non-decreasing outward from a pivot: (..., G) → (..., G).
 
@@ -679,10 +666,10 @@ class Mixture:
             Scores in model space.
         grid : array, shape (G,)
             Sorted model-space points over which the envelope is taken
-            (:func:`spe.fit.fit_mixture` uses 513 quantiles of all scores).
+            (:func:`spe.models.mixture.fit.fit_mixture` uses 513 quantiles of all scores).
         pivot : float, optional
             Model-space score the envelope starts from (default: the
-            median of ``grid``; :func:`spe.fit.fit_mixture` passes the
+            median of ``grid``; :func:`spe.models.mixture.fit.fit_mixture` passes the
             median of all scores).
 
         Returns
@@ -760,7 +747,7 @@ class MixtureFit:
         when the histogram check failed.
     u_map_untempered : array, shape (P,)
         The MAP of the paper's (untempered) posterior.
-    histogram_check : spe.check.HistogramCheck or None
+    histogram_check : spe.models.mixture.check.HistogramCheck or None
         The posterior-predictive check of the score histogram.
     inference_data : arviz.InferenceData or None
         NUTS only: PyMC's record of the chains.

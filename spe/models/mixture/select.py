@@ -16,11 +16,11 @@ from itertools import product
 
 import numpy as np
 
-from .exceptions import MixtureFitError, SpeInputError
-from .families import family_names, get_family
-from .inference import find_map
-from .models.mixture import Mixture, MixtureData
-from .parallel import TaskPool
+from ...exceptions import MixtureFitError, SpeInputError
+from ...families import family_names, get_family
+from ...inference import find_map
+from .model import Mixture, MixtureData
+from ...parallel import TaskPool
 
 __all__ = ["FamilyFit", "ClassFamilyFit", "rank_family_pairs", "rank_class_families", "fit_family_weighted",
            "parse_families", "DEFAULT_CANDIDATES", "EXTENDED_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]

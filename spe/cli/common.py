@@ -1,0 +1,148 @@
+"""What the ``spe`` commands share when they run: the fit from the shared options, the outputs checked before the
+work and written all or none, the printed text."""
+
+from __future__ import annotations
+
+import io
+import math
+import sys
+import warnings
+from pathlib import Path
+
+__all__ = ["plan_outputs", "finish", "say", "fit", "labeled_only_baseline", "figure_bytes", "check_figure_format", "figure_format",
+           "interval_text", "fmt", "metrics_lines", "notes"]
+
+
+def plan_outputs(args, *specs, directories=()):
+    """Check the outputs given on the command line before any work (:func:`spe.output.check_outputs`):
+    ``specs`` are (flag, path or None, may go to stdout), ``directories`` (flag, path or None, the names written
+    into it); ``--plot``'s format is checked when the command has it. Returns {flag: Output}."""
+    from ..output import Output, check_outputs
+
+    outputs = [Output(flag, path, stdout=stdout) for flag, path, stdout in specs if path is not None]
+    outputs += [Output(flag, path, directory=True, names=names) for flag, path, names in directories
+                if path is not None]
+    if getattr(args, "plot", None) is not None:
+        check_figure_format(args.plot)
+    inputs = {"the scores file": args.scores, "the labels file": args.labels,
+              "the truth file": getattr(args, "truth", None), "the reference file": getattr(args, "reference", None)}
+    check_outputs(outputs, inputs)
+    return {o.flag: o for o in outputs}
+
+
+def figure_format(path):
+    """The image format of a figure file: its suffix, PNG without one."""
+    return Path(path).suffix.lstrip(".").lower() or "png"
+
+
+def check_figure_format(path):
+    """``--plot``'s suffix names a format matplotlib writes without more software (not PGF, which needs
+    LaTeX)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from ..exceptions import SpeInputError
+
+    known = sorted(set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"})
+    if figure_format(path) not in known:
+        raise SpeInputError(f"{path}: the suffix names no image format matplotlib writes; use one of "
+                            f"{', '.join('.' + k for k in known)} (none: PNG)", argument="--plot")
+
+
+def stdout_taken(plan):
+    return any(o.to_stdout for o in plan.values())
+
+
+def say(plan, text):
+    """Print the human-readable text: on standard output, unless an output goes there."""
+    print(text, file=sys.stderr if stdout_taken(plan) else sys.stdout)
+
+
+def finish(plan, text, files, directories=()):
+    """Write every output (all or none), then print the text and what was written."""
+    from ..output import write_outputs
+
+    written = write_outputs(files, directories)
+    say(plan, text.rstrip("\n"))
+    for line in written:
+        say(plan, line)
+
+
+def figure_bytes(fig, path):
+    """Render a matplotlib figure in memory in the format of ``path``'s suffix (PNG by default), and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=figure_format(path), dpi=150)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def fit(args, scores=None):
+    """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
+    (scores file, Evaluation)."""
+    from ..api import evaluate
+    from ..io import read_labels, read_reference, read_scores
+
+    if scores is None:
+        scores = read_scores(args.scores, score_column=args.score_column)
+    labels = read_labels(args.labels, scores) if args.labels is not None else None
+    reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
+                      inference=args.inference, rng=args.seed, score_space=args.score_space,
+                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
+                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
+                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers,
+                      reference=reference)
+    return scores, ev
+
+
+def labeled_only_baseline(args, ev):
+    """The labeled-only baseline for ``--compare-labeled-only`` (None without labels)."""
+    import numpy as np
+
+    from ..baselines import labeled_only
+
+    if not args.compare_labeled_only or ev.n_labeled == 0:  # without labels: said in the summary
+        return None
+    # its own stream, from the run's seed: the same seed repeats it too
+    return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
+                        rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
+
+
+def fmt(v, width=0):
+    return f"{v:{width}.3f}" if math.isfinite(v) else f"{'n/a':>{width}}"
+
+
+def interval_text(i):
+    return f"{fmt(i.mean)} [{fmt(i.lo)}, {fmt(i.hi)}]"
+
+
+def metrics_lines(metrics, baseline=None, indent="    "):
+    """Lines of metrics at a threshold ({name: Interval}), in the registry's order and labels (counts with one
+    decimal), with the labeled-only baseline's beside them when given."""
+    from ..metrics import REGISTRY
+
+    lines = []
+    for name, metric in REGISTRY.items():
+        if name not in metrics:
+            continue
+        i = metrics[name]
+        text = f"{i.mean:.1f} [{i.lo:.1f}, {i.hi:.1f}]" if metric.count else interval_text(i)
+        line = f"{indent}{metric.label:<20s} {text}"
+        if baseline is not None and name in baseline:
+            line = f"{line:<60s} labeled only: {interval_text(baseline[name])}"
+        lines.append(line)
+    return lines
+
+
+def notes(args, ev):
+    """Notes on options that had nothing to act on."""
+    out = []
+    if args.compare_labeled_only and ev.n_labeled == 0:
+        out.append("note: --compare-labeled-only: there are no labeled items to compare with")
+    if getattr(args, "requirement", None) is not None and args.plot is None and args.report is None:
+        out.append("note: --requirement is drawn in the figures (--plot, --report); `spe threshold` chooses a "
+                   "threshold for it")
+    return out

@@ -1,0 +1,250 @@
+"""``spe estimate``: performance curves, prevalence and metrics with credible bands from scores and a few labels."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from .common import (figure_bytes, finish, fit, fmt, interval_text, labeled_only_baseline, metrics_lines, notes,
+                     plan_outputs)
+from .options import Once, add_model_options, finite, requirement
+from .registry import Command, register
+
+ESTIMATE_HELP = """\
+Estimate a classifier's performance on a data set from all its scores and a
+few labels (semisupervised performance evaluation, Welinder et al. 2013).
+
+SCORES.csv has a header row and a column 'score' (see --score-column) with
+the classifier's score for every item (higher = more positive; decision
+values or probabilities), and optionally a column 'id'.
+
+LABELS.csv has columns 'id,label': 'id' matches the scores' 'id' column, or,
+when the scores have no 'id' column, is the 0-based data row of the score;
+'label' is 0 or 1. Typically 10-100 items labeled at random.
+
+Prints prevalence, average precision and ROC AUC with credible intervals and
+precision at a few recall levels with bands; --json writes everything,
+including the whole PR and ROC curves with bands.
+
+--report DIR writes every figure (score histogram with the fitted
+class-conditional densities, precision and recall against the threshold, PR
+and ROC curves with bands; with --requirement the probability that each
+threshold meets it; with --truth the true curves and a reliability diagram)
+next to the JSON, the item probabilities and a README.md that lists them.
+
+Every option and output path is checked before the work starts; outputs are
+written all or none. Exit status: 0 an answer (degenerate data get one, with
+a warning saying what the numbers then mean), 2 bad input or options (one
+line naming the file, row and column, or the option; nothing written), 130
+interrupted, 1 anything else. The summary and the JSON give the seed used.
+
+examples:
+  spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
+      --json out.json --plot pr.png --seed 0
+  spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
+      --report digits_report --requirement 0.9,0.5 --truth examples/digits_truth.csv
+"""
+
+
+def add_arguments(est):
+    """The options of ``spe estimate``: the shared ones and its outputs."""
+    add_model_options(est)
+    est.add_argument("--json", metavar="OUT.json", action=Once,
+                     help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
+    est.add_argument("--plot", metavar="OUT.png", action=Once, help="write the PR curve with its band as an image")
+    est.add_argument("--items", metavar="OUT.csv", action=Once,
+                     help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
+                          "items keep their label; '-': to standard output)")
+    est.add_argument("--threshold", type=finite, action="append", metavar="T",
+                     help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
+                          "at threshold T (score units; items scored >= T are predicted positive); repeatable")
+    est.add_argument("--report", metavar="DIR", action=Once,
+                     help="write every figure (PNG) with the JSON, the item probabilities, the summary and a "
+                          "README.md listing them to directory DIR (created if missing)")
+    est.add_argument("--requirement", metavar="P,R", type=requirement,
+                     help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
+                          "--report adds p(requirement met) against the threshold (paper Fig. 4)")
+    est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
+                     help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
+                          "labeled set: the figures add the true curves and --report the reliability diagram")
+
+
+def run(args):
+    """Run ``spe estimate``; returns the exit status."""
+    from ..io import read_scores, read_truth
+
+    plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
+                        ("--plot", args.plot, False), directories=[("--report", args.report, REPORT_NAMES)])
+    if args.report is not None:
+        _check_report_directory(args.report)
+    scores = read_scores(args.scores, score_column=args.score_column)
+    truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
+    scores, ev = fit(args, scores)
+    base = labeled_only_baseline(args, ev)
+    perf = args.performance
+    result, at = _estimate_result(args, ev, base)
+    true = None
+    if truth is not None:
+        from ..baselines import true_performance
+        from ..output import jsonable
+
+        true = true_performance(ev.scores, truth)
+        result["truth"] = jsonable(true)
+    json_bytes = (json.dumps(result, indent=1) + "\n").encode()
+    items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
+    files = {"--json": json_bytes, "--items": items_bytes}
+    files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
+    if args.plot is not None or args.report is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    if args.plot is not None:
+        files.append((plan["--plot"], _pr_figure(args, ev, base, truth)))
+    summary = _estimate_summary(args, ev, base, at, perf, true)
+    directories = []
+    if args.report is not None:
+        directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
+                                                              json_bytes, items_bytes, summary)))
+    finish(plan, summary, files, directories)
+    return 0
+
+
+def _estimate_result(args, ev, base):
+    """The JSON of ``spe estimate``: ``Evaluation.to_dict()``, the metrics at each ``--threshold`` and the
+    labeled-only baseline; and [(threshold, metrics, baseline metrics)] for the summary."""
+    result = ev.to_dict(performance=args.performance)
+    at = []
+    for t in args.threshold or []:
+        m = ev.metrics_at(t, performance=args.performance)
+        b = base.metrics_at(t) if base is not None else None
+        at.append((t, m, b))
+        entry = {"threshold": t, "metrics": {k: _num_dict(v) for k, v in m.items()}}
+        if b is not None:
+            entry["labeled_only"] = {k: _num_dict(v) for k, v in b.items()}
+        result.setdefault("at_threshold", []).append(entry)
+    if base is not None:
+        result["labeled_only"] = base.to_dict()
+    return result, at
+
+
+def _items_csv(scores, ev):
+    """``--items``: id, score exactly as read, and p(y = 1 | scores, labels) to 6 significant digits."""
+    import pandas as pd
+
+    ids = scores.ids if scores.ids is not None else range(ev.n_items)
+    buf = io.StringIO()
+    # formatted here, which is also faster than to_csv's float_format
+    pd.DataFrame({"id": ids, "score": list(map(repr, scores.scores.tolist())),
+                  "probability": list(map("{:.6g}".format, ev.item_probabilities().tolist()))}).to_csv(
+        buf, index=False)
+    return buf.getvalue().encode()
+
+
+def _pr_figure(args, ev, base, truth):
+    from ..baselines import pr_curve_from_labels
+    from ..plot import plot_pr_curve
+
+    ax = plot_pr_curve(ev, labeled_only=None if base is None else base.pr_curve().median,
+                       truth=None if truth is None else pr_curve_from_labels(ev.scores, truth),
+                       requirement=args.requirement)
+    return figure_bytes(ax.figure, args.plot)
+
+
+def _estimate_summary(args, ev, base, at, perf, true):
+    """The text the command prints; ``true``: :func:`spe.baselines.true_performance` under ``--truth``, else None."""
+    level = ev.level
+    lines = [ev.summary(performance=perf)]
+    if true is not None:
+        lines.append(_truth_line(true))
+    for t, m, b in at:
+        lines.append(f"at threshold {t:g} ({perf} performance, posterior mean [{100 * level:g}% credible interval]):")
+        lines.append("\n".join(metrics_lines(m, b, indent="  ")))
+    if base is not None:
+        lines.append("\n".join(_comparison_lines(ev, base, level, perf)))
+    lines += notes(args, ev)
+    return "\n".join(lines) + "\n"
+
+
+def _truth_line(t):
+    """``--truth``: the true values of the summary's metrics (:func:`spe.baselines.true_performance`), to compare."""
+    from ..metrics import REGISTRY
+
+    return "truth (every label known): " + ", ".join(f"{REGISTRY[name].label} {fmt(v)}" for name, v in t.items())
+
+
+def _num_dict(interval):
+    from ..output import jsonable
+
+    return jsonable(interval.to_dict())
+
+
+def _comparison_lines(ev, base, level, performance):
+    """``--compare-labeled-only``: every metric of the ranking and a few PR points, SPE beside the labeled items."""
+    import numpy as np
+
+    from ..metrics import REGISTRY, ranking_metric_names
+
+    pct = f"{100 * level:g}%"
+    lines = [f"labeled items only ({base.n_labeled} items; estimate [{pct} interval]) next to SPE:"]
+    for name in ranking_metric_names():
+        spe_i = ev.metric(name, level=level, performance=performance)
+        lines.append(f"  {REGISTRY[name].label:<18s} SPE {interval_text(spe_i):<28s} labeled only "
+                     f"{interval_text(base.metric(name, level=level))}")
+    pr, bpr = ev.pr_curve(level, performance), base.pr_curve(level)
+    for r in (0.25, 0.5, 0.75):
+        g = int(np.argmin(np.abs(pr.x - r)))
+        lines.append(f"  precision at recall {pr.x[g]:.2f}: SPE {fmt(pr.median[g])} [{fmt(pr.lo[g])}, "
+                     f"{fmt(pr.hi[g])}]   labeled only {fmt(bpr.median[g])} [{fmt(bpr.lo[g])}, {fmt(bpr.hi[g])}]")
+    return lines
+
+
+def _report_files(ev, scores, base, truth, requirement, perf, json_bytes, items_bytes, summary):
+    """The files of ``--report``: the figures as PNG, estimate.json, items.csv, summary.txt and README.md."""
+    from ..plot import report_figures
+
+    files = {}
+    index = [f"# spe estimate: {Path(scores.path).name}", "",
+             "```", summary.rstrip(), "```", ""]
+    for name, (fig, caption) in report_figures(ev, labeled_only=base, truth=truth, requirement=requirement,
+                                               performance=perf).items():
+        files[f"{name}.png"] = figure_bytes(fig, f"{name}.png")
+        index += [f"## {name}", "", caption, "", f"![{name}]({name}.png)", ""]
+    files["estimate.json"] = json_bytes
+    files["items.csv"] = items_bytes
+    files["summary.txt"] = summary.encode()
+    index += ["Also here: `estimate.json` (everything, as `spe estimate --json`), `items.csv` (per-item "
+              "probabilities, as `--items`), `summary.txt` (the printed summary).", ""]
+    files["README.md"] = "\n".join(index).encode()
+    return files
+
+
+#: The files ``--report`` may write into its directory.
+REPORT_NAMES = ("README.md", "estimate.json", "items.csv", "summary.txt", "scores.png", "threshold_curves.png",
+                "pr_curve.png", "roc_curve.png", "threshold_probability.png", "reliability.png")
+
+
+def _check_report_directory(path):
+    """``--report`` into an existing directory only when its files would not overwrite anything but an earlier
+    report (a README.md of the user's is not replaced)."""
+    from ..exceptions import SpeInputError
+
+    d = Path(path)
+    if not d.is_dir():
+        return
+    clash = [name for name in REPORT_NAMES if (d / name).exists()]
+    odd = [name for name in clash if not (d / name).is_file()]
+    if odd:
+        raise SpeInputError(f"{path} holds {', '.join(odd)}, which is not a file, where the report writes one",
+                            argument="--report")
+    readme = d / "README.md"
+    earlier = readme.is_file() and readme.read_bytes()[:16].startswith(b"# spe estimate")
+    if clash and not earlier:
+        raise SpeInputError(f"{path} already holds {', '.join(clash)}, which the report would overwrite: choose a "
+                            "new or empty directory, or one an earlier --report wrote", argument="--report")
+
+
+register(Command(name="estimate",
+                 help="estimate PR/ROC curves, average precision and prevalence from scores and a few labels",
+                 description=ESTIMATE_HELP, add_arguments=add_arguments, run=run,
+                 number_options=("--threshold", "--requirement")))

@@ -1,0 +1,249 @@
+"""Options shared by the ``spe`` commands, and the parsers of option values (argparse types)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["add_input_options", "add_model_options", "Once", "finite", "unit", "positive", "seed", "workers",
+           "requirement", "join_negative_numbers", "NUMBER_OPTIONS"]
+
+
+def add_input_options(p):
+    """The input options every command shares: the files and how to read the scores."""
+    p.add_argument("scores", metavar="SCORES.csv",
+                   help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
+    p.add_argument("--labels", metavar="LABELS.csv", action=Once,
+                   help="known labels (columns 'id,label'); omit for none")
+    p.add_argument("--score-type", default="auto", choices=_choices("score_type"),
+                   help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
+                        "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
+                        "margin: the 'calibrated' model is then left out); 'auto' (default) = probability when "
+                        "all scores are in [0, 1], else log-odds, a reading the labels' evidence weighs")
+    p.add_argument("--score-space", default="linear", choices=_choices("score_space"),
+                   help="where the families model the scores: 'linear' (default) as they are, 'logit' for "
+                        "probabilities, 'auto' = logit when all scores are in [0, 1]; results are in score "
+                        "units either way")
+    p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
+
+
+def add_model_options(p):
+    """The options every fitting command shares: inputs, score model, sampler, randomness."""
+    add_input_options(p)
+    p.add_argument("--reference", metavar="REF.csv", action=Once,
+                   help="a reference set: the same classifier's scores with every label (columns 'score' "
+                        "(or --score-column) and 'label'), e.g. its validation data. Its calibration map, carried "
+                        "to this pool under a prior shift (the prevalence may differ), joins the average with "
+                        "prior weight 1/2; if this pool's labels disagree with it, it loses weight and the summary "
+                        "says so")
+    p.add_argument("--families", default="auto", metavar="auto|all|NEG,POS",
+                   help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
+                        "pair by BIC among truncnorm, gamma, asymlaplace and beta (beta only for probability scores; "
+                        "for other scores also truncnorm2 for the negatives) and the pairs of the families that fit "
+                        "each class best on their soft assignment; 'all' fits every pair of every family (slower; "
+                        "see `spe families`). Known: " + ", ".join(_family_names()))
+    p.add_argument("--draws", type=_draws, default=1000, metavar="M",
+                   help="posterior draws, at least 100 (default 1000; memory grows with M, about 0.13 MB per draw: "
+                        "a run that would not fit in the available memory is refused before it starts)")
+    p.add_argument("--level", type=_level, default=0.9,
+                   help="credible level of bands and intervals, in (0, 1) (default 0.9)")
+    p.add_argument("--seed", type=seed, default=None, action=Once,
+                   help="random seed (a non-negative integer); the same seed gives the same numbers. Without it a "
+                        "seed is drawn, and the summary and the JSON say which, so any run can be repeated")
+    p.add_argument("--inference", default="importance", choices=_choices("inference"),
+                   help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
+                        "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
+                        "bar)")
+    models = _score_models()
+    p.add_argument("--score-model", default="average", choices=["average", *models],
+                   help="model of p(y=1 | score): "
+                        + "; ".join(f"'{name}': {m.about}" for name, m in models.items()).replace("%", "%%")
+                        + "; 'average' (default) weighs them all by how well they predicted the labels")
+    p.add_argument("--no-tempering", action="store_true",
+                   help="keep the paper's mixture posterior even when its densities fail the check against the "
+                        "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
+                        "its bands widen)")
+    p.add_argument("--no-monotone", action="store_true",
+                   help="use the paper's mixture as it is: its Bayes rule for p(y=1 | score) and its identification "
+                        "(positive mean above the negative mean). By default the classifier is assumed to rank "
+                        "items sensibly: p(y=1 | score) is made non-decreasing, the top scores may not be "
+                        "the negative family's tail nor the bottom scores the positive family's")
+    p.add_argument("--performance", default="sample", choices=_choices("performance"),
+                   help="'sample' (default): performance on these N items, the unknown labels drawn from the "
+                        "posterior; 'population': performance from the model's parameters alone, as on an "
+                        "unlimited pool with the same score distribution (paper §3)")
+    p.add_argument("--score-bins", type=_bins("score_bins"), default="auto", metavar="auto|B|exact",
+                   help="draw the unknown labels per score bin instead of per item (at most B bins, placed at "
+                        "equal steps of expected positives and of expected negatives; B at least "
+                        f"{_min_bins('score_bins')}): 'auto' (default) uses 10,000 above 50,000 distinct scores; "
+                        "'exact' never bins")
+    p.add_argument("--likelihood-bins", type=_bins("likelihood_bins"), default="auto", metavar="auto|B|exact",
+                   help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
+                        f"(at least {_min_bins('likelihood_bins')}; exact likelihood of the bin counts, cost "
+                        "independent of N): 'auto' (default) uses 1,024 above 50,000 distinct scores; 'exact' uses "
+                        "every score's density")
+    p.add_argument("--workers", type=workers, default=None, metavar="auto|K",
+                   help="cores to use: the candidate family pairs are fitted in K processes (Linux; elsewhere one "
+                        "by one) and the labels drawn in K threads; the result is the same for any K. 'auto' "
+                        "(default): all usable cores, at most 8; K above the usable cores is capped, with a note; "
+                        "use 1 when running many estimates side by side")
+    p.add_argument("--compare-labeled-only", action="store_true",
+                   help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
+                        "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
+
+
+def _min_bins(name):
+    from ..api import MIN_BINS
+
+    return MIN_BINS[name]
+
+
+def _family_names():
+    from ..families import family_names
+
+    return family_names()
+
+
+def _choices(option):
+    """The values an option takes, from where the library defines them (one list, not a copy here)."""
+    from ..evaluation import PERFORMANCE_KINDS
+    from ..inference import INFERENCE_METHODS
+    from ..models.mixture import SCORE_SPACES, SCORE_TYPES
+
+    return list({"score_type": SCORE_TYPES, "score_space": SCORE_SPACES, "inference": INFERENCE_METHODS,
+                 "performance": PERFORMANCE_KINDS}[option])
+
+
+def _score_models():
+    """The registered score models by name (:mod:`spe.models.registry`)."""
+    from ..models.registry import REGISTRY
+
+    return REGISTRY
+
+
+def _bins(name):
+    """The parser of ``--score-bins`` / ``--likelihood-bins``: "auto", "exact" (None) or an integer ≥ the minimum."""
+    def parse(text):
+        if text in ("auto", "exact"):
+            return None if text == "exact" else "auto"
+        low = _min_bins(name)
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected 'auto', 'exact' or an integer ≥ {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def workers(text):
+    """``--workers``: "auto" (None) or an integer ≥ 1."""
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or an integer ≥ 1, got {text!r}")
+    return value
+
+
+def _integer(text, low, what):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < low:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def _draws(text):
+    from ..inputs import MIN_DRAWS
+
+    return _integer(text, MIN_DRAWS, f"an integer ≥ {MIN_DRAWS}")
+
+
+def seed(text):
+    return _integer(text, 0, "a non-negative integer")
+
+
+def positive(text):
+    return _integer(text, 1, "a positive integer")
+
+
+def finite(text, what="a finite number (score units)"):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def unit(text):
+    value = finite(text, "a number in [0, 1]")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def _level(text):
+    value = finite(text, "a number strictly between 0 and 1")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+class Once(argparse.Action):
+    """An option that may be given once: a second ``--json a --json b`` is an error, not a silent choice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, f"_{self.dest}_seen", False):
+            parser.error(f"argument {option_string}: given twice")
+        setattr(namespace, f"_{self.dest}_seen", True)
+        setattr(namespace, self.dest, values)
+
+
+#: The shared options whose value may be a negative number in exponent form ("-1e-05"), which argparse takes for an
+#: option (a command adds its own: :attr:`spe.cli.registry.Command.number_options`).
+NUMBER_OPTIONS = ("--level", "--seed", "--draws", "--score-bins", "--likelihood-bins", "--workers")
+
+
+def join_negative_numbers(argv, options=NUMBER_OPTIONS):
+    """``--threshold -1e-05`` → ``--threshold=-1e-05`` for the ``options`` that take numbers (argparse reads only
+    plain negative numbers as values)."""
+    out, i = [], 0
+    while i < len(argv):
+        token = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if token in options and nxt is not None and nxt.startswith("-") and _looks_numeric(nxt):
+            out.append(f"{token}={nxt}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def _looks_numeric(text):
+    try:
+        float(text.split(",")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def requirement(text):
+    """Parse ``--requirement P,R`` into (min_precision, min_recall), both in [0, 1]."""
+    try:
+        p, r = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN_PRECISION,MIN_RECALL such as 0.9,0.5, got {text!r}") from None
+    if not (0 <= p <= 1 and 0 <= r <= 1):  # NaN fails too
+        raise argparse.ArgumentTypeError(f"precision and recall must be in [0, 1], got {text!r}")
+    return p, r

@@ -1,0 +1,128 @@
+"""``spe threshold``: the threshold most likely to meet a precision/recall requirement, and how likely (§4.4)."""
+
+from __future__ import annotations
+
+import json
+
+from .common import figure_bytes, finish, fit, labeled_only_baseline, metrics_lines, notes, plan_outputs
+from .options import Once, add_model_options, unit
+from .registry import Command, register
+
+THRESHOLD_HELP = """\
+Choose a decision threshold that meets a precision/recall requirement, and
+say how sure we are (Welinder et al. 2013, §4.4, Fig. 4).
+
+For every threshold t (an item is predicted positive when its score is
+>= t), the posterior probability p(C(t)) that precision(t) >= MIN_PRECISION
+and recall(t) >= MIN_RECALL on this data set is computed from the same
+posterior draws as `spe estimate`. Prints the threshold (in score units)
+that maximises it, that probability, precision, recall, F1, accuracy, false
+positive rate and the confusion counts there with credible intervals, and the
+range of thresholds that meet the requirement with probability >= 0.5 —
+or says plainly that no threshold is likely to meet it.
+
+Inputs as for `spe estimate` (see `spe estimate --help`).
+
+example:
+  spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \\
+      --min-precision 0.9 --min-recall 0.5 --seed 0
+"""
+
+
+def add_arguments(thr):
+    """The options of ``spe threshold``: the shared ones, the requirement and the outputs."""
+    add_model_options(thr)
+    thr.add_argument("--min-precision", type=unit, default=0.0, metavar="P",
+                     help="required precision, in [0, 1] (default 0)")
+    thr.add_argument("--min-recall", type=unit, default=0.0, metavar="R",
+                     help="required recall, in [0, 1] (default 0)")
+    thr.add_argument("--json", metavar="OUT.json", action=Once,
+                     help="write the choice, the metrics there and p(requirement met) at every threshold as JSON "
+                          "('-': to standard output)")
+    thr.add_argument("--plot", metavar="OUT.png", action=Once,
+                     help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
+                          "and the requirement drawn as a box (paper Fig. 4)")
+
+
+def run(args):
+    """Run ``spe threshold``; returns the exit status."""
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    scores, ev = fit(args)
+    base = labeled_only_baseline(args, ev)
+    perf = args.performance
+    choice = ev.best_threshold(args.min_precision, args.min_recall, performance=perf)
+    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": ev.level, **choice.to_dict(),
+              "seed": ev.diagnostics["seed"], "warnings": list(ev.warnings)}
+    bchoice = None
+    if base is not None:
+        bchoice = base.best_threshold(args.min_precision, args.min_recall)
+        result["labeled_only"] = bchoice.to_dict()
+    files = []
+    if args.json is not None:
+        files.append((plan["--json"], (json.dumps(result, indent=1) + "\n").encode()))
+    if args.plot is not None:
+        files.append((plan["--plot"], _threshold_figure(args, ev, base)))
+    finish(plan, "\n".join(_threshold_lines(args, ev, choice, base, bchoice)), files)
+    return 0
+
+
+def _threshold_figure(args, ev, base):
+    """``spe threshold --plot``: p(requirement met) against the threshold, and the PR curve with the requirement
+    (paper Fig. 4), as image bytes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plot import plot_pr_curve, plot_threshold_probability
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+    plot_threshold_probability(ev, axes[0], min_precision=args.min_precision, min_recall=args.min_recall,
+                               performance=args.performance)
+    plot_pr_curve(ev, axes[1], requirement=(args.min_precision, args.min_recall),
+                  labeled_only=None if base is None else base.pr_curve().median)
+    return figure_bytes(fig, args.plot)
+
+
+def _threshold_lines(args, ev, choice, base, bchoice):
+    """The summary ``spe threshold`` prints."""
+    import numpy as np
+
+    n_pos = int(np.sum(ev.labeled_value == 1))
+    pct = f"{100 * ev.level:g}%"
+    lines = [
+        f"spe: {ev.n_items} items, {ev.n_labeled} labeled ({n_pos} positive, {ev.n_labeled - n_pos} negative)",
+        f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
+        f"({args.performance} performance; an item is predicted positive when its score is >= the threshold)",
+    ]
+    curve = choice.curve
+    ok = curve.threshold[curve.probability >= 0.5]
+    if choice.likely:
+        lines.append(f"best threshold: {choice.threshold:.6g} (score units); probability the requirement is met: "
+                     f"{choice.probability:.3f}")
+        lines.append(f"thresholds meeting it with probability >= 0.5: {ok.min():.6g} to {ok.max():.6g}"
+                     + ("" if ok.size == np.sum((curve.threshold >= ok.min()) & (curve.threshold <= ok.max()))
+                        else " (not every threshold in between)"))
+    else:
+        lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} "
+                     f"(score units), meets it with probability {choice.probability:.3f}")
+    if args.min_recall == 0 and choice.metrics["recall"].mean < 0.1:
+        lines.append("note: with no recall requirement the surest threshold keeps very few items; "
+                     "add --min-recall to ask for the recall you need")
+    lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
+    lines += metrics_lines(choice.metrics, None if base is None else base.metrics_at(choice.threshold))
+    if bchoice is not None:
+        lines.append(f"labeled items only would pick {bchoice.threshold:.6g} (requirement met in "
+                     f"{bchoice.probability:.3f} of bootstrap resamples of the {base.n_labeled} labeled items)")
+    seed = ev.diagnostics["seed"]
+    lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
+    lines += notes(args, ev)
+    lines += [f"warning: {w}" for w in ev.warnings]
+    lines += [f"note: {n}" for n in ev.diagnostics.get("notes", [])]
+    return lines
+
+
+register(Command(name="threshold",
+                 help="the threshold most likely to meet a precision/recall requirement, and how likely",
+                 description=THRESHOLD_HELP, add_arguments=add_arguments, run=run,
+                 number_options=("--min-precision", "--min-recall")))

@@ -1,0 +1,13 @@
+"""Prevalence: the fraction of positives among the items (Welinder et al. 2013, §3: π of the data set)."""
+
+from .registry import Metric, register
+
+
+def prevalence(curves):
+    """Positives / items per row, (M,)."""
+    return curves.positives / curves.n_items
+
+
+register(Metric(name="prevalence", label="prevalence", compute=prevalence,
+                proportion=lambda c: (c.positives, c.n_items),
+                about="fraction of positives among the items"))

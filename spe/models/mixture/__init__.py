@@ -1,0 +1,16 @@
+"""The SPE mixture (Welinder, Welling & Perona 2013): the model, its fit, the choice of its families, its checks.
+
+:mod:`~spe.models.mixture.model` is the generative model (eqs. 2–4) and its
+score space; :mod:`~spe.models.mixture.fit` fits it end to end (MAP,
+importance sampling or NUTS, the histogram check and tempering, evidence);
+:mod:`~spe.models.mixture.select` chooses the family pair (paper §4.2),
+:mod:`~spe.models.mixture.ranking` ranks the families for ``spe families``
+(Table 1), and :mod:`~spe.models.mixture.check` checks the score histogram.
+Importing the package registers the mixture as the score model "mixture".
+"""
+
+from .model import (BLOCK_ELEMENTS, LOG_ODDS_LIMIT, START_SAMPLE, TOP_DROP, SCORE_SPACES, SCORE_TYPES, Mixture, MixtureData, MixtureFit, ScoreSpace,
+                    logit_clip, outward_envelope, pivot_index, resolve_score_reading, resolve_score_type)
+
+__all__ = ["BLOCK_ELEMENTS", "START_SAMPLE", "TOP_DROP", "Mixture", "MixtureData", "MixtureFit", "ScoreSpace", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
+           "logit_clip", "outward_envelope", "pivot_index", "resolve_score_reading", "resolve_score_type"]

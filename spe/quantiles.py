@@ -1,0 +1,55 @@
+"""Quantiles: of scores already sorted, and of weighted posterior draws."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["sorted_quantile", "weighted_quantile"]
+
+
+def sorted_quantile(x_sorted, q):
+    """Quantiles of sorted values, as ``np.quantile``'s default (linear) method: (N,), (Q,) → (Q,).
+
+    O(Q) on data already sorted, where ``np.quantile`` copies and
+    partitions all N values again (0.2–0.8 s at N = 10⁷).
+    """
+    xs = np.asarray(x_sorted, dtype=float)
+    pos = np.asarray(q, dtype=float) * (xs.size - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, xs.size - 1)
+    return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
+
+
+def weighted_quantile(values, weights, q):
+    """Weighted quantiles along the draw axis, ignoring NaN draws.
+
+    Parameters
+    ----------
+    values : array, shape (M,) or (M, G)
+    weights : array, shape (M,)
+        Non-negative, need not be normalised.
+    q : float or array of float in [0, 1]
+
+    Returns
+    -------
+    array, shape ``np.shape(q) + values.shape[1:]``
+        Inverse-CDF weighted quantiles (``numpy.quantile(...,
+        method="inverted_cdf", weights=...)``); NaN where every draw is NaN.
+    """
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    squeeze = v.ndim == 1
+    if squeeze:
+        v = v[:, None]
+    qa = np.atleast_1d(q)
+    out = np.full((qa.size, v.shape[1]), np.nan)
+    nan = np.isnan(v)
+    if not nan.any():
+        out = np.quantile(v, qa, axis=0, weights=np.broadcast_to(w[:, None], v.shape), method="inverted_cdf")
+    else:
+        for g in range(v.shape[1]):
+            ok = ~nan[:, g] & (w > 0)
+            if ok.any():
+                out[:, g] = np.quantile(v[ok, g], qa, weights=w[ok], method="inverted_cdf")
+    out = out[:, 0] if squeeze else out
+    return out.reshape(np.shape(q) + out.shape[1:]) if np.ndim(q) == 0 else out
