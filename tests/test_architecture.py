@@ -55,3 +55,51 @@ def test_every_score_model_is_registered_in_the_order_of_its_random_stream():
                               "uninformative", "reference"]
     for name, model in REGISTRY.items():
         assert model.name == name and model.about and callable(model.fit) and callable(model.averaged)
+
+
+#: The layers, lowest first: a module imports (at its top) only from its own layer or below (ARCHITECTURE.md).
+LAYERS = [
+    {"exceptions", "inputs", "io", "output", "quantiles", "parallel"},
+    {"families", "inference"},
+    {"models"},
+    {"metrics"},
+    {"performance"},
+    {"evaluation"},
+    {"baselines", "plot", "api", "benchmark"},
+    {"cli", "__main__", "__init__"},
+]
+
+
+def _layer(top):
+    return next(k for k, names in enumerate(LAYERS) if top in names)
+
+
+def _imported_tops(path):
+    """The top-level ``spe`` subpackages or modules a module imports at its top level (not inside functions)."""
+    package = path.relative_to(PACKAGE).with_suffix("").parts[:-1]
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            target = list(package[:len(package) - (node.level - 1)]) + (node.module.split(".") if node.module else [])
+            yield node.lineno, target[0] if target else node.names[0].name
+
+
+def test_each_layer_imports_only_from_below():
+    upward = []
+    for path in _modules():
+        top = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        for line, target in _imported_tops(path):
+            if target in {"__init__"} or target == top:
+                continue
+            if _layer(target) > _layer(top):
+                upward.append(f"{path.relative_to(PACKAGE)}:{line} imports spe.{target}")
+    assert not upward, upward
+
+
+def test_metrics_and_commands_are_registered_once_each_with_a_description():
+    from spe.cli.registry import COMMANDS
+    from spe.metrics import REGISTRY as METRICS
+
+    assert list(METRICS)[:4] == ["prevalence", "average_precision", "roc_auc", "equal_error_rate"]
+    assert all(m.name == name and m.label and m.about and callable(m.compute) for name, m in METRICS.items())
+    assert list(COMMANDS)[:3] == ["estimate", "threshold", "families"]
+    assert all(c.name == name and c.help and c.description and callable(c.run) for name, c in COMMANDS.items())

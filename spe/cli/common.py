@@ -24,8 +24,9 @@ def plan_outputs(args, *specs, directories=()):
                 if path is not None]
     if getattr(args, "plot", None) is not None:
         check_figure_format(args.plot)
-    inputs = {"the scores file": args.scores, "the labels file": args.labels,
-              "the truth file": getattr(args, "truth", None), "the reference file": getattr(args, "reference", None)}
+    inputs = {f"the {what} file": getattr(args, name, None)
+              for what, name in (("scores", "scores"), ("labels", "labels"), ("truth", "truth"),
+                                 ("reference", "reference"))}
     check_outputs(outputs, inputs)
     return {o.flag: o for o in outputs}
 

@@ -10,6 +10,7 @@ curves, average precision, ROC AUC, equal error rate).
 from .registry import (REGISTRY, Confusion, Curves, Metric, get_metric, ranking_metric_names, ranking_metric_values,
                        register, threshold_metric_names, threshold_metric_values)
 from . import prevalence, average_precision, roc_auc, equal_error_rate, confusion  # noqa: F401  (registers, in order)
+from . import max_f1  # noqa: F401  (registers)
 
 __all__ = ["Metric", "Curves", "Confusion", "register", "REGISTRY", "get_metric", "ranking_metric_names",
            "threshold_metric_names", "ranking_metric_values", "threshold_metric_values"]
