@@ -44,8 +44,10 @@ class LabelReplay:
         The posterior draws the labels were drawn from.
     groups : ScoreGroups
         The score groups (distinct scores, or score bins at large N) the labels were drawn per.
-    seeds : (bit generator class, list of seeds)
-        The M label-draw streams, recreated from their seeds.
+    seeds : list of numpy.random.SeedSequence, length M
+        The seeds of the M label-draw streams.
+    bit_generator : type
+        The bit generator of those streams (that of the ``rng`` given).
     labeled_groups : int array, shape (n,)
         The group of each labeled item.
     threshold_groups : int array
@@ -54,14 +56,14 @@ class LabelReplay:
 
     model: FittedScoreModel
     groups: ScoreGroups
-    seeds: tuple
+    seeds: list
     labeled_groups: np.ndarray
     threshold_groups: np.ndarray
+    bit_generator: type = np.random.PCG64
 
     def streams(self):
         """The M label-draw streams, recreated from their seeds (the same draws again)."""
-        kind, seeds = self.seeds
-        return [np.random.Generator(kind(s)) for s in seeds]
+        return [np.random.Generator(self.bit_generator(s)) for s in self.seeds]
 
 
 @dataclass
@@ -191,11 +193,12 @@ class _Accumulator:
 
 
 def _label_streams(rng, m):
-    """M independent label-draw streams and the seeds that recreate them (:func:`replay_true_positives`)."""
+    """M independent label-draw streams, their seeds and their bit generator class (what recreates them for
+    :func:`replay_true_positives`)."""
     rng = np.random.default_rng(rng)
     seeds = rng.bit_generator.seed_seq.spawn(m)
     kind = type(rng.bit_generator)
-    return [np.random.Generator(kind(s)) for s in seeds], (kind, seeds)
+    return [np.random.Generator(kind(s)) for s in seeds], seeds, kind
 
 
 def _draw_blocks(n_draws, n_groups, workers=1):
@@ -369,13 +372,13 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     n = np.asarray(scores).size
     lab_groups = groups.groups_of(np.asarray(scores, dtype=float)[labeled_index])
     grid_groups = threshold_grid_groups(groups, max_thresholds)
-    streams, seeds = _label_streams(rng, model.n_draws)
+    streams, seeds, bit_generator = _label_streams(rng, model.n_draws)
     weights = np.asarray(model.weights, dtype=float)
     sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
     threads = resolve_workers(workers)
     sample.fill(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, threads)
     perf = sample.result(weights, groups, "sample")
-    perf.replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups)
+    perf.replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups, bit_generator)
     perf.workers = threads
     return perf
 
