@@ -50,8 +50,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
+
 HERE = Path(__file__).resolve().parent
-DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
 
 
 COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type", "families", "chosen", "err_spe",
@@ -146,11 +147,8 @@ def _run_trial(args):
     from spe.benchmark import pr_curve_error
     from spe.metrics.curves import RECALL_GRID
 
-    df = pd.read_csv(case_path)
-    s = df["score"].to_numpy(float)
-    y = df["label"].to_numpy(int)
-    name = Path(case_path).stem
-    rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])
+    s, y, name = read_case(case_path)
+    rng = trial_rng(seed, n_labels, name)
     reference = None
     if reference_split:  # a random half, every label known, is the reference; the other half is the pool
         order = rng.permutation(s.size)
@@ -159,7 +157,7 @@ def _run_trial(args):
             ref = shifted_subsample(ref, y, reference_prevalence, rng)
         reference = (s[ref], y[ref])
         s, y = s[pool], y[pool]
-    idx = np.sort(rng.choice(s.size, n_labels, replace=False))
+    idx = random_labels(rng, s.size, n_labels)
     truth = pr_curve_from_labels(s, y)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -290,9 +288,7 @@ def main(argv=None):
         report(df)
         plot(df, args.plot)
         return
-    paths = sorted(args.cases_dir.glob("*.csv"))
-    if args.cases:
-        paths = [p for p in paths if p.stem in set(args.cases)]
+    paths = case_paths(args.cases_dir, args.cases)
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
     if args.reference_prevalence is not None and not (args.reference_split and 0 < args.reference_prevalence < 1):

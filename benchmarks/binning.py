@@ -36,8 +36,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cases import DEFAULT_CASES, case_paths, read_case
+
 HERE = Path(__file__).resolve().parent
-DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
 
 
 def main(argv=None):
@@ -57,12 +58,11 @@ def main(argv=None):
     from spe.benchmark import pr_curve_error
 
     rows = []
-    paths = sorted(args.cases_dir.glob("*.csv"))
+    paths = case_paths(args.cases_dir)
     if not paths:
         sys.exit(f"no cases found in {args.cases_dir}")
     for path in paths:
-        df = pd.read_csv(path)
-        s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
+        s, y, _ = read_case(path)
         truth = pr_curve_from_labels(s, y)
         for seed in range(args.seeds):
             idx = np.sort(np.random.default_rng([seed, 7]).choice(s.size, args.labels, replace=False))

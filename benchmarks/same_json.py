@@ -36,11 +36,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-HERE = Path(__file__).resolve().parent
-DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
+from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
 
 
 def snapshot(case_path, out_dir, n_labels, seed):
@@ -51,11 +47,8 @@ def snapshot(case_path, out_dir, n_labels, seed):
     import spe
     from spe.output import jsonable
 
-    df = pd.read_csv(case_path)
-    s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
-    name = Path(case_path).stem
-    rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])
-    idx = np.sort(rng.choice(s.size, n_labels, replace=False))
+    s, y, name = read_case(case_path)
+    idx = random_labels(trial_rng(seed, n_labels, name), s.size, n_labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = spe.evaluate(s, (idx, y[idx]), rng=seed, workers=1)
@@ -156,9 +149,7 @@ def main(argv=None):
         sys.exit(1 if compare(*args.compare, renames, args.ignore, args.ignore_line) else 0)
     if args.out is None:
         ap.error("give --out DIR (a snapshot) or --compare BEFORE AFTER")
-    paths = sorted(args.cases_dir.glob("*.csv"))
-    if args.cases:
-        paths = [p for p in paths if p.stem in set(args.cases)]
+    paths = case_paths(args.cases_dir, args.cases)
     args.out.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(snapshot, str(p), str(args.out), args.labels, args.seed) for p in paths]

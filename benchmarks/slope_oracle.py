@@ -42,8 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_CASES = HERE.parent.parent / "shared" / "cases"
+from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
 
 
 def best_slope(f, y):
@@ -62,9 +61,7 @@ def run_case(args):
     from spe.quantiles import weighted_quantile
     from spe.models.recalibration import PRIORS, RecalibrationPrior, fit_recalibration
 
-    df = pd.read_csv(case_path)
-    s, y = df["score"].to_numpy(float), df["label"].to_numpy(int)
-    name = Path(case_path).stem
+    s, y, name = read_case(case_path)
     feature = log_odds_feature(s, "auto")
     b_all = best_slope(feature(s), y)
     truth = pr_curve_from_labels(s, y)
@@ -74,8 +71,7 @@ def run_case(args):
     rows = []
     for n_labels in label_counts:
         for seed in seeds:
-            rng = np.random.default_rng([seed, n_labels, sum(map(ord, name))])  # as benchmarks/accuracy.py
-            idx = np.sort(rng.choice(s.size, n_labels, replace=False))
+            idx = random_labels(trial_rng(seed, n_labels, name), s.size, n_labels)
             naive = np.nan_to_num(labeled_only_pr_curve(s, idx, y[idx]), nan=0.0)
             for variant, (f, prior) in variants.items():
                 with warnings.catch_warnings():
@@ -107,7 +103,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, help="write every trial to this CSV")
     a = ap.parse_args(argv)
-    cases = sorted(a.cases_dir.glob("*.csv"))
+    cases = case_paths(a.cases_dir)
     if not cases:
         ap.error(f"no case CSVs in {a.cases_dir}")
     jobs = [(str(c), a.labels, range(a.seeds), a.draws, a.level) for c in cases]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,11 +15,9 @@ from .inputs import (as_scores, check_choice, check_draws, check_level, input_wa
                      normalize_reference, seed_of)
 from .performance import sample_performance
 from .models.average import average_models
-from .models.constant import NAME as UNINFORMATIVE_NAME
 from .models.constant import fit_constant
 from .models.features import LabeledScores
 from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_type  # noqa: F401  (public here too)
-from .models.reference import NAME as REFERENCE_NAME
 from .models.registry import REGISTRY, score_model_names
 from .parallel import resolve_workers, usable_cpus
 from .models.mixture.select import parse_families
@@ -189,7 +186,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         their evidence on the labeled items (:mod:`spe.models.average`): all
         seven, or all but ``"calibrated"`` when ``score_type="decision"``,
         and with a reference set the ``"reference"`` model too, with prior
-        probability :data:`REFERENCE_PRIOR` = 1/2 (the others share the
+        probability :data:`spe.models.reference.PRIOR_MASS` = 1/2 (the others share the
         rest). A model that fails the label check is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
@@ -261,10 +258,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     Returns
     -------
     Evaluation
-
-    Returns
-    -------
-    Evaluation
         ``diagnostics["seed"]`` is the seed the run used: ``rng=seed``
         repeats it exactly (drawn from the operating system's entropy when
         ``rng`` is None, from the generator when it is one).
@@ -295,12 +288,16 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         linear); the SPE mixture failing to fit at all (left out); its
         densities failing the histogram check (and how much it was
         tempered); the labels failing the posterior-predictive check of the
-        averaged model ("no score model predicts the labeled items well").
+        averaged model ("no score model predicts the labeled items well");
+        real weight on the uninformative model (the scores may not rank the
+        items at all); a reference set whose calibration map the labeled
+        items give weight < 0.2 (it disagrees with this pool).
         Warnings about a model the labels gave weight < 0.01 go to
         ``diagnostics["notes"]`` instead, as does ``workers`` beyond the
         usable cores (capped).
     ImportanceSamplingWarning
-        Pareto k̂ > 0.7 after adapting the proposal.
+        Pareto k̂ > 0.7 in a model's importance sampling (the mixture's after
+        adapting its proposal, a link model's, the reference model's).
 
     Examples
     --------
@@ -357,8 +354,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
 
 
 def _check_reference_model(score_model, reference):
-    if score_model == REFERENCE_NAME and reference is None:
-        raise SpeInputError(f"the score model {REFERENCE_NAME!r} needs a reference set (--reference REF.csv in the "
+    if score_model != "average" and REGISTRY[score_model].needs_reference and reference is None:
+        raise SpeInputError(f"the score model {score_model!r} needs a reference set (--reference REF.csv in the "
                             "shell, reference=(scores, labels) in Python)", argument="score_model")
 
 
@@ -411,7 +408,7 @@ def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
     identified optimum: e.g. too few distinct scores) is None, with a
     warning; the other score models carry the estimate.
     """
-    with collected_notices("mixture", []) as notices:
+    with collected_notices("mixture") as notices:
         try:
             mixture, _ = fit_mixture(s, index, value, rng=rng, identify_top=options["monotone"],
                                      sorted_scores=s_sorted, **options)
@@ -446,19 +443,18 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
                                       if _uses_mixture(score_model) else (None, []))
     mixture = data.mixture
-    fitted, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
+    fitted, specs, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
     label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
     if len(fitted) == 1:
         model = fitted[0]
     else:
         model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
-                               prior=_model_prior(fitted))
+                               prior=_model_prior(specs))
     diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
                                                draws)
     if mixture is None and not _uses_mixture(score_model):
         diagnostics["mixture_not_fitted"] = f"the score model {score_model!r} does not use it"
-    messages += _uninformative_message(diagnostics) + _reference_message(diagnostics)
-    diagnostics.update(_reference_diagnostics(fitted, diagnostics))
+    messages += _reports(specs, fitted, diagnostics)
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     messages += _model_messages(model_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
@@ -467,19 +463,15 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     return _ScoreModelFit(model, families, diagnostics, messages)
 
 
-#: Prior probability that the pool shares the reference set's calibration map (up to a prior shift); the rest is
-#: shared equally by the models that learn the map from the pool's labels alone.
-REFERENCE_PRIOR = 0.5
-
-
-def _model_prior(fitted):
-    """Prior model probabilities: two hypotheses, "the reference applies" (the ``reference`` model) and "it does
-    not" (the other models, equally), each with :data:`REFERENCE_PRIOR` and its complement; equal without a
-    reference."""
-    is_ref = np.array([fm.name == REFERENCE_NAME for fm in fitted])
-    if not is_ref.any() or is_ref.all():
+def _model_prior(specs):
+    """Prior model probabilities from the models' declared prior masses (:attr:`ScoreModel.prior_mass`, e.g. the
+    reference set's "its map applies here"), the rest shared equally by the others; None (equal) when no model or
+    every model declares one."""
+    mass = np.array([0.0 if s.prior_mass is None else s.prior_mass for s in specs])
+    declared = np.array([s.prior_mass is not None for s in specs])
+    if not declared.any() or declared.all():
         return None
-    return np.where(is_ref, REFERENCE_PRIOR / is_ref.sum(), (1 - REFERENCE_PRIOR) / (~is_ref).sum())
+    return np.where(declared, mass, (1 - mass.sum()) / (~declared).sum())
 
 
 def _criticise(fitted, mixture, s, index, value, rng):
@@ -531,49 +523,6 @@ def _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, valu
     return diagnostics, messages
 
 
-#: Weight of the uninformative model above which the summary says the scores may not rank the items at all.
-UNINFORMATIVE_WARNING_WEIGHT = 0.2
-
-
-def _uninformative_message(diagnostics):
-    """A warning when the labels give real weight to "the scores say nothing about the labels"."""
-    weight = sum(m["weight"] for m in diagnostics["score_models"] if m["model"] == UNINFORMATIVE_NAME)
-    if weight < UNINFORMATIVE_WARNING_WEIGHT or len(diagnostics["score_models"]) == 1:
-        return []
-    return [f"the labeled items are about as probable if the scores carried no information about the labels "
-            f"(that model has weight {weight:.2f}): the classifier may not rank these items at all (ROC AUC "
-            f"near 0.5), and the intervals include that; label more items to tell"]
-
-
-#: Weight of the reference model below which the summary says the reference set disagrees with the labeled items.
-REFERENCE_WARNING_WEIGHT = 0.2
-
-
-def _reference_diagnostics(fitted, diagnostics):
-    """``diagnostics["reference"]``: the reference set, what it says of this pool under prior shift, its weight."""
-    for fm, entry in zip(fitted, diagnostics["score_models"]):
-        if fm.name == REFERENCE_NAME:
-            return {"reference": dict(fm.diagnostics["reference"], **fm.diagnostics["posterior_mean"],
-                                      ess=fm.diagnostics["ess"], pareto_k=fm.diagnostics["pareto_k"],
-                                      weight=entry["weight"])}
-    return {}
-
-
-def _reference_message(diagnostics):
-    """A warning when the labeled items of the pool give the reference set's calibration map little weight."""
-    entries = [m for m in diagnostics["score_models"] if m["model"] == REFERENCE_NAME]
-    if not entries or len(diagnostics["score_models"]) == 1:
-        return []
-    weight = entries[0]["weight"]
-    if weight >= REFERENCE_WARNING_WEIGHT:
-        return []
-    why = (f"the label check refuted it (p = {entries[0].get('label_check_p', float('nan')):.3f})"
-           if entries[0].get("left_out_by") else f"its weight is {weight:.2f}")
-    return [f"the reference set's calibration map disagrees with this pool's labeled items ({why}): the "
-            f"estimate rests on the pool's own labels — is the reference from the same classifier, with the same "
-            f"labeling, on similar data?"]
-
-
 def _backwards_hint(labeled_scores, labeled_value):
     """When the labeled positives score lower than the labeled negatives on the whole: say so (a classifier
     that ranks backwards fails the label check; too few labels may leave the ranking test short of evidence)."""
@@ -585,18 +534,32 @@ def _backwards_hint(labeled_scores, labeled_value):
             f"{auc:.2f}): does the classifier rank backwards?" if auc < 0.5 else "")
 
 
+def _reports(specs, fitted, diagnostics):
+    """What each fitted model's registry entry reports (:attr:`ScoreModel.report`): merged into ``diagnostics``;
+    returns the warnings."""
+    messages, alone = [], len(fitted) == 1
+    for spec, model, entry in zip(specs, fitted, diagnostics["score_models"]):
+        if spec.report is not None:
+            found, said = spec.report(model, entry, alone)
+            diagnostics.update(found)
+            messages += said
+    return messages
+
+
 def _fit_registered(names, data, rng):
     """Fit each named score model (:mod:`spe.models.registry`) on its own stream of ``rng``: (the fitted models,
-    their warnings as :class:`~spe.exceptions.Notice` objects whose source is the model's name)."""
-    fitted, notices = [], []
+    their registry entries, their warnings as :class:`~spe.exceptions.Notice` objects whose source is the model's
+    name)."""
+    fitted, specs, notices = [], [], []
     for name, stream in zip(names, rng.spawn(len(names))):
-        with collected_notices(name, []) as found:
+        with collected_notices(name) as found:
             model = REGISTRY[name].fit(data, stream)
         source = name if model is None else model.name
         notices.append((source, [Notice(n, n.category, source) for n in found]))
         if model is not None:
             fitted.append(model)
-    return fitted, notices
+            specs.append(REGISTRY[name])
+    return fitted, specs, notices
 
 
 #: Weight below which a score model cannot mislead the estimates: its warnings become notes in the diagnostics.
@@ -616,7 +579,7 @@ def _weighed_warnings(label, weight, notices, diagnostics):
 
 def _model_messages(model_warnings, diagnostics):
     """The registered score models' own warnings ((model name, notices) pairs), by their weight."""
-    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
+    weights = _weights(diagnostics)
     return [msg for source, notices in model_warnings
             for msg in _weighed_warnings(f"score model {source!r}", weights.get(source, 1.0), notices, diagnostics)]
 
@@ -625,5 +588,10 @@ def _mixture_messages(mixture, mixture_warnings, diagnostics):
     """The mixture's warnings, by its weight; that it could not be fitted at all is said as it is."""
     if mixture is None:
         return list(mixture_warnings)
-    weights = {m["model"]: m["weight"] for m in diagnostics["score_models"]}
-    return _weighed_warnings("SPE mixture", weights.get(mixture.name, 0.0), mixture_warnings, diagnostics)
+    return _weighed_warnings("SPE mixture", _weights(diagnostics).get(mixture.name, 0.0), mixture_warnings,
+                             diagnostics)
+
+
+def _weights(diagnostics):
+    """Each fitted score model's weight in the average, by its name."""
+    return {m["model"]: m["weight"] for m in diagnostics["score_models"]}

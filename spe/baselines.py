@@ -32,8 +32,8 @@ from .evaluation import (
 from .exceptions import SpeInputError
 from .inputs import check_level
 from .metrics import REGISTRY as METRICS
-from .metrics import Confusion, Curves, ranking_metric_names, ranking_metric_values, threshold_metric_names
-from .metrics import threshold_metric_values
+from .metrics import (Confusion, Curves, metric_values, ranking_metric_names, ranking_metric_values,
+                      threshold_metric_names, threshold_metric_values)
 from .metrics.curves import FPR_GRID, RECALL_GRID, curves_from_counts, pr_at_recall, roc_at_fpr
 from .output import jsonable
 from .performance import ScoreGroups, groups_at
@@ -46,7 +46,12 @@ __all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels
 def labeled_only_metric_names():
     """The registered metrics the labeled items alone give: every metric of the ranking, and the rates at a
     threshold (not the counts of the pool's items)."""
-    return ranking_metric_names() + tuple(n for n in threshold_metric_names() if not METRICS[n].count)
+    return ranking_metric_names() + _rate_names()
+
+
+def _rate_names():
+    """The metrics at a threshold that are rates, not counts of the pool's items."""
+    return tuple(n for n in threshold_metric_names() if not METRICS[n].count)
 
 
 def _curves_from_labels(scores, labels):
@@ -280,16 +285,12 @@ class LabeledOnly:
         """The labeled items' ROC curve on the FPR grid (G,), percentile-bootstrap band."""
         return self._curve(roc_at_fpr, grid, level)
 
-    def _at(self, tp, fp, thresholds):
-        """The rates at thresholds from cumulative counts (rows, K): dict of (rows, Q), and the
-        :class:`~spe.metrics.Confusion` they come from."""
+    def _confusion_at(self, tp, fp, thresholds):
+        """The :class:`~spe.metrics.Confusion` at Q thresholds from cumulative counts (rows, K)."""
         j, _ = groups_at(self.groups, thresholds)  # labeled score groups scored ≥ each threshold
         pad = np.zeros((tp.shape[0], 1))
         tp_at = np.hstack([pad, tp])[:, j]
-        pred = tp_at + np.hstack([pad, fp])[:, j]
-        rates = threshold_metric_values(tp_at, pred, tp[:, -1], self.n_labeled)
-        names = [n for n in rates if not METRICS[n].count]
-        return {n: rates[n] for n in names}, Confusion(tp_at, pred, tp[:, -1:], self.n_labeled)
+        return Confusion(tp_at, tp_at + np.hstack([pad, fp])[:, j], tp[:, -1:], self.n_labeled)
 
     def metrics_at(self, threshold, level=None) -> dict:
         """The rates at a threshold (precision, recall, F1, accuracy, false positive rate, …) of the labeled items.
@@ -310,9 +311,9 @@ class LabeledOnly:
         """
         if not np.isfinite(threshold):
             raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
-        own, own_counts = self._at(*self._own(), [threshold])
-        _, boot_counts = self._at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
-        return {name: self._interval(METRICS[name], own_counts, boot_counts, level) for name in own}
+        own = self._confusion_at(*self._own(), [threshold])
+        boot = self._confusion_at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
+        return {name: self._interval(METRICS[name], own, boot, level) for name in _rate_names()}
 
     def metric(self, name, threshold=None, level=None) -> Interval:
         """One metric by name, as :meth:`spe.Evaluation.metric`.
@@ -354,7 +355,7 @@ class LabeledOnly:
             Score units; default the distinct labeled scores (ascending).
         """
         tau = np.sort(self.groups.scores) if thresholds is None else np.sort(np.asarray(thresholds, dtype=float))
-        boot, _ = self._at(self.bootstrap_tp, self.bootstrap_fp, tau)
+        boot = metric_values(self._confusion_at(self.bootstrap_tp, self.bootstrap_fp, tau), ("precision", "recall"))
         meets = (np.nan_to_num(boot["precision"], nan=-1.0) >= min_precision - 1e-12) & (
             np.nan_to_num(boot["recall"], nan=-1.0) >= min_recall - 1e-12)
         return ThresholdProbability(tau, meets.mean(axis=0), float(min_precision), float(min_recall), "labeled-only")
@@ -362,7 +363,7 @@ class LabeledOnly:
     def best_threshold(self, min_precision=0.0, min_recall=0.0, level=None, thresholds=None) -> ThresholdChoice:
         """The threshold the labeled items alone would pick (highest bootstrap frequency, then F1)."""
         curve = self.threshold_probability(min_precision, min_recall, thresholds)
-        own, _ = self._at(*self._own(), curve.threshold)
+        own = metric_values(self._confusion_at(*self._own(), curve.threshold), ("f1",))
         best = most_likely_threshold(curve, own["f1"][0])
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level),

@@ -735,7 +735,8 @@ class Evaluation:
         pr = self.pr_curve(level, performance)
         pct = f"{100 * level:g}%"
         lines = [
-            f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, {self.n_labeled - n_pos} negative)",
+            f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, "
+            f"{self.n_labeled - n_pos} negative)",
             *self._mixture_lines(),
         ]
         models = d.get("score_models") or []

@@ -99,9 +99,10 @@ class Notice(str):
 
 
 @contextlib.contextmanager
-def collected_notices(source, into):
-    """Within the block, ``spe``'s warnings (:class:`SpeWarning`) are kept as :class:`Notice` objects appended to
-    the list ``into`` (their ``source`` given) instead of being shown; other warnings are shown as usual."""
+def collected_notices(source):
+    """Within the block, ``spe``'s warnings (:class:`SpeWarning`) are kept as :class:`Notice` objects (their
+    ``source`` given) in the list the block receives, instead of being shown; other warnings are shown as usual."""
+    into = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield into

@@ -166,7 +166,6 @@ class TaskPool:
         n = resolve_workers(workers)
         self.workers = n if n > 1 and can_fork() else 1
         self._executor = None
-        self._processes = set()  # the workers' multiprocessing.Process objects, to end them on an interrupt
         self._before = set()  # the children that existed before the executor started (not ours to end)
 
     def __enter__(self):
@@ -182,10 +181,9 @@ class TaskPool:
         if self._executor is None:
             return
         executor, self._executor = self._executor, None
-        # every child started since the executor was (the executor may start workers on demand, after a map
-        # recorded its own), so that an interrupt at any moment leaves none behind
-        processes = self._processes | (set(multiprocessing.active_children()) - self._before)
-        self._processes = set()
+        # every child started since the executor was (it starts workers on demand), so that an interrupt at any
+        # moment leaves none behind
+        processes = set(multiprocessing.active_children()) - self._before
         executor.shutdown(wait=not terminate, cancel_futures=True)
         if terminate:
             for p in processes:
@@ -225,10 +223,7 @@ class TaskPool:
                 # workers only run numpy/scipy on the data they inherit, and the pool falls back below
                 warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
                                         category=DeprecationWarning)
-                before = set(multiprocessing.active_children())
-                results = self._executor.map(fn, *zip(*tasks))  # submits every task: the workers start
-                self._processes |= set(multiprocessing.active_children()) - before
-                return list(results)
+                return list(self._executor.map(fn, *zip(*tasks)))  # submits every task: the workers start
         except (OSError, BrokenProcessPool):
             self.close()
             self.workers = 1

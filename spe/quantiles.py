@@ -10,8 +10,12 @@ __all__ = ["sorted_quantile", "weighted_quantile"]
 def sorted_quantile(x_sorted, q):
     """Quantiles of sorted values, as ``np.quantile``'s default (linear) method: (N,), (Q,) → (Q,).
 
-    O(Q) on data already sorted, where ``np.quantile`` copies and
-    partitions all N values again (0.2–0.8 s at N = 10⁷).
+    ``x_sorted``: N ≥ 1 values sorted ascending, in whatever units the
+    caller's values are (score units or model space); ``q``: levels in
+    [0, 1] (not checked: this is the inner loop's helper). The quantiles
+    are in the units of ``x_sorted``. O(Q) on data already sorted, where
+    ``np.quantile`` copies and partitions all N values again (0.2–0.8 s at
+    N = 10⁷).
     """
     xs = np.asarray(x_sorted, dtype=float)
     pos = np.asarray(q, dtype=float) * (xs.size - 1)

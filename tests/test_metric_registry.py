@@ -38,7 +38,8 @@ def test_max_f1_is_undefined_without_positives():
 
 def test_max_f1_with_every_label_known_is_the_truth_in_every_draw():
     s, y = simulate(300, 0.3, 5)
-    model = FittedScoreModel("fixed", np.zeros((7, 1)), np.full(7, 1 / 7), lambda d, x: np.full((d.shape[0], x.size), 0.5))
+    model = FittedScoreModel("fixed", np.zeros((7, 1)), np.full(7, 1 / 7),
+                             lambda d, x: np.full((d.shape[0], x.size), 0.5))
     perf = sample_performance(model, s, np.arange(s.size), y, rng=0)
     np.testing.assert_allclose(perf.ranking_metrics["max_f1"], _sklearn_max_f1(y, s), atol=1e-12)
 

@@ -4,13 +4,14 @@ work and written all or none, the printed text."""
 from __future__ import annotations
 
 import io
+import json
 import math
 import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["plan_outputs", "finish", "say", "fit", "labeled_only_baseline", "figure_bytes", "check_figure_format", "figure_format",
-           "interval_text", "fmt", "metrics_lines", "notes"]
+__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "labeled_only_baseline", "figure_bytes",
+           "check_figure_format", "json_bytes", "interval_text", "fmt", "metrics_lines", "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
@@ -31,7 +32,7 @@ def plan_outputs(args, *specs, directories=()):
     return {o.flag: o for o in outputs}
 
 
-def figure_format(path):
+def _figure_format(path):
     """The image format of a figure file: its suffix, PNG without one."""
     return Path(path).suffix.lstrip(".").lower() or "png"
 
@@ -44,18 +45,14 @@ def check_figure_format(path):
     from ..exceptions import SpeInputError
 
     known = sorted(set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"})
-    if figure_format(path) not in known:
+    if _figure_format(path) not in known:
         raise SpeInputError(f"{path}: the suffix names no image format matplotlib writes; use one of "
                             f"{', '.join('.' + k for k in known)} (none: PNG)", argument="--plot")
 
 
-def stdout_taken(plan):
-    return any(o.to_stdout for o in plan.values())
-
-
 def say(plan, text):
     """Print the human-readable text: on standard output, unless an output goes there."""
-    print(text, file=sys.stderr if stdout_taken(plan) else sys.stdout)
+    print(text, file=sys.stderr if any(o.to_stdout for o in plan.values()) else sys.stdout)
 
 
 def finish(plan, text, files, directories=()):
@@ -73,20 +70,34 @@ def figure_bytes(fig, path):
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format=figure_format(path), dpi=150)
+    fig.savefig(buf, format=_figure_format(path), dpi=150)
     plt.close(fig)
     return buf.getvalue()
+
+
+def json_bytes(result):
+    """What a command's ``--json`` writes: the dict as indented JSON, one final newline, UTF-8."""
+    return (json.dumps(result, indent=1) + "\n").encode()
+
+
+def read_inputs(args, scores=None):
+    """The scores file (read unless given) and the labels, (indices, values) or None, from the shared input
+    options (:func:`spe.io.read_scores`, :func:`spe.io.read_labels`; they raise ``SpeInputError`` naming the
+    file, row and column)."""
+    from ..io import read_labels, read_scores
+
+    if scores is None:
+        scores = read_scores(args.scores, score_column=args.score_column)
+    return scores, read_labels(args.labels, scores) if args.labels is not None else None
 
 
 def fit(args, scores=None):
     """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
     (scores file, Evaluation)."""
     from ..api import evaluate
-    from ..io import read_labels, read_reference, read_scores
+    from ..io import read_reference
 
-    if scores is None:
-        scores = read_scores(args.scores, score_column=args.score_column)
-    labels = read_labels(args.labels, scores) if args.labels is not None else None
+    scores, labels = read_inputs(args, scores)
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
-from .common import (figure_bytes, finish, fit, fmt, interval_text, labeled_only_baseline, metrics_lines, notes,
-                     plan_outputs)
+from .common import (figure_bytes, finish, fit, fmt, interval_text, json_bytes, labeled_only_baseline, metrics_lines,
+                     notes, plan_outputs)
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -91,9 +90,9 @@ def run(args):
 
         true = true_performance(ev.scores, truth)
         result["truth"] = jsonable(true)
-    json_bytes = (json.dumps(result, indent=1) + "\n").encode()
+    result_bytes = json_bytes(result)
     items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
-    files = {"--json": json_bytes, "--items": items_bytes}
+    files = {"--json": result_bytes, "--items": items_bytes}
     files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
     if args.plot is not None or args.report is not None:
         import matplotlib
@@ -105,7 +104,7 @@ def run(args):
     directories = []
     if args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
-                                                              json_bytes, items_bytes, summary)))
+                                                              result_bytes, items_bytes, summary)))
     finish(plan, summary, files, directories)
     return 0
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 
-from .common import finish, plan_outputs
+from .common import finish, json_bytes, plan_outputs, read_inputs
 from .options import Once, add_input_options, positive, seed, workers
 from .registry import Command, register
 
@@ -46,12 +45,10 @@ def run(args):
     """Run ``spe families``; returns the exit status."""
     from ..exceptions import MixtureFitError
     from ..inputs import seed_of
-    from ..io import read_labels, read_scores
     from ..models.mixture.ranking import family_table
 
     plan = plan_outputs(args, ("--json", args.json, True))
-    scores = read_scores(args.scores, score_column=args.score_column)
-    labels = read_labels(args.labels, scores) if args.labels is not None else None
+    scores, labels = read_inputs(args)
     seed = seed_of(args.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -63,7 +60,7 @@ def run(args):
             result, text = _no_family_table(scores, labels, e)
     files = []
     if args.json is not None:
-        files.append((plan["--json"], (json.dumps(dict(result, seed=seed), indent=1) + "\n").encode()))
+        files.append((plan["--json"], json_bytes(dict(result, seed=seed))))
     finish(plan, text + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files)
     return 0
 

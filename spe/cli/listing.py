@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from .common import finish, plan_outputs
+from .common import finish, json_bytes, plan_outputs
 from .options import Once
 from .registry import COMMANDS, Command, register
 
@@ -95,7 +94,7 @@ def run(args):
     listed = lists((args.kind,) if args.kind else KINDS)
     files = []
     if args.json is not None:
-        files.append((plan["--json"], (json.dumps(listed, indent=1) + "\n").encode()))
+        files.append((plan["--json"], json_bytes(listed)))
     finish(plan, _text(listed), files)
     return 0
 

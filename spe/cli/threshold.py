@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
-from .common import figure_bytes, finish, fit, labeled_only_baseline, metrics_lines, notes, plan_outputs
+from .common import figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines, notes, plan_outputs
 from .options import Once, add_model_options, unit
 from .registry import Command, register
 
@@ -59,7 +57,7 @@ def run(args):
         result["labeled_only"] = bchoice.to_dict()
     files = []
     if args.json is not None:
-        files.append((plan["--json"], (json.dumps(result, indent=1) + "\n").encode()))
+        files.append((plan["--json"], json_bytes(result)))
     if args.plot is not None:
         files.append((plan["--plot"], _threshold_figure(args, ev, base)))
     finish(plan, "\n".join(_threshold_lines(args, ev, choice, base, bchoice)), files)

@@ -1,9 +1,10 @@
 """The best F1 any threshold reaches: max over thresholds τ of 2·TP(τ) / (TP(τ) + FP(τ) + P).
 
-The F1 of the F1-optimal threshold (Lipton, Elkan & Narayanaswamy 2014, "Optimal thresholding of classifiers to maximize F1"):
-what the classifier can reach on this data set when its threshold is
-tuned for F1. Per draw it is the maximum over that draw's thresholds, so it
-counts the uncertainty about where the best threshold lies. Equal to
+The F1 of the F1-optimal threshold (Lipton, Elkan & Narayanaswamy 2014,
+"Optimal thresholding of classifiers to maximize F1 measure"): what the
+classifier can reach on this data set when its threshold is tuned for F1.
+Per draw it is the maximum over that draw's thresholds, so it counts the
+uncertainty about where the best threshold lies. Equal to
 ``max(2 P R / (P + R))`` over ``sklearn.metrics.precision_recall_curve``;
 NaN without positives.
 """

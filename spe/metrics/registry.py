@@ -35,7 +35,8 @@ import numpy as np
 from .curves import roc_polyline
 
 __all__ = ["Metric", "Curves", "Confusion", "register", "REGISTRY", "ranking_metric_names",
-           "threshold_metric_names", "ranking_metric_values", "threshold_metric_values", "get_metric"]
+           "threshold_metric_names", "ranking_metric_values", "threshold_metric_values", "metric_values",
+           "confusion_at"]
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,6 @@ def register(metric):
     return metric
 
 
-def get_metric(name):
-    """The registered :class:`Metric` called ``name`` (KeyError if none)."""
-    return REGISTRY[name]
-
-
 def ranking_metric_names():
     """Names of the metrics of the whole ranking (no threshold), in registration order."""
     return tuple(name for name, m in REGISTRY.items() if not m.at_threshold)
@@ -187,10 +183,23 @@ def threshold_metric_names():
     return tuple(name for name, m in REGISTRY.items() if m.at_threshold)
 
 
+def metric_values(counts, names):
+    """The metrics ``names`` computed from ``counts`` (a :class:`Curves` for metrics of the ranking, a
+    :class:`Confusion` for metrics at a threshold): dict of name → (M,) or (M, Q), NaN where undefined."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {name: REGISTRY[name].compute(counts) for name in names}
+
+
 def ranking_metric_values(curves):
     """Every metric of the ranking, per row: :class:`Curves` → dict of name → (M,)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return {name: REGISTRY[name].compute(curves) for name in ranking_metric_names()}
+    return metric_values(curves, ranking_metric_names())
+
+
+def confusion_at(true_positives, n_predicted, n_positive, n_items):
+    """The :class:`Confusion` of rows of counts at Q thresholds (parameters as :func:`threshold_metric_values`)."""
+    pred = np.asarray(n_predicted, dtype=float)
+    return Confusion(np.asarray(true_positives, dtype=float), pred[None, :] if pred.ndim == 1 else pred,
+                     np.asarray(n_positive, dtype=float)[:, None], n_items)
 
 
 def threshold_metric_values(true_positives, n_predicted, n_positive, n_items):
@@ -216,10 +225,7 @@ def threshold_metric_values(true_positives, n_predicted, n_positive, n_items):
         predicted positive, recall without positives, false positive rate
         without negatives).
     """
-    pred = np.asarray(n_predicted, dtype=float)
-    confusion = Confusion(np.asarray(true_positives, dtype=float), pred[None, :] if pred.ndim == 1 else pred,
-                          np.asarray(n_positive, dtype=float)[:, None], n_items)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = {name: REGISTRY[name].compute(confusion) for name in threshold_metric_names()}
+    confusion = confusion_at(true_positives, n_predicted, n_positive, n_items)
+    values = metric_values(confusion, threshold_metric_names())
     return {name: v if v.shape == confusion.tp.shape else np.broadcast_to(v, confusion.tp.shape)
             for name, v in values.items()}

@@ -86,5 +86,18 @@ def _fit_registered(data, rng):
     return fit_constant(data.labeled_value, draws=data.draws, rng=rng)
 
 
-register(ScoreModel(name="uninformative", fit=_fit_registered,
+#: Weight of the uninformative model above which the summary says the scores may not rank the items at all.
+WARNING_WEIGHT = 0.2
+
+
+def _report(fitted, entry, alone):
+    """A warning when the labels give real weight to "the scores say nothing about the labels"."""
+    if alone or entry["weight"] < WARNING_WEIGHT:
+        return {}, []
+    return {}, [f"the labeled items are about as probable if the scores carried no information about the labels "
+                f"(that model has weight {entry['weight']:.2f}): the classifier may not rank these items at all "
+                f"(ROC AUC near 0.5), and the intervals include that; label more items to tell"]
+
+
+register(ScoreModel(name="uninformative", fit=_fit_registered, report=_report,
                     about="says the scores carry no information (prevalence only)"))

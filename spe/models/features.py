@@ -62,8 +62,8 @@ class LabeledScores:
 
     @functools.cached_property
     def standardized(self):
-        """The standardised log-odds feature (:func:`standardized_feature`)."""
-        return standardized_feature(self.scores, self.score_type)
+        """The standardised log-odds feature (:func:`standardized_feature`), from :attr:`log_odds`."""
+        return standardized_feature(self.scores, self.score_type, base=self.log_odds)
 
     @functools.cached_property
     def mixture_log_odds(self):
@@ -83,7 +83,27 @@ class LabeledScores:
 
 
 def log_odds_feature(scores, score_type="auto"):
-    """The score read as log-odds: the logit of probability scores, else the score itself."""
+    """The score read as log-odds: the logit of probability scores (clipped inside (0, 1) by
+    :func:`spe.models.mixture.logit_clip`), else the score itself (log-odds or a decision value).
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        All scores, score units: they fix the score type and the clip.
+    score_type : {"auto", "probability", "log-odds", "decision"}
+        As :func:`spe.evaluate`.
+
+    Returns
+    -------
+    callable
+        Scores (B,) in score units → the feature (B,), log-odds (natural log).
+
+    Raises
+    ------
+    SpeInputError
+        An unknown ``score_type``, or "probability" with scores outside [0, 1]
+        (:func:`spe.models.mixture.resolve_score_type`).
+    """
     s = np.asarray(scores, dtype=float)
     if resolve_score_type(s, score_type) == "probability":
         eps = logit_clip(s)
@@ -91,9 +111,31 @@ def log_odds_feature(scores, score_type="auto"):
     return lambda v: np.asarray(v, dtype=float)
 
 
-def standardized_feature(scores, score_type="auto"):
-    """The log-odds feature centred at its median and scaled by its standard deviation over all N items."""
-    base = log_odds_feature(scores, score_type)
+def standardized_feature(scores, score_type="auto", base=None):
+    """The log-odds feature centred at its median and scaled by its standard deviation over all N items: the
+    input of Bayesian Platt scaling (Platt 1999), which needs no log-odds reading of the score.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        All scores, score units.
+    score_type : str
+        As :func:`log_odds_feature`.
+    base : callable, optional
+        The log-odds feature of these scores if already built (:func:`log_odds_feature`).
+
+    Returns
+    -------
+    callable
+        Scores (B,) in score units → (B,), standardised (dimensionless; median 0, standard deviation 1 over
+        the N items).
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`log_odds_feature`.
+    """
+    base = log_odds_feature(scores, score_type) if base is None else base
     z = base(scores)
     centre, spread = float(np.median(z)), float(np.std(z))
     spread = spread if spread > 0 else 1.0

@@ -138,6 +138,7 @@ class Binning:
 
     @property
     def n_bins(self):
+        """B, the number of bins."""
         return self.items.size
 
     @property
@@ -210,7 +211,20 @@ def class_quantile_binning(scores, labels, n_bins, prevalence):
 
 
 def candidate_binnings(scores, labels):
-    """The binnings of BBQ: B = 2, 4, 8, … while B ≤ R / :data:`MIN_ITEMS_PER_BIN` and B ≤ :data:`MAX_BINS`."""
+    """The binnings of BBQ (Naeini et al. 2015): B = 2, 4, 8, … while B ≤ R / :data:`MIN_ITEMS_PER_BIN` and
+    B ≤ :data:`MAX_BINS`, each by :func:`class_quantile_binning`.
+
+    Parameters
+    ----------
+    scores : array, shape (R,)
+        The reference set's scores, score units.
+    labels : 0/1 array, shape (R,)
+
+    Returns
+    -------
+    list of Binning
+        By increasing B; a count that gives the same bins as a smaller one (tied scores) is kept once.
+    """
     r = np.size(scores)
     prevalence = float(np.mean(labels))
     counts = [2 ** k for k in range(1, 11) if 2 ** k <= min(MAX_BINS, r / MIN_ITEMS_PER_BIN)] or [2]
@@ -338,6 +352,7 @@ def _binning_proposal(binnings, log_prior, tilts, counts, power, rng):
     log_z = np.array([special.logsumexp(_draw_rates_and_shift(b, tilt, c, power, PILOT_DRAWS, rng)[2])
                       for b, tilt, c in zip(binnings, tilts, counts)])
     log_post = log_prior + log_z
+    # DEFENSIVE = 0 or 1 (a test's crude proposals) drops a term instead of taking the log of 0
     return np.logaddexp(np.log(DEFENSIVE) + log_prior if DEFENSIVE > 0 else -np.inf,
                         np.log1p(-DEFENSIVE) + log_post - special.logsumexp(log_post) if DEFENSIVE < 1 else -np.inf)
 
@@ -486,5 +501,28 @@ def _has_reference(data):
     return data.reference is not None
 
 
-register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference,
+#: Prior probability that the pool shares the reference set's calibration map (up to a prior shift); the rest is
+#: shared equally by the models that learn the map from the pool's labels alone.
+PRIOR_MASS = 0.5
+#: Weight below which the summary says the reference set disagrees with the labeled items.
+WARNING_WEIGHT = 0.2
+
+
+def _report(fitted, entry, alone):
+    """``diagnostics["reference"]`` (the reference set, what it says of this pool under prior shift, its weight),
+    and a warning when the pool's labeled items give its calibration map little weight."""
+    d = fitted.diagnostics
+    diagnostics = {"reference": dict(d["reference"], **d["posterior_mean"], ess=d["ess"], pareto_k=d["pareto_k"],
+                                     weight=entry["weight"])}
+    if alone or entry["weight"] >= WARNING_WEIGHT:
+        return diagnostics, []
+    why = (f"the label check refuted it (p = {entry.get('label_check_p', float('nan')):.3f})"
+           if entry.get("left_out_by") else f"its weight is {entry['weight']:.2f}")
+    return diagnostics, [f"the reference set's calibration map disagrees with this pool's labeled items ({why}): "
+                         f"the estimate rests on the pool's own labels — is the reference from the same classifier, "
+                         f"with the same labeling, on similar data?"]
+
+
+register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference, needs_reference=True,
+                    prior_mass=PRIOR_MASS, report=_report,
                     about="the reference set's calibration map alone (needs --reference)"))

@@ -44,6 +44,18 @@ class ScoreModel:
     averaged : callable
         ``averaged(data) -> bool``: whether ``score_model="average"`` includes it for these data (e.g. not the
         log-odds reading of decision values, not the reference model without a reference set).
+    needs_reference : bool
+        It cannot be fitted without a reference set: asked for alone without one, ``spe.evaluate`` raises
+        ``SpeInputError``.
+    prior_mass : float or None
+        The prior probability of the hypothesis the model stands for in the average (the reference set's: 1/2
+        that its calibration map applies to the pool); the models that declare none share the rest equally.
+        None: no mass of its own.
+    report : callable or None
+        ``report(fitted, entry, alone) -> (diagnostics, messages)``: what the model adds to the estimate's
+        diagnostics (a dict merged into them) and to its warnings (a list of str), from its
+        ``FittedScoreModel``, its entry of ``diagnostics["score_models"]`` (weight, label check, why it was
+        left out) and whether it is the only model fitted.
     """
 
     name: str
@@ -51,6 +63,9 @@ class ScoreModel:
     about: str
     uses_mixture: bool = False
     averaged: Callable = _always
+    needs_reference: bool = False
+    prior_mass: float | None = None
+    report: Callable | None = None
 
 
 #: Every registered score model by name, in registration order.
@@ -63,7 +78,7 @@ def register(model):
     Raises
     ------
     ValueError
-        If another model already has its name.
+        If another model already has its name, or it is named "average" (the name of the averaged model).
     """
     if model.name in REGISTRY or model.name == "average":
         raise ValueError(f"a score model named {model.name!r} is already registered")

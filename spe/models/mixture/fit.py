@@ -10,23 +10,24 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass
 import warnings
 
 import numpy as np
 from scipy import special
 
-from ...output import format_items
-from .check import histogram_check
 from ...exceptions import MixtureFitError, SpeWarning
-from ...inference import INFERENCE_METHODS, find_map, importance_sample, psis_loo
+from ...inference import INFERENCE_METHODS, PROPOSALS, find_map, importance_sample, psis_loo
 from ...inputs import check_choice
-from ..base import FittedScoreModel
-from ...quantiles import sorted_quantile
-from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type
+from ...output import format_items
 from ...parallel import resolve_workers
+from ...quantiles import sorted_quantile
+from ..base import FittedScoreModel
+from .check import histogram_check
+from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
-__all__ = ["fit_mixture", "rank_families", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
+__all__ = ["fit_mixture", "rank_families", "RankedFamilies", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
 
 #: Unlabeled scores enter the likelihood on a grid of this width in model space
 #: (1/4096 of the score range); see :meth:`MixtureData.build`.
@@ -69,10 +70,41 @@ def likelihood_edges(x_sorted, bins):
 MONOTONE_GRID = 513
 
 
+@dataclass(frozen=True)
+class RankedFamilies:
+    """What :func:`rank_families` found.
+
+    Attributes
+    ----------
+    space : ScoreSpace
+    x : array, shape (N,)
+        Model-space scores.
+    x_sorted : array, shape (N,) or None
+        ``x`` sorted ascending, when the likelihood is binned (``likelihood_bins``) and they were needed.
+    data : MixtureData
+    pairs : list of (str, str)
+        The pairs asked for (``families="auto"`` also screens more, per class).
+    ranking : list of FamilyFit
+        Best first.
+    top, bottom : float or None
+        The identification used (None: the paper's, by the means).
+    """
+
+    space: ScoreSpace
+    x: np.ndarray
+    x_sorted: np.ndarray | None
+    data: MixtureData
+    pairs: list
+    ranking: list
+    top: float | None
+    bottom: float | None
+
+
 def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
                   resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True,
                   refit=3, likelihood_bins=None, sorted_scores=None, workers=None):
-    """Map the scores to model space and fit and rank the family pairs by BIC (paper §4.2).
+    """Map the scores to model space and fit and rank the family pairs by their Schwarz criterion,
+    log L − (P/2) log N, higher is better (−BIC/2; paper §4.2).
 
     The first half of :func:`fit_mixture` (see there for the parameters):
     screening on a coarse grid, the best ``refit`` refitted (0: the
@@ -87,21 +119,14 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
 
     Returns
     -------
-    space : ScoreSpace
-    x : array, shape (N,)
-        Model-space scores.
-    data : MixtureData
-    pairs : list of (str, str)
-        The pairs asked for (``families="auto"`` also screens more, per class).
-    ranking : list of FamilyFit
-        Best first.
-    top, bottom : float or None
-        The identification used (None: the paper's, by the means).
+    RankedFamilies
 
     Raises
     ------
     MixtureFitError
         If no family pair could be fitted.
+    SpeInputError
+        Bad ``families``, ``score_type`` or ``score_space``.
     """
     space = ScoreSpace.fit(scores, kind=score_space)
     x = space.to_model(scores)
@@ -124,7 +149,7 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
                                     extend=extend, refit=refit, workers=workers)
     if not ranking:
         raise MixtureFitError(f"none of the family pairs {pairs} could be fitted to these scores")
-    return space, x, data, pairs, ranking, top, bottom
+    return RankedFamilies(space, x, x_sorted, data, pairs, ranking, top, bottom)
 
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
@@ -218,17 +243,23 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     ------
     MixtureFitError
         If no family pair could be fitted.
+    SpeInputError
+        Bad ``inference`` or ``proposal`` (before any fitting), ``families``, ``score_type`` or ``score_space``.
     """
+    check_choice("inference", inference, INFERENCE_METHODS)
+    check_choice("proposal", proposal, PROPOSALS)
     rng = np.random.default_rng(rng)
-    space, x, data, pairs, ranking, top, bottom = rank_families(
+    ranked = rank_families(
         scores, labeled_index, labeled_value, families=families, prevalence_prior=prevalence_prior,
         resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top,
         likelihood_bins=likelihood_bins, sorted_scores=sorted_scores, workers=workers)
-    x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
+    space, x, data, ranking = ranked.space, ranked.x, ranked.data, ranked.ranking
+    x_sorted = ranked.x_sorted
+    if x_sorted is None:
+        x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
-    check_choice("inference", inference, INFERENCE_METHODS)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
                                                             temper=temper, rng=check_rng)
@@ -245,8 +276,8 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
         loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
                               post.weights)
-    diagnostics = _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, inference=inference,
-                               draws=draws, monotone=monotone, identified_at_top=top is not None)
+    diagnostics = _diagnostics(post, best, ranked.pairs, ranking, space, data, hist, loo_k, inference=inference,
+                               draws=draws, monotone=monotone, identified_at_top=ranked.top is not None)
     model = FittedScoreModel(
         name=f"mixture({mix.name})",
         draws=post.u,
@@ -258,7 +289,6 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         log_evidence=log_evidence,
         loo=loo,
     )
-    # wall time of the posterior sampling, for benchmarks (kept out of the diagnostics: same seed, same JSON)
     model.mixture_fit = MixtureFit(mix, space, u_map, best.u_map, hist, post.inference_data,
                                    float(sum(sampler.seconds)))
     return model, ranking

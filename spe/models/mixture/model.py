@@ -38,9 +38,9 @@ from ...exceptions import MixtureFitError, SpeInputError
 from ...families import Family, get_family
 from ..registry import ScoreModel, register
 
-__all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip", "resolve_score_type",
-           "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope",
-           "pivot_index", "START_SAMPLE"]
+__all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip",
+           "resolve_score_type", "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
+           "outward_envelope", "pivot_index", "START_SAMPLE"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score

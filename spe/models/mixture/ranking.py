@@ -179,13 +179,14 @@ def family_table(scores, labels=None, *, score_type="auto", score_space="linear"
     kind, score_space, reading_notes = resolve_score_reading(s, score_type, score_space)
     rng = np.random.default_rng(rng)
     names = [f for f in DEFAULT_CANDIDATES + EXTENDED_CANDIDATES if f != "beta" or kind == "probability"]
-    _, x, data, _, auto_ranking, _, _ = rank_families(s, index, value, families="auto", resolution=resolution,
-                                                      score_space=score_space, score_type=kind, workers=workers)
+    auto = rank_families(s, index, value, families="auto", resolution=resolution, score_space=score_space,
+                         score_type=kind, workers=workers)
+    x, auto_ranking = auto.x, auto.ranking
     # every pair on the same coarse grid, so that their Schwarz criteria compare (the refit of the best few on the
     # fine grid would put them on another scale)
-    _, _, _, all_pairs, ranking, _, _ = rank_families(s, index, value, families="all", resolution=resolution,
-                                                      score_space=score_space, score_type=kind, refit=0,
-                                                      workers=workers)
+    every = rank_families(s, index, value, families="all", resolution=resolution, score_space=score_space,
+                          score_type=kind, refit=0, workers=workers)
+    ranking = every.ranking
     screen = MixtureData.build(x, index, value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
     with TaskPool(workers) as pool:
         soft = rank_class_families(auto_ranking[0], screen, names, pool=pool)

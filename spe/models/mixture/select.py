@@ -19,7 +19,7 @@ import numpy as np
 from ...exceptions import MixtureFitError, SpeInputError
 from ...families import family_names, get_family
 from ...inference import find_map
-from .model import Mixture, MixtureData
+from .model import Mixture
 from ...parallel import TaskPool
 
 __all__ = ["FamilyFit", "ClassFamilyFit", "rank_family_pairs", "rank_class_families", "fit_family_weighted",
@@ -73,6 +73,9 @@ class FamilyFit:
     n_agree: int
 
     def to_dict(self):
+        """The pair's row of ``diagnostics["family_ranking"]`` and ``spe families --json``: its families, the
+        log-likelihood (nats) and Schwarz criterion log L − (P/2) log N at the MAP (higher is better), and how
+        many MAP starts reached the optimum."""
         return {
             "negative": self.mixture.negative.name,
             "positive": self.mixture.positive.name,

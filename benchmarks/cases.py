@@ -1,0 +1,37 @@
+"""The shared benchmark cases (``../shared/cases/``): where they are, which to run, and each trial's labels.
+
+Every benchmark script reads the cases and draws a trial's random labels here, so that the same seed, number
+of labels and case give the same labeled items in every script (and the same JSON in ``same_json.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: The real classifiers' scores with every label (see its README).
+DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "shared" / "cases"
+
+
+def case_paths(cases_dir, names=None):
+    """The cases' CSV files in ``cases_dir``, sorted by name; only those named in ``names`` when given."""
+    paths = sorted(Path(cases_dir).glob("*.csv"))
+    return [p for p in paths if p.stem in set(names)] if names else paths
+
+
+def read_case(path):
+    """A case's scores (N,) in score units, its labels (N,) 0/1 and its name (the file's stem)."""
+    df = pd.read_csv(path)
+    return df["score"].to_numpy(float), df["label"].to_numpy(int), Path(path).stem
+
+
+def trial_rng(seed, n_labels, name):
+    """The random stream of one trial: the seed, the number of labels and the case's name fix it."""
+    return np.random.default_rng([seed, n_labels, sum(map(ord, name))])
+
+
+def random_labels(rng, n_items, n_labels):
+    """``n_labels`` distinct items of ``n_items`` drawn at random, sorted (int array)."""
+    return np.sort(rng.choice(n_items, n_labels, replace=False))
