@@ -23,7 +23,7 @@ from .parallel import resolve_workers, usable_cpus
 from .models.mixture.select import parse_families
 
 
-__all__ = ["evaluate", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
+__all__ = ["evaluate", "fit_scores", "ScoresFit", "normalize_labels", "resolve_score_bins", "resolve_likelihood_bins"]
 
 
 #: ``score_bins="auto"`` and ``likelihood_bins="auto"``: above this many distinct scores, draw the labels per
@@ -311,15 +311,98 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = check_level(level)
+    s = as_scores(scores)
+    index, value = normalize_labels(labels, s.size)
+    seed = seed_of(rng)
+    fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
+    fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families, draws=draws,
+                          inference=inference, proposal=proposal, score_space=score_space, score_model=score_model,
+                          score_type=score_type, temper=temper, monotone=monotone, progressbar=progressbar,
+                          score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
+                          reference=reference)
+    perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
+                              sorted_scores=fitted.sorted_scores, workers=workers)
+    diagnostics = dict(fitted.diagnostics, seed=seed, score_model=fitted.score_model, score_type=fitted.score_type,
+                       score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
+    ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fitted.model,
+                    performance=perf, families=fitted.families, diagnostics=diagnostics, warnings=fitted.messages)
+    for msg in fitted.messages:
+        (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
+    return ev
+
+
+@dataclass
+class ScoresFit:
+    """The score models fitted to one classifier's scores and the labels (what :func:`fit_scores` returns).
+
+    Attributes
+    ----------
+    model : FittedScoreModel
+        The seam: M weighted draws of p(y = 1 | s), s in score units.
+    families : dict
+        ``{"negative": name, "positive": name}`` of the SPE mixture (None when it was not fitted).
+    diagnostics : dict
+        As :attr:`Evaluation.diagnostics`, without the seed and the label draws' bins.
+    messages : list
+        Warnings for the user (str or :class:`~spe.exceptions.Notice`), in order; not yet emitted.
+    score_model, score_type : str
+        The score model fitted (``"average"`` or one name) and how the scores were read.
+    score_bins : int or None
+        B, the score bins the label draws should use (None: exact).
+    sorted_scores : array, shape (N,)
+        The scores sorted ascending.
+    """
+
+    model: object
+    families: dict
+    diagnostics: dict
+    messages: list
+    score_model: str
+    score_type: str
+    score_bins: int | None
+    sorted_scores: np.ndarray
+
+
+def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
+    """Fit the score models of one classifier's scores (everything :func:`evaluate` does before the label draws).
+
+    Parameters
+    ----------
+    scores : array-like, shape (N,)
+        Score units, finite.
+    labels : as :func:`evaluate`'s
+    rng : numpy.random.Generator, int or None
+        The fit's own streams are spawned from it (4 of them, in :func:`evaluate`'s order).
+    **options
+        :func:`evaluate`'s model options (``families``, ``draws``, ``inference``, ``proposal``, ``score_space``,
+        ``score_model``, ``score_type``, ``temper``, ``monotone``, ``progressbar``, ``score_bins``,
+        ``likelihood_bins``, ``workers``, ``reference``).
+
+    Returns
+    -------
+    ScoresFit
+        Its warnings are returned, not emitted.
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`evaluate`.
+    """
+    s = as_scores(scores)
+    index, value = normalize_labels(labels, s.size)
+    return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
+
+
+def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inference="importance", proposal="full",
+                 score_space="linear", score_model="average", score_type="auto", temper=True, monotone=True,
+                 progressbar=False, score_bins="auto", likelihood_bins="auto", workers=None, reference=None):
+    """Check the model options against the scores (N,) and labels, then fit: a :class:`ScoresFit`."""
     check_choice("score_model", score_model, ("average",) + score_model_names())
     check_choice("inference", inference, INFERENCE_METHODS)
     check_choice("proposal", proposal, PROPOSALS)
-    s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size)
     reference = normalize_reference(reference)
     _check_reference_model(score_model, reference)
     notes = _workers_notes(workers)
-    seed = seed_of(rng)
     s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
     n_distinct = int(np.count_nonzero(s_sorted[1:] != s_sorted[:-1])) + 1
     draws = check_draws(draws, s.size, n_distinct)
@@ -330,7 +413,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     score_model, model_messages = _usable_score_model(score_model, score_type, stated_type)
     parse_families(families, score_type)  # checked even where the data leave no family to fit
     messages += model_messages + input_warnings(s, index, value, n_distinct)
-    fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
+    fit_rng, recal_rng, avg_rng, check_rng = rngs
     options = dict(families=families, draws=draws, proposal=proposal, score_space=score_space, temper=bool(temper),
                    score_type=score_type, monotone=bool(monotone), inference=inference,
                    progressbar=bool(progressbar), likelihood_bins=like_bins, workers=workers)
@@ -339,18 +422,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     else:
         fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
                                 (fit_rng, recal_rng, avg_rng, check_rng), reference)
-    perf = sample_performance(fit.model, s, index, value, rng=label_rng, bins=bins, sorted_scores=s_sorted,
-                              workers=workers)
-    diagnostics = dict(fit.diagnostics, seed=seed, score_model=score_model, score_type=score_type,
-                       score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
+    diagnostics = dict(fit.diagnostics)
     if notes:
         diagnostics["notes"] = notes + diagnostics.get("notes", [])
-    messages += fit.messages
-    ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fit.model,
-                    performance=perf, families=fit.families, diagnostics=diagnostics, warnings=messages)
-    for msg in messages:
-        (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
-    return ev
+    return ScoresFit(fit.model, fit.families, diagnostics, messages + fit.messages, score_model, score_type, bins,
+                     s_sorted)
 
 
 def _check_reference_model(score_model, reference):

@@ -19,7 +19,7 @@ from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names, threshold_metric_names, threshold_metric_values
 from .models.base import FittedScoreModel
 from .output import format_items, jsonable
-from .performance import SamplePerformance, replay_true_positives, weighted_positive_probability
+from .performance import SamplePerformance, replay_true_positives
 from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
@@ -280,7 +280,8 @@ class Evaluation:
     def _level(self, level):
         return self.level if level is None else check_level(level)
 
-    def _performance(self, performance):
+    def performance_of(self, performance="sample") -> SamplePerformance:
+        """The per-draw performance behind the queries: ``"sample"`` or ``"population"`` (paper §3)."""
         if performance == "sample":
             return self.performance
         if performance == "population":
@@ -323,16 +324,16 @@ class Evaluation:
         Precision at recall r is that of the highest threshold whose recall
         is ≥ r (paper §3, Fig. 1C).
         """
-        p = self._performance(performance)
+        p = self.performance_of(performance)
         return self._band(p.recall_grid, p.precision_at_recall, level)
 
     def roc_curve(self, level=None, performance="sample") -> CurveBand:
         """True positive rate against false positive rate, on the FPR grid."""
-        p = self._performance(performance)
+        p = self.performance_of(performance)
         return self._band(p.fpr_grid, p.tpr_at_fpr, level)
 
     def _grid_metrics(self, performance):
-        p = self._performance(performance)
+        p = self.performance_of(performance)
         return p, threshold_metric_values(p.true_positives, p.n_predicted, p.n_positive, p.n_items)
 
     def threshold_curve(self, metric="precision", level=None, performance="sample") -> CurveBand:
@@ -372,7 +373,7 @@ class Evaluation:
 
     def _metric_draws_at(self, thresholds, performance):
         """Per-draw metrics at arbitrary thresholds (Q,): dict of (M, Q) arrays, exact (same label draws)."""
-        p = self._performance(performance)
+        p = self.performance_of(performance)
         tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
         if not np.all(np.isfinite(tau)):
             raise SpeInputError(f"must be finite numbers in score units, got {thresholds!r}", argument="threshold")
@@ -423,7 +424,7 @@ class Evaluation:
         if name not in METRICS:
             raise SpeInputError(f"unknown metric {name!r}; known: {tuple(METRICS)}", argument="name")
         if not METRICS[name].at_threshold:
-            p = self._performance(performance)
+            p = self.performance_of(performance)
             return summarise_draws(p.ranking_metrics[name], self.weights, self._level(level))
         if threshold is None:
             raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
@@ -671,14 +672,7 @@ class Evaluation:
         array, shape (N,)
             Probabilities in [0, 1], in the order of ``scores``.
         """
-        groups = self.performance.replay.groups if self.performance.replay else None
-        binned = groups is not None and groups.binned
-        if binned:  # the bins' mean scores, and the end scores (beyond the end bins' means)
-            at = np.unique(np.concatenate([groups.p_scores, [self.scores.min(), self.scores.max()]]))
-        else:
-            at, inv = np.unique(self.scores, return_inverse=True)
-        acc = weighted_positive_probability(self.model, at, self.weights)
-        out = np.interp(self.scores, at, acc) if binned else acc[inv]
+        out = self.performance.replay.item_probabilities(self.scores, self.weights)
         out[self.labeled_index] = self.labeled_value
         return out
 

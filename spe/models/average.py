@@ -121,7 +121,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
 
     def probability(d, s):
         d = np.asarray(d, dtype=np.int64)
-        out = np.empty((d.shape[0], np.size(s)))
+        out = np.empty((d.shape[0], np.shape(s)[0]))
         for k in np.unique(d[:, 0]):
             sel = d[:, 0] == k
             out[sel] = models[k].probability(models[k].draws[d[sel, 1]], s)

@@ -29,7 +29,8 @@ from ..quantiles import sorted_quantile
 from .groups import MAX_THRESHOLDS, ScoreGroups, groups_at, threshold_grid_groups
 
 __all__ = ["SamplePerformance", "sample_performance", "posterior_mean_probability", "weighted_positive_probability",
-           "replay_true_positives", "LabelReplay", "expected_true_positives"]
+           "replay_true_positives", "LabelReplay", "expected_true_positives", "Accumulator", "draw_blocks",
+           "map_draw_blocks"]
 
 _BLOCK = 1 << 21
 
@@ -64,6 +65,36 @@ class LabelReplay:
     def streams(self):
         """The M label-draw streams, recreated from their seeds (the same draws again)."""
         return [np.random.Generator(self.bit_generator(s)) for s in self.seeds]
+
+    @property
+    def n_draws(self) -> int:
+        """M."""
+        return self.model.n_draws
+
+    @property
+    def cells(self) -> int:
+        """The work per draw of one count: the score groups (K)."""
+        return self.groups.n_groups
+
+    def positive_counts(self, rows, streams=None):
+        """Drawn positives per score group under the draws ``rows`` (a slice of the M): (M_block, K) integers,
+        from the streams given (recreated from the seeds when None)."""
+        return _positive_counts(self.model, self.groups, self.streams() if streams is None else streams, rows)
+
+    def expected_positives(self, rows):
+        """Expected positives per score group under the draws ``rows``: (M_block, K)."""
+        return _expected_positives(self.model, self.groups, rows)
+
+    def item_probabilities(self, scores, weights):
+        """Σ_m w_m p(y = 1 | s_i, θ_m) for the N items of ``scores`` (N,): (N,) probabilities.
+
+        At each distinct score; when the label draws were binned, at each bin's mean score and at the lowest
+        and highest scores, interpolated linearly in the score between them (O(M · B) instead of O(M · N))."""
+        if self.groups.binned:  # the bins' mean scores, and the end scores (beyond the end bins' means)
+            at = np.unique(np.concatenate([self.groups.p_scores, [scores.min(), scores.max()]]))
+            return np.interp(scores, at, weighted_positive_probability(self.model, at, weights))
+        at, inv = np.unique(scores, return_inverse=True)
+        return weighted_positive_probability(self.model, at, weights)[inv]
 
 
 @dataclass
@@ -141,16 +172,28 @@ class SamplePerformance:
             return None
         if self._population is None:
             r = self.replay
-            acc = _Accumulator(self.recall_grid, self.fpr_grid, r.labeled_groups, r.threshold_groups, self.n_items)
-            acc.fill(lambda rows: _expected_positives(r.model, r.groups, rows), r.model, r.groups, self.workers)
+            acc = Accumulator(self.recall_grid, self.fpr_grid, r.labeled_groups, r.threshold_groups, self.n_items)
+            acc.fill(r.expected_positives, r, self.workers)
             self._population = acc.result(self.weights, r.groups, "population")
             self._population.replay = self.replay
             self._population.workers = self.workers
         return self._population
 
 
-class _Accumulator:
-    """Collects per-draw curves and metrics from blocks of cumulative counts."""
+class Accumulator:
+    """Collects per-draw curves and metrics from blocks of positives per score group.
+
+    Parameters
+    ----------
+    recall_grid : array, shape (G,)
+    fpr_grid : array, shape (G2,)
+    lab_groups : int array, shape (n,)
+        The score group of each labeled item.
+    grid_groups : int array, shape (T,)
+        The groups whose lower edges are the kept thresholds (:func:`threshold_grid_groups`).
+    n_items : int
+        N.
+    """
 
     def __init__(self, recall_grid, fpr_grid, lab_groups, grid_groups, n_items):
         self.recall_grid, self.fpr_grid = recall_grid, fpr_grid
@@ -171,12 +214,20 @@ class _Accumulator:
                 "lprec": lab_tp / (lab_tp + fp[:, self.lab_groups]),
             }
 
-    def fill(self, counts, model, groups, workers):
+    def counted(self, positives, counts):
+        """:meth:`block` from positives per group (M_block, K) and the items per group (K,)."""
+        return self.block(*curves_from_counts(positives, counts))
+
+    def add(self, part):
+        """Keep one block's results (blocks are added in the order of the draws)."""
+        for key, value in part.items():
+            self.parts[key].append(value)
+
+    def fill(self, counts, replay, workers):
         """Add the curves of every block of draws, from ``counts(rows)`` → positives per group (M_block, K)."""
-        for part in _map_draw_blocks(lambda rows: self.block(*curves_from_counts(counts(rows), groups.counts)),
-                                     model, groups, workers):
-            for key, value in part.items():
-                self.parts[key].append(value)
+        for part in map_draw_blocks(lambda rows: self.counted(counts(rows), replay.groups.counts), replay.n_draws,
+                                    replay.cells, workers):
+            self.add(part)
 
     def result(self, weights, groups, kind):
         cat = {key: np.concatenate(v) for key, v in self.parts.items() if key != "ranking"}
@@ -201,7 +252,7 @@ def _label_streams(rng, m):
     return [np.random.Generator(kind(s)) for s in seeds], seeds, kind
 
 
-def _draw_blocks(n_draws, n_groups, workers=1):
+def draw_blocks(n_draws, n_groups, workers=1):
     """Row slices of the M draws in blocks of at most ``_BLOCK`` (draw, group) cells; with several
     workers, at least 4 blocks per worker so that the threads share the work evenly."""
     step = max(1, _BLOCK // max(n_groups, 1))
@@ -210,18 +261,19 @@ def _draw_blocks(n_draws, n_groups, workers=1):
     return [slice(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
 
 
-def _map_draw_blocks(fn, model, groups, workers):
-    """``[fn(rows) for rows in the blocks of draws]`` in the order of the draws, over ``workers`` threads."""
-    return thread_map(fn, _draw_blocks(model.n_draws, groups.n_groups, workers), workers)
+def map_draw_blocks(fn, n_draws, cells, workers):
+    """``[fn(rows) for rows in the blocks of the M = n_draws draws]`` (blocks of at most ``_BLOCK`` cells, ``cells``
+    per draw) in the order of the draws, over ``workers`` threads."""
+    return thread_map(fn, draw_blocks(n_draws, cells, workers), workers)
 
 
-def _cumulative_at(counts, model, groups, j, workers):
+def _cumulative_at(counts, replay, j, workers):
     """Per-draw cumulative ``counts(rows)`` over the score groups, read at group boundaries j (Q,): (M, Q)."""
     def block(rows):
         pos = counts(rows)
         return np.hstack([np.zeros((pos.shape[0], 1)), np.cumsum(pos, axis=1, dtype=float)])[:, j]
 
-    return np.concatenate(_map_draw_blocks(block, model, groups, workers))
+    return np.concatenate(map_draw_blocks(block, replay.n_draws, replay.cells, workers))
 
 
 def _positive_counts(model, groups, streams, rows):
@@ -297,7 +349,7 @@ def weighted_positive_probability(model, scores, weights):
     at = np.asarray(scores, dtype=float)
     weights = np.asarray(weights, dtype=float)
     out = np.zeros(at.size)
-    for rows in _draw_blocks(weights.size, at.size):
+    for rows in draw_blocks(weights.size, at.size):
         out += weights[rows] @ model.positive_probability(at, rows)
     return out
 
@@ -374,11 +426,12 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     grid_groups = threshold_grid_groups(groups, max_thresholds)
     streams, seeds, bit_generator = _label_streams(rng, model.n_draws)
     weights = np.asarray(model.weights, dtype=float)
-    sample = _Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
+    sample = Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
     threads = resolve_workers(workers)
-    sample.fill(lambda rows: _positive_counts(model, groups, streams, rows), model, groups, threads)
+    replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups, bit_generator)
+    sample.fill(lambda rows: replay.positive_counts(rows, streams), replay, threads)
     perf = sample.result(weights, groups, "sample")
-    perf.replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups, bit_generator)
+    perf.replay = replay
     perf.workers = threads
     return perf
 
@@ -413,8 +466,7 @@ def replay_true_positives(performance, thresholds):
     if performance.kind != "sample":
         return expected_true_positives(performance, thresholds)
     streams = r.streams()
-    return _cumulative_at(lambda rows: _positive_counts(r.model, r.groups, streams, rows), r.model, r.groups, j,
-                          performance.workers), n_pred
+    return _cumulative_at(lambda rows: r.positive_counts(rows, streams), r, j, performance.workers), n_pred
 
 
 def expected_true_positives(performance, thresholds):
@@ -424,5 +476,4 @@ def expected_true_positives(performance, thresholds):
     """
     r = performance.replay
     j, n_pred = groups_at(r.groups, thresholds)
-    return _cumulative_at(lambda rows: _expected_positives(r.model, r.groups, rows), r.model, r.groups, j,
-                          performance.workers), n_pred
+    return _cumulative_at(r.expected_positives, r, j, performance.workers), n_pred
