@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 #: public name → the module that defines it
 _LAZY = {
     "evaluate": "api",
+    "fit_scores": "api",
+    "compare": "comparison",
+    "Comparison": "comparison",
     "Evaluation": "evaluation",
     "Interval": "evaluation",
     "CurveBand": "evaluation",

@@ -23,7 +23,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["ScoresFile", "read_scores", "read_labels", "read_truth", "read_reference"]
+__all__ = ["ScoresFile", "read_scores", "read_labels", "read_truth", "read_reference", "align_scores"]
 
 
 @dataclass
@@ -545,3 +545,46 @@ def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
     truth = np.empty(n, dtype=int)
     truth[index] = value
     return truth
+
+
+def align_scores(files):
+    """Several classifiers' scores of the same items, in the first file's order: (N, K) score units.
+
+    Parameters
+    ----------
+    files : list of ScoresFile, length K
+        Matched by their ``id`` columns when every file has one (any row order), else by row (no file may have
+        ids then, and every file must have N rows).
+
+    Returns
+    -------
+    array, shape (N, K)
+
+    Raises
+    ------
+    SpeInputError
+        Some files with ids and some without; different numbers of items; an id of the first file missing
+        from another, or an id of another file missing from the first — naming the file (and its row).
+    """
+    first = files[0]
+    with_ids = [f.ids is not None for f in files]
+    if any(with_ids) and not all(with_ids):
+        odd = files[with_ids.index(not with_ids[0])]
+        raise SpeInputError(f"{odd.path} {'has' if odd.ids is not None else 'has no'} 'id' column and "
+                            f"{first.path} {'has' if first.ids is not None else 'has no'}: match the items by id in "
+                            "every file, or by row in none", path=odd.path)
+    columns = [first.scores]
+    for f in files[1:]:
+        if f.scores.size != first.scores.size:
+            raise SpeInputError(f"{f.scores.size} items, but {first.path} has {first.scores.size}: the files must "
+                                "score the same items", path=f.path)
+        if first.ids is None:
+            columns.append(f.scores)
+            continue
+        pos = _positions(f.ids, first.ids)
+        missing = np.flatnonzero(pos < 0)
+        if missing.size:
+            raise SpeInputError(f"id {first.ids[missing[0]]!r} of {first.path} (data row {int(missing[0]) + 1}) is not "
+                                "in this file: the files must score the same items", path=f.path)
+        columns.append(f.scores[pos])
+    return np.column_stack(columns)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
-           "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures"]
+           "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
+           "plot_comparison_pr", "plot_differences", "comparison_figure"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -514,3 +515,61 @@ def report_figures(evaluation, *, labeled_only=None, truth=None, requirement=Non
         new("reliability", "Reliability diagram: the unlabeled items' probabilities against the fraction truly "
             "positive, in equal-count bins.", lambda ax: plot_reliability(evaluation, truth, ax))
     return out
+
+
+def plot_comparison_pr(comparison, ax=None, *, level=None, performance="sample"):
+    """Every classifier's precision-recall curve of a :class:`~spe.comparison.Comparison`, overlaid, each with
+    its credible band (one colour per classifier; the curves come from the same label draws).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    pct = f"{100 * (comparison.level if level is None else level):g}%"
+    for k, name in enumerate(comparison.names):
+        pr = comparison[name].pr_curve(level, performance)
+        colour = f"C{k % 10}"
+        ap = comparison[name].average_precision(level, performance)
+        ax.fill_between(pr.x, pr.lo, pr.hi, step="post", color=colour, alpha=0.18, lw=0)
+        ax.step(pr.x, pr.median, where="post", color=colour, lw=1.8, label=f"{name} (AP {ap.mean:.3f})")
+    return _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
+                   title=f"Precision-recall curves with {pct} credible bands\n(one set of label draws for all)")
+
+
+def plot_differences(comparison, ax=None, *, metric="average_precision", level=None, performance="sample"):
+    """The posterior of metric(a) − metric(b) for every pair of classifiers: mean and equal-tailed interval,
+    with P(a better than b) written beside each.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    level = comparison.level if level is None else level
+    rows = [c for c in comparison.comparisons([metric], level, performance)]
+    y = np.arange(len(rows))[::-1]
+    for yi, c in zip(y, rows):
+        d = c["difference"]
+        ax.plot([d["lo"], d["hi"]], [yi, yi], color="tab:blue", lw=2.5)
+        ax.plot([d["mean"]], [yi], "o", color="tab:blue")
+        ax.annotate(f"P(a better) = {c['p_a_better']:.2f}", (d["hi"], yi), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize=8)
+    ax.axvline(0.0, color="black", lw=1)
+    ax.set_yticks(y, [f"{c['a']} − {c['b']}" for c in rows], fontsize=8)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(f"difference in {metric.replace('_', ' ')} (a − b)")
+    ax.set_title(f"Differences with {100 * level:g}% credible intervals", fontsize=10)
+    ax.grid(alpha=0.3, axis="x")
+    return ax
+
+
+def comparison_figure(comparison, *, level=None, performance="sample"):
+    """The figure ``spe compare --plot`` writes: the overlaid PR curves and the differences in average precision,
+    side by side. Returns the matplotlib Figure (the caller saves and closes it)."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), layout="constrained")
+    plot_comparison_pr(comparison, left, level=level, performance=performance)
+    plot_differences(comparison, right, level=level, performance=performance)
+    return fig

@@ -66,6 +66,7 @@ LAYERS = [
     {"performance"},
     {"evaluation"},
     {"baselines", "plot", "api", "benchmark"},
+    {"comparison"},
     {"cli", "__main__", "__init__"},
 ]
 

@@ -25,9 +25,11 @@ def plan_outputs(args, *specs, directories=()):
                 if path is not None]
     if getattr(args, "plot", None) is not None:
         check_figure_format(args.plot)
-    inputs = {f"the {what} file": getattr(args, name, None)
-              for what, name in (("scores", "scores"), ("labels", "labels"), ("truth", "truth"),
-                                 ("reference", "reference"))}
+    inputs = {}
+    for what, name in (("scores", "scores"), ("labels", "labels"), ("truth", "truth"), ("reference", "reference")):
+        given = getattr(args, name, None)
+        for k, path in enumerate(given if isinstance(given, list) else [given]):
+            inputs[f"the {what} file" + (f" {path}" if isinstance(given, list) and len(given) > 1 else "")] = path
     check_outputs(outputs, inputs)
     return {o.flag: o for o in outputs}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["add_input_options", "add_model_options", "Once", "finite", "unit", "positive", "seed", "workers",
-           "requirement", "join_negative_numbers", "NUMBER_OPTIONS"]
+__all__ = ["add_input_options", "add_model_options", "add_reading_options", "Once", "finite", "unit", "positive",
+           "seed", "workers", "requirement", "join_negative_numbers", "NUMBER_OPTIONS"]
 
 
 def add_input_options(p):
@@ -15,6 +15,25 @@ def add_input_options(p):
                    help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
     p.add_argument("--labels", metavar="LABELS.csv", action=Once,
                    help="known labels (columns 'id,label'); omit for none")
+    add_reading_options(p)
+
+
+def add_model_options(p, *, inputs=True, reference=True, baseline=True):
+    """The options every fitting command shares: inputs (unless ``inputs=False``: the command declares its own),
+    score model, sampler, randomness; ``--reference`` and ``--compare-labeled-only`` unless switched off."""
+    if inputs:
+        add_input_options(p)
+    if reference:
+        _add_reference_option(p)
+    _add_fit_options(p)
+    if baseline:
+        p.add_argument("--compare-labeled-only", action="store_true",
+                       help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals "
+                            "for proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
+
+
+def add_reading_options(p):
+    """How the scores are read: --score-type, --score-space, --score-column."""
     p.add_argument("--score-type", default="auto", choices=_choices("score_type"),
                    help="what the scores are: 'probability' (in [0, 1]), 'log-odds' (e.g. a logistic "
                         "regression's decision function) or 'decision' (a score of unknown scale, e.g. an SVM "
@@ -27,15 +46,16 @@ def add_input_options(p):
     p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
 
 
-def add_model_options(p):
-    """The options every fitting command shares: inputs, score model, sampler, randomness."""
-    add_input_options(p)
+def _add_reference_option(p):
     p.add_argument("--reference", metavar="REF.csv", action=Once,
                    help="a reference set: the same classifier's scores with every label (columns 'score' "
                         "(or --score-column) and 'label'), e.g. its validation data. Its calibration map, carried "
                         "to this pool under a prior shift (the prevalence may differ), joins the average with "
                         "prior weight 1/2; if this pool's labels disagree with it, it loses weight and the summary "
                         "says so")
+
+
+def _add_fit_options(p):
     p.add_argument("--families", default="auto", metavar="auto|all|NEG,POS",
                    help="class-conditional families, e.g. 'gamma,truncnorm'; 'auto' (default) picks the best "
                         "pair by BIC among truncnorm, gamma, asymlaplace and beta (beta only for probability scores; "
@@ -87,9 +107,6 @@ def add_model_options(p):
                         "by one) and the labels drawn in K threads; the result is the same for any K. 'auto' "
                         "(default): all usable cores, at most 8; K above the usable cores is capped, with a note; "
                         "use 1 when running many estimates side by side")
-    p.add_argument("--compare-labeled-only", action="store_true",
-                   help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals for "
-                        "proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")
 
 
 def _min_bins(name):

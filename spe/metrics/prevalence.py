@@ -9,5 +9,5 @@ def prevalence(curves):
 
 
 register(Metric(name="prevalence", label="prevalence", compute=prevalence,
-                proportion=lambda c: (c.positives, c.n_items),
+                proportion=lambda c: (c.positives, c.n_items), better=None,
                 about="fraction of positives among the items"))

@@ -144,6 +144,10 @@ class Metric:
     count : bool
         A count of the pool's items (true positives, …): the labeled items
         alone do not give it, and it is printed with one decimal.
+    better : {"higher", "lower"} or None
+        Which value makes one classifier better than another
+        (:func:`spe.compare`); None for a property of the items, not of the
+        classifier (the prevalence).
     """
 
     name: str
@@ -153,6 +157,7 @@ class Metric:
     at_threshold: bool = False
     proportion: Callable | None = None
     count: bool = False
+    better: str | None = "higher"
 
 
 #: Every metric by name, in the order of registration (the order of the JSON and of the summary).

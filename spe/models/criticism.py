@@ -48,8 +48,10 @@ def label_check(model, labeled_scores, labeled_value, *, rng) -> float:
     Parameters
     ----------
     model : spe.models.base.FittedScoreModel
-    labeled_scores : array, shape (n,)
-        Scores of the labeled items, score units.
+    labeled_scores : array, shape (n,) or (n, V)
+        Scores of the labeled items, score units (or the rows of features a
+        joint model reads, :mod:`spe.models.joint`: ranked by the first
+        column, the joint log-odds).
     labeled_value : 0/1 array, shape (n,)
     rng : numpy.random.Generator
 
@@ -69,7 +71,8 @@ def label_check(model, labeled_scores, labeled_value, *, rng) -> float:
     def loglik(lab):
         return np.sum(lab * np.log(p) + (1 - lab) * np.log1p(-p), axis=1)
 
-    r = (stats.rankdata(s) - 0.5) / s.size - 0.5
+    ranked = s if s.ndim == 1 else s[:, 0]
+    r = (stats.rankdata(ranked) - 0.5) / ranked.size - 0.5
     slope_obs, slope_rep = (y[None, :] - p) @ r, (y_rep - p) @ r
     p1 = float(np.sum(w * (loglik(y_rep) <= loglik(y[None, :]))))
     p2 = float(np.sum(w * (np.abs(slope_rep) >= np.abs(slope_obs) - 1e-12)))

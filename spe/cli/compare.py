@@ -1,0 +1,128 @@
+"""``spe compare``: several classifiers that scored the same items, one set of labels, which is better and how sure."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+from .common import figure_bytes, finish, json_bytes, plan_outputs
+from .options import Once, add_model_options, add_reading_options
+from .registry import Command, register
+
+COMPARE_HELP = """\
+Evaluate several classifiers that scored the same items from all their
+scores and one set of labels, and say which is better and how sure.
+
+Give one scores file per classifier (A.csv B.csv ...; column 'score', see
+--score-column, and optionally 'id'), or one file with a column per
+classifier (--score-columns a,b,c). The files must hold the same items:
+matched by 'id' when every file has one (in any order), else by row.
+LABELS.csv ('id,label') labels items of the first file, as in spe estimate.
+
+All the classifiers' scores are modelled together: the joint log-odds of a
+Gaussian mixture over all of them, calibrated on the labeled items by the
+score models of spe estimate, and a logistic recalibration on every
+classifier's log-odds; the labels weigh the two. The unknown labels are
+drawn once per posterior draw and every classifier's curves come from the
+same draws, so a difference between two classifiers has the interval of a
+difference, and P(A better than B) is a posterior probability.
+
+Prints each classifier's average precision and ROC AUC with intervals, the
+probability that each is the best, and every pair's differences with P(a
+better than b); --json writes everything (each classifier's full spe
+estimate JSON under 'classifiers'); --plot the overlaid PR curves with bands
+and the differences.
+
+Exit status: 0 an answer, 2 bad input or options (nothing written), 130
+interrupted, 1 anything else.
+
+examples:
+  spe compare erm.csv irm.csv coral.csv --labels few.csv --json cmp.json --plot cmp.png --seed 0
+  spe compare scores.csv --score-columns old,new --labels few.csv
+"""
+
+
+def add_arguments(p):
+    """The options of ``spe compare``."""
+    p.add_argument("scores", metavar="SCORES.csv", nargs="+",
+                   help="one scores file per classifier (or one file with --score-columns); '-' reads standard input")
+    p.add_argument("--labels", metavar="LABELS.csv", action=Once,
+                   help="known labels (columns 'id,label') of items of the first file; omit for none")
+    p.add_argument("--score-columns", metavar="A,B,...", action=Once,
+                   help="the score columns of one file, one per classifier (instead of one file each)")
+    p.add_argument("--names", metavar="A,B,...", action=Once,
+                   help="the classifiers' names (default: the file names without extension, or the columns)")
+    add_reading_options(p)
+    add_model_options(p, inputs=False, reference=False, baseline=False)
+    p.add_argument("--json", metavar="OUT.json", action=Once,
+                   help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
+    p.add_argument("--plot", metavar="OUT.png", action=Once,
+                   help="write the overlaid PR curves with their bands and the differences in average precision")
+
+
+def _names_list(text, what):
+    from ..exceptions import SpeInputError
+
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise SpeInputError(f"an empty name in {text!r}", argument=what)
+    return names
+
+
+def read_classifiers(args):
+    """The classifiers' names and scores (N, K) and the labels from the command line (exit 2 on a mismatch)."""
+    from ..exceptions import SpeInputError
+    from ..io import align_scores, read_labels, read_scores
+
+    if args.score_columns is not None:
+        if len(args.scores) != 1:
+            raise SpeInputError("--score-columns reads the classifiers from one file; give one SCORES.csv",
+                                argument="--score-columns")
+        columns = _names_list(args.score_columns, "--score-columns")
+        files = [read_scores(args.scores[0], score_column=c) for c in columns]
+        names = columns
+    else:
+        if "-" in args.scores and len(args.scores) > 1:
+            raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",
+                                argument="SCORES.csv")
+        files = [read_scores(p, score_column=args.score_column) for p in args.scores]
+        names = [Path(p).stem if p != "-" else "stdin" for p in args.scores]
+    if args.names is not None:
+        names = _names_list(args.names, "--names")
+        if len(names) != len(files):
+            raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
+    matrix = align_scores(files)
+    labels = read_labels(args.labels, files[0]) if args.labels is not None else None
+    return names, matrix, labels
+
+
+def run(args):
+    """Run ``spe compare``; returns the exit status."""
+    from ..comparison import compare
+
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    names, matrix, labels = read_classifiers(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = compare({n: matrix[:, k] for k, n in enumerate(names)}, labels, draws=args.draws, level=args.level,
+                      rng=args.seed, families=args.families, inference=args.inference, score_space=args.score_space,
+                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
+                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
+                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers)
+    files = []
+    if "--json" in plan:
+        files.append((plan["--json"], json_bytes(cmp.to_dict(performance=args.performance))))
+    if args.plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from ..plot import comparison_figure
+
+        files.append((plan["--plot"], figure_bytes(comparison_figure(cmp, performance=args.performance), args.plot)))
+    finish(plan, cmp.summary(performance=args.performance), files)
+    return 0
+
+
+register(Command(name="compare", help="compare several classifiers that scored the same items",
+                 description=COMPARE_HELP, add_arguments=add_arguments, run=run))

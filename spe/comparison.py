@@ -1,0 +1,393 @@
+"""``spe.compare``: several classifiers that scored the same items, one set of labels, one joint estimate.
+
+The classifiers' scores are read together (:mod:`spe.models.joint`): the
+joint log-odds z of a Gaussian mixture over all of them (no labels),
+calibrated on the labeled items by the score models of :func:`spe.fit_scores`,
+and a Bayesian logistic recalibration on z and every classifier's log-odds
+(:class:`~spe.models.joint.JointLink`); the two are averaged by their
+evidence on the labeled items. The unknown labels are drawn once per
+posterior draw from that joint model, and every classifier's curves and
+metrics are counted from the same labels (:mod:`spe.performance.joint`), so
+a difference between two classifiers has the band of the difference, and
+P(A better than B) is the posterior probability over the label draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .api import fit_scores, resolve_score_bins
+from .evaluation import Evaluation, Interval, summarise_draws
+from .exceptions import Notice, SpeInputError, SpeWarning
+from .inputs import as_scores, check_level, normalize_labels, seed_of
+from .metrics import REGISTRY as METRICS
+from .metrics import ranking_metric_names
+from .models.average import average_models
+from .models.criticism import P_VALUE_THRESHOLD, label_check
+from .models.features import log_odds_feature
+from .models.joint import fit_joint_link, joint_log_odds, view_model
+from .models.mixture import resolve_score_type
+from .output import jsonable
+from .performance.joint import sample_joint_performance
+
+__all__ = ["compare", "Comparison", "compared_metric_names", "JOINT_VIEW"]
+
+#: The name of the joint log-odds in the tables of models.
+JOINT_VIEW = "joint"
+
+#: Said with every joint estimate until the joint model meets issue 23's targets (measured by
+#: benchmarks/compare.py at 20 labels; CHANGELOG).
+UNVALIDATED = ("the joint model of several classifiers is new and not yet validated: on the shared pools at 20 "
+               "labels its bands covered the true PR curve on 79-85% of the recall grid (target 90%), and the "
+               "strongest classifier of a pool could be estimated much worse than by spe estimate alone (a "
+               "DistilBERT toxicity classifier: PR-curve error 0.39 against 0.14); check each classifier's own "
+               "curve with spe estimate")
+
+#: Default recall of the "precision at recall" comparison and precision of the "recall at precision" one.
+AT_RECALL = 0.5
+AT_PRECISION = 0.9
+
+
+def compared_metric_names():
+    """The registered metrics of the ranking that say which classifier is better (``better`` declared)."""
+    return tuple(n for n in ranking_metric_names() if METRICS[n].better is not None)
+
+
+def _classifier_matrix(scores, names):
+    """(names (K,), scores (N, K)) from a mapping, a DataFrame, a 2-D array or a list of 1-D arrays."""
+    if hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # a DataFrame
+        keys, columns = [str(c) for c in scores.columns], [scores[c].to_numpy() for c in scores.columns]
+    elif isinstance(scores, Mapping):
+        keys, columns = [str(k) for k in scores], list(scores.values())
+    else:
+        arr = scores if isinstance(scores, (list, tuple)) else np.asarray(scores)
+        columns = list(arr) if isinstance(arr, (list, tuple)) else list(np.atleast_2d(arr.T))
+        keys = [f"classifier {k + 1}" for k in range(len(columns))]
+    if names is not None:
+        names = [str(n) for n in names]
+        if len(names) != len(columns):
+            raise SpeInputError(f"{len(names)} names for {len(columns)} classifiers", argument="names")
+        keys = names
+    if not columns:
+        raise SpeInputError("no classifier's scores", argument="scores")
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise SpeInputError(f"two classifiers are named {dup[0]!r}: give each its own name", argument="names")
+    cols = [as_scores(c, argument=f"scores[{k!r}]") for k, c in zip(keys, columns)]
+    sizes = {c.size for c in cols}
+    if len(sizes) > 1:
+        first = cols[0].size
+        other = next(k for k, c in zip(keys, cols) if c.size != first)
+        raise SpeInputError(f"the classifiers scored different numbers of items: {keys[0]!r} {first}, {other!r} "
+                            f"{cols[keys.index(other)].size}; they must score the same items", argument="scores")
+    return keys, np.column_stack(cols)
+
+
+def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None, score_bins="auto",
+            workers=None, **options):
+    """Evaluate several classifiers that scored the same items, from all their scores and one set of labels.
+
+    All the classifiers' scores are modelled together (:mod:`spe.models.joint`): the joint log-odds z of a
+    Gaussian mixture over all of them, calibrated by SPE's score models (:func:`spe.fit_scores`: the mixture of
+    Welinder et al. 2013 and the recalibrations, averaged by evidence), and a Bayesian logistic recalibration on
+    z and every classifier's log-odds, the two averaged by their evidence on the labeled items. The unknown
+    labels are drawn once per posterior draw from that average and every classifier's performance is counted
+    from the same labels (:mod:`spe.performance.joint`): a weak classifier's unknown labels are drawn from what
+    the strong ones say, and differences between classifiers get the bands of differences. One classifier:
+    its own score models, as :func:`spe.evaluate`.
+
+    Not yet what issue 23 targets: the joint log-odds can rank items worse than the best classifier alone,
+    and then the strongest classifier's band can miss its truth (docs/usage.md, CHANGELOG).
+
+    Parameters
+    ----------
+    scores : mapping name → array (N,), DataFrame (one column per classifier), array (N, K) or list of arrays
+        The K classifiers' scores of the same N items in the same order (score units, finite). Never modified.
+    labels : as :func:`spe.evaluate`'s
+        The known labels of items (positions 0..N-1), shared by every classifier.
+    names : list of str, optional
+        The classifiers' names (default: the mapping's keys, the DataFrame's columns, else "classifier 1", …).
+    draws : int
+        M, posterior draws (≥ 100) of each model and of their average.
+    level : float
+        Credible level, in (0, 1).
+    rng : numpy.random.Generator, int or None
+        Same seed, same result.
+    score_bins : "auto", int or None
+        As :func:`spe.evaluate`'s, for each classifier's thresholds (the labels are drawn per item).
+    workers : int or None
+        As :func:`spe.evaluate`'s.
+    **options
+        The model options of :func:`spe.evaluate` (``score_model``, ``inference``, ``temper``, …) for the score
+        models of the joint log-odds (read as log-odds, families ``"auto"``; with one classifier, of its scores
+        as given); ``score_type`` says how each classifier's scores become log-odds. ``reference`` is not
+        supported here.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`spe.evaluate`, and: no classifier, classifiers of different lengths, duplicate names, a
+        ``reference``.
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(3000) < 0.2
+    >>> good = np.where(y, rng.normal(2.5, 1, 3000), rng.normal(0, 1, 3000))
+    >>> weak = np.where(y, rng.normal(1, 1, 3000), rng.normal(0, 1, 3000))
+    >>> known = {int(i): int(y[i]) for i in rng.choice(3000, 30, replace=False)}
+    >>> cmp = spe.compare({"good": good, "weak": weak}, known, draws=300, rng=1)
+    >>> cmp.probability_better("good", "weak") > 0.9
+    True
+    """
+    level = check_level(level)
+    if options.get("reference") is not None:
+        raise SpeInputError("a reference set belongs to one classifier; spe.compare does not take one",
+                            argument="reference")
+    options.pop("reference", None)
+    keys, matrix = _classifier_matrix(scores, names)
+    index, value = normalize_labels(labels, matrix.shape[0])
+    seed = seed_of(rng)
+    view_rng, link_rng, avg_rng, check_rng, label_rng = np.random.default_rng(seed).spawn(5)
+    features = _features(matrix, options.get("score_type", "auto"))
+    view = _fit_view(features[:, 0], (index, value), view_rng, draws, workers, options, matrix.shape[1] > 1)
+    models = [view_model(view.model, 0, features[:, 0], JOINT_VIEW if matrix.shape[1] > 1 else keys[0])]
+    if matrix.shape[1] > 1:
+        models.append(fit_joint_link(features, index, value, draws=view.model.n_draws, rng=link_rng))
+    model, table = _average(models, features, index, value, view, avg_rng, check_rng)
+    n_distinct = max(np.unique(matrix[:, k]).size for k in range(matrix.shape[1]))
+    perfs = sample_joint_performance(model, features, list(matrix.T), index, value, rng=label_rng,
+                                     bins=resolve_score_bins(score_bins, n_distinct), workers=workers)
+    diagnostics = {"seed": seed, "draws": int(model.n_draws), "models": table, "view": view.diagnostics}
+    evaluations = {k: _classifier_evaluation(matrix[:, j], index, value, level, model, perfs[j], diagnostics)
+                   for j, k in enumerate(keys)}
+    messages = [m if isinstance(m, Notice) else Notice(str(m)) for m in view.messages]
+    if matrix.shape[1] > 1:
+        messages.append(Notice(UNVALIDATED, SpeWarning, "compare"))
+    for msg in messages:
+        msg.emit(stacklevel=2)
+    return Comparison(names=keys, evaluations=evaluations, model=model, level=level, labeled_index=index,
+                      labeled_value=value, diagnostics=diagnostics, warnings=[str(m) for m in messages])
+
+
+def _features(matrix, score_type):
+    """What the joint models read of each item (N, 1 + K): the joint log-odds (:func:`joint_log_odds`; the
+    scores themselves for one classifier), then each classifier's scores read as log-odds."""
+    if matrix.shape[1] == 1:
+        return matrix.copy()
+    kinds = [resolve_score_type(c, score_type) for c in matrix.T]
+    logits = np.column_stack([log_odds_feature(c, t)(c) for c, t in zip(matrix.T, kinds)])
+    return np.column_stack([joint_log_odds(matrix), logits])
+
+
+def _fit_view(values, labels, rng, draws, workers, options, joint):
+    """:func:`spe.fit_scores` on the joint log-odds (read as log-odds, families chosen automatically), or on the
+    one classifier's scores."""
+    if joint:
+        options = dict(options, score_type="log-odds", families="auto", score_space="linear")
+    return fit_scores(values, labels, rng=rng, draws=draws, workers=workers, **options)
+
+
+def _average(models, features, index, value, view, avg_rng, check_rng):
+    """The joint model: the models averaged by their evidence, those failing the label check left out; and the
+    table of their evidence, weight and label check."""
+    checks = [(view.diagnostics.get("label_check") or {}).get("p_value", np.nan)]
+    checks += [label_check(m, features[index], value, rng=check_rng) if index.size else np.nan for m in models[1:]]
+    exclude = [bool(p < P_VALUE_THRESHOLD) for p in checks]
+    if len(models) == 1:
+        model = models[0]
+        rows = [{"model": model.name, "log_evidence": model.log_evidence, "weight": 1.0}]
+    else:
+        model = average_models(models, draws=models[0].n_draws, rng=avg_rng, exclude=exclude)
+        rows = model.diagnostics["models"]
+    table = [{"model": r["model"], "log_evidence": r["log_evidence"], "weight": r["weight"],
+              "label_check_p": None if not np.isfinite(p) else float(p), "left_out": x}
+             for r, p, x in zip(rows, checks, exclude)]
+    return model, table
+
+
+def _classifier_evaluation(scores, index, value, level, model, perf, joint_diagnostics):
+    """One classifier's :class:`Evaluation` from the shared label draws of the joint model."""
+    diagnostics = dict(joint_diagnostics,
+                       score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups),
+                       labels_drawn_from="the joint model of every classifier's scores (spe.compare)")
+    return Evaluation(scores=scores.copy(), labeled_index=index, labeled_value=value, level=level, model=model,
+                      performance=perf, families={"negative": None, "positive": None}, diagnostics=diagnostics)
+
+
+@dataclass
+class Comparison:
+    """SPE's joint estimate of several classifiers' performance on one pool.
+
+    Build it with :func:`spe.compare`. Every classifier's :class:`Evaluation` (curves with bands, metrics,
+    thresholds, item probabilities) comes from the same posterior label draws, so the difference of any metric
+    between two classifiers is a weighted posterior sample too.
+
+    Attributes
+    ----------
+    names : list of str, length K
+    evaluations : dict name → Evaluation
+    model : FittedScoreModel
+        The joint score model (averaged by evidence): ``probability(draws, features (B, 1 + K))``.
+    level : float
+    labeled_index, labeled_value : int arrays, shape (n,)
+    diagnostics : dict
+        ``seed``, ``draws``, ``models`` (each joint model's log evidence, weight, label check) and ``view``
+        (the diagnostics of the score models fitted on the joint log-odds).
+    warnings : list of str
+    """
+
+    names: list
+    evaluations: dict
+    model: object
+    level: float
+    labeled_index: np.ndarray
+    labeled_value: np.ndarray
+    diagnostics: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    def __getitem__(self, name) -> Evaluation:
+        return self.evaluations[self._name(name)]
+
+    @property
+    def n_items(self) -> int:
+        """N."""
+        return self.evaluations[self.names[0]].n_items
+
+    @property
+    def weights(self):
+        """Weights of the M draws (shared by every classifier), shape (M,)."""
+        return self.evaluations[self.names[0]].weights
+
+    def _name(self, name):
+        if name not in self.evaluations:
+            raise SpeInputError(f"no classifier {name!r}; the classifiers are {', '.join(self.names)}",
+                                argument="name")
+        return name
+
+    def metric_draws(self, name, metric="average_precision", performance="sample"):
+        """A metric of one classifier under each of the M draws, (M,).
+
+        ``metric``: a metric of the ranking (:func:`compared_metric_names`), ``"precision_at_recall"`` (at
+        ``AT_RECALL`` = 0.5; or ``"precision_at_recall:R"``) or ``"recall_at_precision"`` (at ``AT_PRECISION``
+        = 0.9, or ``":P"``: the largest recall of the grid whose precision is ≥ P; 0 when none).
+        """
+        perf = self[name].performance_of(performance)
+        kind, _, at = str(metric).partition(":")
+        if kind == "precision_at_recall":
+            r = AT_RECALL if not at else float(at)
+            return perf.precision_at_recall[:, int(np.argmin(np.abs(perf.recall_grid - r)))]
+        if kind == "recall_at_precision":
+            p = AT_PRECISION if not at else float(at)
+            ok = perf.precision_at_recall >= p - 1e-12
+            return np.where(ok.any(axis=1), np.max(np.where(ok, perf.recall_grid, 0.0), axis=1), 0.0)
+        if metric not in compared_metric_names():
+            raise SpeInputError(f"cannot compare classifiers by {metric!r}; use one of "
+                                f"{', '.join(compared_metric_names())}, precision_at_recall[:R] or "
+                                "recall_at_precision[:P]", argument="metric")
+        return perf.ranking_metrics[metric]
+
+    def _lower_is_better(self, metric):
+        m = METRICS.get(str(metric).partition(":")[0])
+        return m is not None and m.better == "lower"
+
+    def difference(self, a, b, metric="average_precision", level=None, performance="sample") -> Interval:
+        """The posterior of metric(a) − metric(b) over the shared label draws: mean, median, equal-tailed
+        interval at ``level``."""
+        d = self.metric_draws(a, metric, performance) - self.metric_draws(b, metric, performance)
+        return summarise_draws(d, self.weights, self.level if level is None else check_level(level))
+
+    def probability_better(self, a, b, metric="average_precision", performance="sample") -> float:
+        """P(a is better than b by ``metric``) under the posterior; a tie counts one half (draws where either is
+        undefined are left out)."""
+        d = self.metric_draws(a, metric, performance) - self.metric_draws(b, metric, performance)
+        if self._lower_is_better(metric):
+            d = -d
+        ok = np.isfinite(d)
+        w = self.weights[ok] / self.weights[ok].sum() if ok.any() else self.weights[ok]
+        return float(np.clip(w @ ((d[ok] > 0) + 0.5 * (d[ok] == 0)), 0.0, 1.0)) if ok.any() else float("nan")
+
+    def ranking(self, metric="average_precision", performance="sample") -> list:
+        """Each classifier's posterior probability of being the best by ``metric`` (ties shared), best first:
+        a list of ``{"name", "p_best", "mean"}``."""
+        values = np.column_stack([self.metric_draws(n, metric, performance) for n in self.names])
+        values = -values if self._lower_is_better(metric) else values
+        values = np.where(np.isfinite(values), values, -np.inf)
+        best = values == values.max(axis=1, keepdims=True)
+        share = best / best.sum(axis=1, keepdims=True)
+        p = np.clip(self.weights @ share, 0.0, 1.0)
+        means = [self[n].metric(metric).mean if metric in compared_metric_names()
+                 else float(self.weights @ np.nan_to_num(self.metric_draws(n, metric, performance)))
+                 for n in self.names]
+        rows = [{"name": n, "p_best": float(pb), "mean": float(mu)} for n, pb, mu in zip(self.names, p, means)]
+        return sorted(rows, key=lambda r: -r["p_best"])
+
+    def comparisons(self, metrics=None, level=None, performance="sample") -> list:
+        """Every pair (a before b in ``names``) and metric: ``{"a", "b", "metric", "difference", "p_a_better"}``
+        (the ``spe compare --json`` contract). Default metrics: those of :func:`compared_metric_names`,
+        ``precision_at_recall`` and ``recall_at_precision``."""
+        metrics = list(metrics or (*compared_metric_names(), "precision_at_recall", "recall_at_precision"))
+        out = []
+        for i, a in enumerate(self.names):
+            for b in self.names[i + 1:]:
+                for m in metrics:
+                    out.append({"a": a, "b": b, "metric": m,
+                                "difference": jsonable(self.difference(a, b, m, level, performance).to_dict()),
+                                "p_a_better": self.probability_better(a, b, m, performance)})
+        return out
+
+    def to_dict(self, level=None, performance="sample") -> dict:
+        """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract)."""
+        level = self.level if level is None else check_level(level)
+        return {
+            "n_items": self.n_items,
+            "n_labeled": int(self.labeled_index.size),
+            "level": level,
+            "performance": performance,
+            "classifiers": {n: self[n].to_dict(level, performance) for n in self.names},
+            "comparisons": self.comparisons(level=level, performance=performance),
+            "ranking": self.ranking(performance=performance),
+            "diagnostics": jsonable(self.diagnostics),
+            "warnings": list(self.warnings),
+        }
+
+    def summary(self, level=None, performance="sample") -> str:
+        """A short human-readable report (what ``spe compare`` prints)."""
+        level = self.level if level is None else check_level(level)
+        pct = f"{100 * level:g}%"
+        n_pos = int(np.sum(self.labeled_value == 1))
+        lines = [f"spe compare: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "
+                 f"labeled ({n_pos} positive), every figure from the same label draws",
+                 "joint score models, weighted by their evidence p(labels | scores):"]
+        for v in self.diagnostics["models"]:
+            left = "  (label check failed: left out)" if v["left_out"] else ""
+            lines.append(f"  {v['model'][:60]:<60s} weight {v['weight']:.3f}  log evidence "
+                         f"{v['log_evidence']:8.2f}{left}")
+        first = self[self.names[0]]
+        lines.append(f"prevalence {first.prevalence(level, performance)}")
+        lines.append(f"{performance} performance, posterior mean [{pct} credible interval]:")
+        width = max(len(n) for n in self.names)
+        for n in self.names:
+            ev = self[n]
+            lines.append(f"  {n:<{width}s}  AP {ev.average_precision(level, performance)}  "
+                         f"ROC AUC {ev.roc_auc(level, performance)}")
+        lines.append("probability of being the best by average precision: "
+                     + ", ".join(f"{r['name']} {r['p_best']:.3f}" for r in self.ranking(performance=performance)))
+        lines.append(f"differences (a − b), posterior mean [{pct} interval], P(a better than b):")
+        for c in self.comparisons(["average_precision", "roc_auc"], level, performance):
+            d = c["difference"]
+            lines.append(f"  {c['a']} − {c['b']}  {METRICS[c['metric']].label:<17s} {d['mean']:+.3f} "
+                         f"[{d['lo']:+.3f}, {d['hi']:+.3f}]  P = {c['p_a_better']:.3f}")
+        lines.append(f"seed: {self.diagnostics['seed']} (--seed {self.diagnostics['seed']}, or "
+                     f"rng={self.diagnostics['seed']} in Python, repeats this run)")
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
