@@ -299,34 +299,55 @@ class Comparison:
         m = METRICS.get(str(metric).partition(":")[0])
         return m is not None and m.better == "lower"
 
-    def difference(self, a, b, metric="average_precision", level=None, performance="sample") -> Interval:
-        """The posterior of metric(a) − metric(b) over the shared label draws: mean, median, equal-tailed
-        interval at ``level``."""
-        d = self.metric_draws(a, metric, performance) - self.metric_draws(b, metric, performance)
-        return summarise_draws(d, self.weights, self.level if level is None else check_level(level))
+    def _difference_draws(self, a, b, metric, performance):
+        """metric(a) − metric(b) under each draw, (M,)."""
+        return self.metric_draws(a, metric, performance) - self.metric_draws(b, metric, performance)
 
-    def probability_better(self, a, b, metric="average_precision", performance="sample") -> float:
-        """P(a is better than b by ``metric``) under the posterior; a tie counts one half (draws where either is
-        undefined are left out)."""
-        d = self.metric_draws(a, metric, performance) - self.metric_draws(b, metric, performance)
+    def _p_better(self, d, metric):
+        """P(difference d (M,) favours a), a tie counting one half; draws where it is undefined left out."""
         if self._lower_is_better(metric):
             d = -d
         ok = np.isfinite(d)
-        w = self.weights[ok] / self.weights[ok].sum() if ok.any() else self.weights[ok]
-        return float(np.clip(w @ ((d[ok] > 0) + 0.5 * (d[ok] == 0)), 0.0, 1.0)) if ok.any() else float("nan")
+        if not ok.any():
+            return float("nan")
+        w = self.weights[ok] / self.weights[ok].sum()
+        return float(np.clip(w @ ((d[ok] > 0) + 0.5 * (d[ok] == 0)), 0.0, 1.0))
+
+    def difference(self, a, b, metric="average_precision", level=None, performance="sample") -> Interval:
+        """The posterior of metric(a) − metric(b) over the shared label draws: mean, median, equal-tailed
+        interval at ``level`` (the metric's units: a difference of probabilities for every default metric).
+
+        Raises
+        ------
+        SpeInputError
+            An unknown classifier or metric (:meth:`metric_draws`), or a bad ``level``.
+        """
+        return summarise_draws(self._difference_draws(a, b, metric, performance), self.weights,
+                               self.level if level is None else check_level(level))
+
+    def probability_better(self, a, b, metric="average_precision", performance="sample") -> float:
+        """P(a is better than b by ``metric``) under the posterior, in [0, 1] (NaN when undefined in every draw);
+        a tie counts one half, draws where either is undefined are left out; "better" is the metric's declared
+        direction (:attr:`spe.metrics.Metric.better`; higher for ``precision_at_recall`` and
+        ``recall_at_precision``).
+
+        Raises
+        ------
+        SpeInputError
+            An unknown classifier or metric.
+        """
+        return self._p_better(self._difference_draws(a, b, metric, performance), metric)
 
     def ranking(self, metric="average_precision", performance="sample") -> list:
-        """Each classifier's posterior probability of being the best by ``metric`` (ties shared), best first:
-        a list of ``{"name", "p_best", "mean"}``."""
+        """Each classifier's posterior probability of being the best by ``metric`` (ties shared) and its
+        posterior mean, best first: a list of ``{"name", "p_best", "mean"}``."""
         values = np.column_stack([self.metric_draws(n, metric, performance) for n in self.names])
+        means = [summarise_draws(v, self.weights, self.level).mean for v in values.T]
         values = -values if self._lower_is_better(metric) else values
         values = np.where(np.isfinite(values), values, -np.inf)
         best = values == values.max(axis=1, keepdims=True)
         share = best / best.sum(axis=1, keepdims=True)
         p = np.clip(self.weights @ share, 0.0, 1.0)
-        means = [self[n].metric(metric).mean if metric in compared_metric_names()
-                 else float(self.weights @ np.nan_to_num(self.metric_draws(n, metric, performance)))
-                 for n in self.names]
         rows = [{"name": n, "p_best": float(pb), "mean": float(mu)} for n, pb, mu in zip(self.names, p, means)]
         return sorted(rows, key=lambda r: -r["p_best"])
 
@@ -335,13 +356,15 @@ class Comparison:
         (the ``spe compare --json`` contract). Default metrics: those of :func:`compared_metric_names`,
         ``precision_at_recall`` and ``recall_at_precision``."""
         metrics = list(metrics or (*compared_metric_names(), "precision_at_recall", "recall_at_precision"))
+        level = self.level if level is None else check_level(level)
         out = []
         for i, a in enumerate(self.names):
             for b in self.names[i + 1:]:
                 for m in metrics:
+                    d = self._difference_draws(a, b, m, performance)
                     out.append({"a": a, "b": b, "metric": m,
-                                "difference": jsonable(self.difference(a, b, m, level, performance).to_dict()),
-                                "p_a_better": self.probability_better(a, b, m, performance)})
+                                "difference": jsonable(summarise_draws(d, self.weights, level).to_dict()),
+                                "p_a_better": self._p_better(d, m)})
         return out
 
     def to_dict(self, level=None, performance="sample") -> dict:

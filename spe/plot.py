@@ -521,6 +521,15 @@ def plot_comparison_pr(comparison, ax=None, *, level=None, performance="sample")
     """Every classifier's precision-recall curve of a :class:`~spe.comparison.Comparison`, overlaid, each with
     its credible band (one colour per classifier; the curves come from the same label draws).
 
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`spe.compare`; K classifiers, each curve on the recall grid (G,).
+    ax : matplotlib Axes, optional
+    level : float, optional
+        Credible level of the bands, in (0, 1) (default: the comparison's).
+    performance : {"sample", "population"}
+
     Returns
     -------
     matplotlib Axes
@@ -539,15 +548,30 @@ def plot_comparison_pr(comparison, ax=None, *, level=None, performance="sample")
 
 def plot_differences(comparison, ax=None, *, metric="average_precision", level=None, performance="sample"):
     """The posterior of metric(a) − metric(b) for every pair of classifiers: mean and equal-tailed interval,
-    with P(a better than b) written beside each.
+    with P(a better than b) written beside each (:meth:`Comparison.comparisons`).
+
+    Parameters
+    ----------
+    comparison : Comparison
+    ax : matplotlib Axes, optional
+    metric : str
+        A metric :meth:`Comparison.metric_draws` knows (default average precision; the x axis in its units).
+    level : float, optional
+        Credible level of the intervals, in (0, 1) (default: the comparison's).
+    performance : {"sample", "population"}
 
     Returns
     -------
     matplotlib Axes
+
+    Raises
+    ------
+    SpeInputError
+        An unknown metric.
     """
     ax = _axes(ax)
     level = comparison.level if level is None else level
-    rows = [c for c in comparison.comparisons([metric], level, performance)]
+    rows = comparison.comparisons([metric], level, performance)
     y = np.arange(len(rows))[::-1]
     for yi, c in zip(y, rows):
         d = c["difference"]

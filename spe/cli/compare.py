@@ -73,15 +73,14 @@ def _names_list(text, what):
 def read_classifiers(args):
     """The classifiers' names and scores (N, K) and the labels from the command line (exit 2 on a mismatch)."""
     from ..exceptions import SpeInputError
-    from ..io import align_scores, read_labels, read_scores
+    from ..io import align_scores, read_labels, read_score_columns, read_scores
 
     if args.score_columns is not None:
         if len(args.scores) != 1:
             raise SpeInputError("--score-columns reads the classifiers from one file; give one SCORES.csv",
                                 argument="--score-columns")
-        columns = _names_list(args.score_columns, "--score-columns")
-        files = [read_scores(args.scores[0], score_column=c) for c in columns]
-        names = columns
+        names = _names_list(args.score_columns, "--score-columns")
+        files = read_score_columns(args.scores[0], names)
     else:
         if "-" in args.scores and len(args.scores) > 1:
             raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",

@@ -27,6 +27,7 @@ from scipy import special, stats
 
 from .base import FittedScoreModel
 from .link import LinkModel, fit_link
+from .recalibration import PRIORS
 
 __all__ = ["view_model", "joint_log_odds", "normal_scores", "JointLink", "fit_joint_link",
            "EXACT_VIEW_POINTS", "VIEW_GRID_POINTS", "CLASSIFIER_SLOPE_SD"]
@@ -165,14 +166,16 @@ class JointLink(LinkModel):
     def __init__(self, n_classifiers):
         self.k = int(n_classifiers)
         self.param_names = ["a", "log_b", *(f"c_{j + 1}" for j in range(self.k))]
-        self._logb = stats.t(3, 0.0, 0.5)
+        hybrid = PRIORS["hybrid"]  # the hybrid recalibration's prior on (a, log b), here not truncated
+        self._a = stats.norm(hybrid.a_mean, hybrid.a_sd)
+        self._logb = stats.t(hybrid.logb_df, hybrid.logb_mean, hybrid.logb_sd)
 
     def _eta(self, u, z):
         z = np.atleast_2d(np.asarray(z, dtype=float))
         return u[:, :1] + np.exp(np.clip(u[:, 1:2], -50.0, 50.0)) * z[None, :, 0] + u[:, 2:] @ z[:, 1:].T
 
     def log_prior(self, u):
-        return (stats.norm.logpdf(u[:, 0]) + self._logb.logpdf(u[:, 1])
+        return (self._a.logpdf(u[:, 0]) + self._logb.logpdf(u[:, 1])
                 + stats.norm.logpdf(u[:, 2:], scale=CLASSIFIER_SLOPE_SD).sum(axis=1))
 
     def probability(self, u, z):

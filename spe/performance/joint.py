@@ -19,6 +19,7 @@ product per block.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from scipy import sparse
 from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..parallel import resolve_workers
 from .groups import MAX_THRESHOLDS, ScoreGroups, threshold_grid_groups
-from .sampling import Accumulator, draw_blocks, map_draw_blocks
+from .sampling import Accumulator, map_draw_blocks, weighted_positive_probability
 
 __all__ = ["ItemLabelDraws", "JointLabelReplay", "sample_joint_performance"]
 
@@ -83,10 +84,9 @@ class ItemLabelDraws:
         return out
 
     def mean_probabilities(self, weights):
-        """Σ_m w_m p(y_i = 1 | θ_m) per item: (N,) probabilities."""
-        out = np.zeros(self.n_items)
-        for rows in draw_blocks(self.n_draws, self.n_items):
-            out += weights[rows] @ self.probabilities(rows)
+        """Σ_m w_m p(y_i = 1 | θ_m) per item: (N,) probabilities (labeled items: their label)."""
+        out = weighted_positive_probability(self.model, self.features, weights)
+        out[self.labeled_index] = self.labeled_value
         return out
 
 
@@ -147,12 +147,14 @@ class JointLabelReplay:
 
 def _guided_groups(scores, labeled_index, labeled_value, bins, mean_probability):
     """One classifier's score groups; above ``bins`` distinct scores, bins placed by the posterior mean
-    probability of its items (the mean over the items of each distinct score)."""
-    if bins is None or np.unique(scores).size <= bins:
-        return ScoreGroups.build(scores, labeled_index, labeled_value)
-    at, inv = np.unique(scores, return_inverse=True)
-    mean = np.bincount(inv, weights=mean_probability, minlength=at.size) / np.bincount(inv, minlength=at.size)
-    return ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, guide=lambda s: np.interp(s, at, mean))
+    probability of its items (``mean_probability()`` (N,), asked for only then: the mean over the items of
+    each distinct score)."""
+    def guide(s):
+        at, inv = np.unique(scores, return_inverse=True)
+        mean = np.bincount(inv, weights=mean_probability(), minlength=at.size) / np.bincount(inv, minlength=at.size)
+        return np.interp(s, at, mean)
+
+    return ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, guide=guide)
 
 
 def sample_joint_performance(model, features, classifier_scores, labeled_index, labeled_value, *, rng=None,
@@ -191,7 +193,7 @@ def sample_joint_performance(model, features, classifier_scores, labeled_index, 
     draws = ItemLabelDraws(model, np.asarray(features, dtype=float), labeled_index, labeled_value, seeds,
                            type(rng.bit_generator))
     weights = np.asarray(model.weights, dtype=float)
-    mean = draws.mean_probabilities(weights) if bins is not None else None
+    mean = functools.cache(lambda: draws.mean_probabilities(weights))  # one pass over the draws, if binning
     n = draws.n_items
     replays, accumulators = [], []
     for s in classifier_scores:

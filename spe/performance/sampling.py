@@ -342,14 +342,14 @@ def weighted_positive_probability(model, scores, weights):
     ----------
     model : FittedScoreModel
     scores : array, shape (K,)
-        Score units.
+        Score units (or K rows of the features a joint model reads, (K, V): :mod:`spe.performance.joint`).
     weights : array, shape (M,)
         Weights of the draws (normalised: the result is then a mean).
     """
     at = np.asarray(scores, dtype=float)
     weights = np.asarray(weights, dtype=float)
-    out = np.zeros(at.size)
-    for rows in draw_blocks(weights.size, at.size):
+    out = np.zeros(at.shape[0])
+    for rows in draw_blocks(weights.size, at.shape[0]):
         out += weights[rows] @ model.positive_probability(at, rows)
     return out
 
