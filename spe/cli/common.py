@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 __all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "labeled_only_baseline", "figure_bytes",
-           "check_figure_format", "json_bytes", "interval_text", "fmt", "metrics_lines", "notes"]
+           "check_figure_format", "json_bytes", "items_csv", "interval_text", "fmt", "metrics_lines", "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
@@ -75,6 +75,23 @@ def figure_bytes(fig, path):
     fig.savefig(buf, format=_figure_format(path), dpi=150)
     plt.close(fig)
     return buf.getvalue()
+
+
+def items_csv(ids, scores, probability):
+    """``--items``: a CSV of id (as read, or the 0-based row), each score column exactly as read, and
+    p(y = 1 | scores, labels) to 6 significant digits (labeled items keep their label).
+
+    ``ids``: (N,) or None; ``scores``: column name → (N,) scores; ``probability``: (N,)."""
+    import numpy as np
+    import pandas as pd
+
+    columns = {"id": ids if ids is not None else range(len(probability))}
+    # formatted here, which is also faster than to_csv's float_format
+    columns.update({name: list(map(repr, np.asarray(s).tolist())) for name, s in scores.items()})
+    columns["probability"] = list(map("{:.6g}".format, np.asarray(probability).tolist()))
+    buf = io.StringIO()
+    pd.DataFrame(columns).to_csv(buf, index=False)
+    return buf.getvalue().encode()
 
 
 def json_bytes(result):

@@ -6,7 +6,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .common import figure_bytes, finish, json_bytes, plan_outputs
+from .common import figure_bytes, finish, items_csv, json_bytes, plan_outputs
 from .options import Once, add_model_options, add_reading_options
 from .registry import Command, register
 
@@ -20,10 +20,11 @@ classifier (--score-columns a,b,c). The files must hold the same items:
 matched by 'id' when every file has one (in any order), else by row.
 LABELS.csv ('id,label') labels items of the first file, as in spe estimate.
 
-All the classifiers' scores are modelled together: the joint log-odds of a
-Gaussian mixture over all of them, calibrated on the labeled items by the
-score models of spe estimate, and a logistic recalibration on every
-classifier's log-odds; the labels weigh the two. The unknown labels are
+All the classifiers' scores are modelled together: each classifier's own
+score models (those of spe estimate), the joint log-odds of a Gaussian
+mixture over all of them calibrated by the same models, and a logistic
+recalibration on every classifier's log-odds; the labeled items weigh them
+by their evidence. The unknown labels are
 drawn once per posterior draw and every classifier's curves come from the
 same draws, so a difference between two classifiers has the interval of a
 difference, and P(A better than B) is a posterior probability.
@@ -32,7 +33,8 @@ Prints each classifier's average precision and ROC AUC with intervals, the
 probability that each is the best, and every pair's differences with P(a
 better than b); --json writes everything (each classifier's full spe
 estimate JSON under 'classifiers'); --plot the overlaid PR curves with bands
-and the differences.
+and the differences; --items each item's id, scores and probability of
+being positive under the joint model.
 
 Exit status: 0 an answer, 2 bad input or options (nothing written), 130
 interrupted, 1 anything else.
@@ -59,6 +61,9 @@ def add_arguments(p):
                    help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
     p.add_argument("--plot", metavar="OUT.png", action=Once,
                    help="write the overlaid PR curves with their bands and the differences in average precision")
+    p.add_argument("--items", metavar="OUT.csv", action=Once,
+                   help="write id, each classifier's score and p(positive | every score, labels) per item (labeled "
+                        "items keep their label; '-': to standard output)")
 
 
 def _names_list(text, what):
@@ -71,7 +76,8 @@ def _names_list(text, what):
 
 
 def read_classifiers(args):
-    """The classifiers' names and scores (N, K) and the labels from the command line (exit 2 on a mismatch)."""
+    """The classifiers' names, scores (N, K), the items' ids (the first file's, or None) and the labels from the
+    command line (exit 2 on a mismatch)."""
     from ..exceptions import SpeInputError
     from ..io import align_scores, read_labels, read_score_columns, read_scores
 
@@ -93,15 +99,20 @@ def read_classifiers(args):
             raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
     matrix = align_scores(files)
     labels = read_labels(args.labels, files[0]) if args.labels is not None else None
-    return names, matrix, labels
+    return names, matrix, files[0].ids, labels
 
 
 def run(args):
     """Run ``spe compare``; returns the exit status."""
     from ..comparison import compare
+    from ..exceptions import SpeInputError
 
-    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    names, matrix, labels = read_classifiers(args)
+    plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
+                        ("--plot", args.plot, False))
+    names, matrix, ids, labels = read_classifiers(args)
+    if args.items is not None and {"id", "probability"} & set(names):
+        raise SpeInputError("--items writes the columns 'id' and 'probability' beside one column per classifier: "
+                            "name the classifiers otherwise (--names)", argument="--names")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cmp = compare({n: matrix[:, k] for k, n in enumerate(names)}, labels, draws=args.draws, level=args.level,
@@ -112,6 +123,8 @@ def run(args):
     files = []
     if "--json" in plan:
         files.append((plan["--json"], json_bytes(cmp.to_dict(performance=args.performance))))
+    if "--items" in plan:
+        files.append((plan["--items"], items_csv(ids, dict(zip(names, matrix.T)), cmp.item_probabilities())))
     if args.plot is not None:
         import matplotlib
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from .common import (figure_bytes, finish, fit, fmt, interval_text, json_bytes, labeled_only_baseline, metrics_lines,
-                     notes, plan_outputs)
+from .common import (figure_bytes, finish, fit, fmt, interval_text, items_csv, json_bytes, labeled_only_baseline,
+                     metrics_lines, notes, plan_outputs)
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -91,7 +90,9 @@ def run(args):
         true = true_performance(ev.scores, truth)
         result["truth"] = jsonable(true)
     result_bytes = json_bytes(result)
-    items_bytes = _items_csv(scores, ev) if args.items is not None or args.report is not None else None
+    items_bytes = None
+    if args.items is not None or args.report is not None:
+        items_bytes = items_csv(scores.ids, {"score": scores.scores}, ev.item_probabilities())
     files = {"--json": result_bytes, "--items": items_bytes}
     files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
     if args.plot is not None or args.report is not None:
@@ -125,19 +126,6 @@ def _estimate_result(args, ev, base):
     if base is not None:
         result["labeled_only"] = base.to_dict()
     return result, at
-
-
-def _items_csv(scores, ev):
-    """``--items``: id, score exactly as read, and p(y = 1 | scores, labels) to 6 significant digits."""
-    import pandas as pd
-
-    ids = scores.ids if scores.ids is not None else range(ev.n_items)
-    buf = io.StringIO()
-    # formatted here, which is also faster than to_csv's float_format
-    pd.DataFrame({"id": ids, "score": list(map(repr, scores.scores.tolist())),
-                  "probability": list(map("{:.6g}".format, ev.item_probabilities().tolist()))}).to_csv(
-        buf, index=False)
-    return buf.getvalue().encode()
 
 
 def _pr_figure(args, ev, base, truth):

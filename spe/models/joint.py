@@ -1,14 +1,16 @@
 """Score models of several classifiers that scored the same items: p(y_i = 1 | s_i¹, …, s_iᴷ).
 
-Two pieces, averaged by their evidence on the labeled items by
-:func:`spe.compare`:
+The pieces that :func:`spe.compare` averages by their evidence on the labeled
+items, next to each classifier's own score models (:func:`spe.fit_scores` on
+its scores, read through :func:`view_model` — the fallbacks when the joint
+pieces rank the items worse than one classifier alone):
 
 * the *joint log-odds* z (:func:`joint_log_odds`): one number per item
   saying what all the classifiers say together about its class (a Gaussian
   mixture over their normal scores, fitted without the labels), on which
   SPE's single-score models are fitted like on any score
   (:func:`spe.fit_scores`); :func:`view_model` makes that fit read its column
-  of the item features (N, 1 + K);
+  of the item features (N, 1 + 2K: z, the K log-odds, the K scores);
 * :class:`JointLink`: a Bayesian logistic recalibration of z plus every
   classifier's own log-odds, so that the labels can say a classifier knows
   more (or less) than z gives it credit for.
@@ -153,14 +155,15 @@ CLASSIFIER_SLOPE_SD = 0.5
 class JointLink(LinkModel):
     r"""p(y = 1 | z, x) = σ(a + b z + Σ_k c_k x_k): the joint log-odds z, recalibrated, plus each classifier.
 
-    Features (B, 1 + K): the joint log-odds z (:func:`joint_log_odds`) and each classifier's log-odds x_k
-    standardised over the pool. u = (a, log b, c_1, …, c_K); priors a ~ N(0, 1), log b ~ t₃(0, 0.5) (the
-    ``hybrid`` model's: z is already a log-odds), c_k ~ N(0, :data:`CLASSIFIER_SLOPE_SD`²). The c_k let the
-    labels say that a classifier knows more (or less) than the joint log-odds gives it credit for: without them
-    every classifier's unknown labels would be drawn as if z held all it knows, and a classifier z underweighs
-    would look worse than it is, with a band too narrow to show it. Raina et al. (2004)'s hybrid, with the
-    discriminative part over every classifier (the Bayesian logistic recalibration of the K log-odds with a
-    shrinkage prior that issue 23 asks for, shrunk toward the joint log-odds rather than toward 0).
+    Features (B, ≥ 1 + K): the joint log-odds z (:func:`joint_log_odds`) and each classifier's log-odds x_k
+    standardised over the pool; further columns are not read. u = (a, log b, c_1, …, c_K); priors a ~ N(0, 1),
+    log b ~ t₃(0, 0.5) (the ``hybrid`` model's: z is already a log-odds), c_k ~ N(0, :data:`CLASSIFIER_SLOPE_SD`²).
+    The c_k let the labels say that a classifier knows more (or less) than the joint log-odds gives it credit
+    for: without them every classifier's unknown labels would be drawn as if z held all it knows, and a
+    classifier z underweighs would look worse than it is, with a band too narrow to show it. Raina et al.
+    (2004)'s hybrid, with the discriminative part over every classifier (the Bayesian logistic recalibration of
+    the K log-odds with a shrinkage prior that issue 23 asks for, shrunk toward the joint log-odds rather than
+    toward 0).
     """
 
     def __init__(self, n_classifiers):
@@ -172,7 +175,7 @@ class JointLink(LinkModel):
 
     def _eta(self, u, z):
         z = np.atleast_2d(np.asarray(z, dtype=float))
-        return u[:, :1] + np.exp(np.clip(u[:, 1:2], -50.0, 50.0)) * z[None, :, 0] + u[:, 2:] @ z[:, 1:].T
+        return u[:, :1] + np.exp(np.clip(u[:, 1:2], -50.0, 50.0)) * z[None, :, 0] + u[:, 2:] @ z[:, 1:1 + self.k].T
 
     def log_prior(self, u):
         return (self._a.logpdf(u[:, 0]) + self._logb.logpdf(u[:, 1])
@@ -212,17 +215,19 @@ def fit_joint_link(features, labeled_index, labeled_value, *, draws=1000, rng=No
     Returns
     -------
     FittedScoreModel
-        ``probability(draws, features (B, 1 + K))`` in the units given (the standardisation is inside);
-        evidence, LOO, ESS and Pareto k̂ as :func:`spe.models.link.fit_link`.
+        ``probability(draws, features (B, ≥ 1 + K))`` in the units given (the standardisation is inside; columns
+        after the first 1 + K are not read, so it takes the rows of a wider feature matrix); evidence, LOO, ESS
+        and Pareto k̂ as :func:`spe.models.link.fit_link`.
     """
     features = np.asarray(features, dtype=float)
+    k = features.shape[1] - 1
     centre = np.median(features[:, 1:], axis=0)
     scale = np.std(features[:, 1:], axis=0)
     scale = np.where(scale > 0, scale, 1.0)
 
     def standardised(f):
         f = np.atleast_2d(np.asarray(f, dtype=float))
-        return np.column_stack([f[:, 0], (f[:, 1:] - centre) / scale])
+        return np.column_stack([f[:, 0], (f[:, 1:1 + k] - centre) / scale])
 
     link = JointLink(features.shape[1] - 1)
     return fit_link(link, standardised, features[labeled_index], labeled_value, name="joint logistic",
