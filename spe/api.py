@@ -362,6 +362,11 @@ class ScoresFit:
     score_bins: int | None
     sorted_scores: np.ndarray
 
+    @property
+    def n_distinct(self) -> int:
+        """The number of distinct scores."""
+        return _n_distinct(self.sorted_scores)
+
 
 def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
     """Fit the score models of one classifier's scores (everything :func:`evaluate` does before the label draws).
@@ -404,7 +409,7 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     _check_reference_model(score_model, reference)
     notes = _workers_notes(workers)
     s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
-    n_distinct = int(np.count_nonzero(s_sorted[1:] != s_sorted[:-1])) + 1
+    n_distinct = _n_distinct(s_sorted)
     draws = check_draws(draws, s.size, n_distinct)
     bins = resolve_score_bins(score_bins, n_distinct)
     like_bins = resolve_likelihood_bins(likelihood_bins, n_distinct)
@@ -427,6 +432,11 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
         diagnostics["notes"] = notes + diagnostics.get("notes", [])
     return ScoresFit(fit.model, fit.families, diagnostics, messages + fit.messages, score_model, score_type, bins,
                      s_sorted)
+
+
+def _n_distinct(sorted_scores):
+    """The number of distinct values of sorted scores (N,), N ≥ 1."""
+    return int(np.count_nonzero(sorted_scores[1:] != sorted_scores[:-1])) + 1
 
 
 def _check_reference_model(score_model, reference):

@@ -183,7 +183,7 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
             candidates.append((view_model(alone[name].model, 1 + k + j, matrix[:, j], name), _check_of(alone[name])))
             messages += [_named(name, m) for m in alone[name].messages]
     model, table = _average(candidates, avg_rng)
-    n_distinct = max(np.unique(matrix[:, j]).size for j in range(k))
+    n_distinct = max(fit.n_distinct for fit in (alone.values() if alone else [view]))
     perfs = sample_joint_performance(model, features, list(matrix.T), index, value, rng=label_rng,
                                      bins=resolve_score_bins(score_bins, n_distinct), workers=workers)
     diagnostics = {"seed": seed, "draws": int(model.n_draws), "models": table, "view": view.diagnostics,
@@ -271,7 +271,8 @@ class Comparison:
     names : list of str, length K
     evaluations : dict name → Evaluation
     model : FittedScoreModel
-        The joint score model (averaged by evidence): ``probability(draws, features (B, 1 + K))``.
+        The joint score model (averaged by evidence): ``probability(draws, features (B, 1 + 2K))`` (the joint
+        log-odds, the K log-odds, the K scores; :func:`compare`'s ``_features``).
     level : float
     labeled_index, labeled_value : int arrays, shape (n,)
     diagnostics : dict
@@ -315,6 +316,9 @@ class Comparison:
         """Weights of the M draws (shared by every classifier), shape (M,)."""
         return self.evaluations[self.names[0]].weights
 
+    def _level(self, level):
+        return self.level if level is None else check_level(level)
+
     def _name(self, name):
         if name not in self.evaluations:
             raise SpeInputError(f"no classifier {name!r}; the classifiers are {', '.join(self.names)}",
@@ -326,7 +330,13 @@ class Comparison:
 
         ``metric``: a metric of the ranking (:func:`compared_metric_names`), ``"precision_at_recall"`` (at
         ``AT_RECALL`` = 0.5; or ``"precision_at_recall:R"``) or ``"recall_at_precision"`` (at ``AT_PRECISION``
-        = 0.9, or ``":P"``: the largest recall of the grid whose precision is ≥ P; 0 when none).
+        = 0.9, or ``":P"``: the largest recall of the grid whose precision is ≥ P; 0 when none). Values are
+        probabilities (the metric's units; NaN where a draw leaves it undefined).
+
+        Raises
+        ------
+        SpeInputError
+            An unknown classifier, or a metric that does not say which value is better.
         """
         perf = self[name].performance_of(performance)
         kind, _, at = str(metric).partition(":")
@@ -370,8 +380,7 @@ class Comparison:
         SpeInputError
             An unknown classifier or metric (:meth:`metric_draws`), or a bad ``level``.
         """
-        return summarise_draws(self._difference_draws(a, b, metric, performance), self.weights,
-                               self.level if level is None else check_level(level))
+        return summarise_draws(self._difference_draws(a, b, metric, performance), self.weights, self._level(level))
 
     def probability_better(self, a, b, metric="average_precision", performance="sample") -> float:
         """P(a is better than b by ``metric``) under the posterior, in [0, 1] (NaN when undefined in every draw);
@@ -388,7 +397,8 @@ class Comparison:
 
     def ranking(self, metric="average_precision", performance="sample") -> list:
         """Each classifier's posterior probability of being the best by ``metric`` (ties shared) and its
-        posterior mean, best first: a list of ``{"name", "p_best", "mean"}``."""
+        posterior mean, best first: a list of ``{"name", "p_best", "mean"}`` (p_best sums to 1 over the K).
+        Raises :class:`SpeInputError` on an unknown metric (:meth:`metric_draws`)."""
         values = np.column_stack([self.metric_draws(n, metric, performance) for n in self.names])
         means = [summarise_draws(v, self.weights, self.level).mean for v in values.T]
         values = -values if self._lower_is_better(metric) else values
@@ -402,9 +412,10 @@ class Comparison:
     def comparisons(self, metrics=None, level=None, performance="sample") -> list:
         """Every pair (a before b in ``names``) and metric: ``{"a", "b", "metric", "difference", "p_a_better"}``
         (the ``spe compare --json`` contract). Default metrics: those of :func:`compared_metric_names`,
-        ``precision_at_recall`` and ``recall_at_precision``."""
+        ``precision_at_recall`` and ``recall_at_precision``. Raises :class:`SpeInputError` on an unknown metric
+        or a bad ``level``."""
         metrics = list(metrics or (*compared_metric_names(), "precision_at_recall", "recall_at_precision"))
-        level = self.level if level is None else check_level(level)
+        level = self._level(level)
         out = []
         for i, a in enumerate(self.names):
             for b in self.names[i + 1:]:
@@ -417,7 +428,7 @@ class Comparison:
 
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract)."""
-        level = self.level if level is None else check_level(level)
+        level = self._level(level)
         return {
             "n_items": self.n_items,
             "n_labeled": int(self.labeled_index.size),
@@ -432,7 +443,7 @@ class Comparison:
 
     def summary(self, level=None, performance="sample") -> str:
         """A short human-readable report (what ``spe compare`` prints)."""
-        level = self.level if level is None else check_level(level)
+        level = self._level(level)
         pct = f"{100 * level:g}%"
         n_pos = int(np.sum(self.labeled_value == 1))
         lines = [f"spe compare: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "

@@ -11,7 +11,8 @@ import warnings
 from pathlib import Path
 
 __all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "labeled_only_baseline", "figure_bytes",
-           "check_figure_format", "json_bytes", "items_csv", "interval_text", "fmt", "metrics_lines", "notes"]
+           "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt", "metrics_lines",
+           "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
@@ -28,7 +29,7 @@ def plan_outputs(args, *specs, directories=()):
     inputs = {}
     for what, name in (("scores", "scores"), ("labels", "labels"), ("truth", "truth"), ("reference", "reference")):
         given = getattr(args, name, None)
-        for k, path in enumerate(given if isinstance(given, list) else [given]):
+        for path in given if isinstance(given, list) else [given]:
             inputs[f"the {what} file" + (f" {path}" if isinstance(given, list) and len(given) > 1 else "")] = path
     check_outputs(outputs, inputs)
     return {o.flag: o for o in outputs}
@@ -110,6 +111,16 @@ def read_inputs(args, scores=None):
     return scores, read_labels(args.labels, scores) if args.labels is not None else None
 
 
+def model_options(args):
+    """The keyword arguments of :func:`spe.evaluate` and :func:`spe.compare` given by the shared model options
+    (:func:`spe.cli.options.add_model_options`; not ``--reference``, which is a file to read)."""
+    return dict(families=args.families, draws=args.draws, level=args.level, inference=args.inference, rng=args.seed,
+                score_space=args.score_space, score_model=args.score_model, score_type=args.score_type,
+                temper=not args.no_tempering, monotone=not args.no_monotone,
+                progressbar=args.inference == "nuts" and sys.stderr.isatty(), score_bins=args.score_bins,
+                likelihood_bins=args.likelihood_bins, workers=args.workers)
+
+
 def fit(args, scores=None):
     """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
     (scores file, Evaluation)."""
@@ -120,12 +131,7 @@ def fit(args, scores=None):
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate(scores.scores, labels, families=args.families, draws=args.draws, level=args.level,
-                      inference=args.inference, rng=args.seed, score_space=args.score_space,
-                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
-                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
-                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers,
-                      reference=reference)
+        ev = evaluate(scores.scores, labels, reference=reference, **model_options(args))
     return scores, ev
 
 

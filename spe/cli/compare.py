@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 
-from .common import figure_bytes, finish, items_csv, json_bytes, plan_outputs
+from .common import figure_bytes, finish, items_csv, json_bytes, model_options, plan_outputs
 from .options import Once, add_model_options, add_reading_options
 from .registry import Command, register
 
@@ -115,11 +114,7 @@ def run(args):
                             "name the classifiers otherwise (--names)", argument="--names")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cmp = compare({n: matrix[:, k] for k, n in enumerate(names)}, labels, draws=args.draws, level=args.level,
-                      rng=args.seed, families=args.families, inference=args.inference, score_space=args.score_space,
-                      score_model=args.score_model, score_type=args.score_type, temper=not args.no_tempering,
-                      monotone=not args.no_monotone, progressbar=args.inference == "nuts" and sys.stderr.isatty(),
-                      score_bins=args.score_bins, likelihood_bins=args.likelihood_bins, workers=args.workers)
+        cmp = compare(dict(zip(names, matrix.T)), labels, **model_options(args))
     files = []
     if "--json" in plan:
         files.append((plan["--json"], json_bytes(cmp.to_dict(performance=args.performance))))

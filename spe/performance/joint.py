@@ -212,9 +212,4 @@ def sample_joint_performance(model, features, classifier_scores, labeled_index, 
     for parts in map_draw_blocks(block, draws.n_draws, n, threads):
         for acc, part in zip(accumulators, parts):
             acc.add(part)
-    out = []
-    for acc, replay in zip(accumulators, replays):
-        perf = acc.result(weights, replay.groups, "sample")
-        perf.replay, perf.workers = replay, threads
-        out.append(perf)
-    return out
+    return [acc.result(weights, replay, "sample", threads) for acc, replay in zip(accumulators, replays)]

@@ -174,9 +174,7 @@ class SamplePerformance:
             r = self.replay
             acc = Accumulator(self.recall_grid, self.fpr_grid, r.labeled_groups, r.threshold_groups, self.n_items)
             acc.fill(r.expected_positives, r, self.workers)
-            self._population = acc.result(self.weights, r.groups, "population")
-            self._population.replay = self.replay
-            self._population.workers = self.workers
+            self._population = acc.result(self.weights, r, "population", self.workers)
         return self._population
 
 
@@ -229,7 +227,10 @@ class Accumulator:
                                     replay.cells, workers):
             self.add(part)
 
-    def result(self, weights, groups, kind):
+    def result(self, weights, replay, kind, workers):
+        """The :class:`SamplePerformance` of the blocks added, ``kind`` "sample" or "population", carrying the
+        ``replay`` that recounts it (its score groups give the thresholds) and the ``workers`` it used."""
+        groups = replay.groups
         cat = {key: np.concatenate(v) for key, v in self.parts.items() if key != "ranking"}
         ranking = {name: np.concatenate([part[name] for part in self.parts["ranking"]])
                    for name in self.parts["ranking"][0]}
@@ -239,7 +240,7 @@ class Accumulator:
             precision_at_recall=cat["pr"], fpr_grid=np.asarray(self.fpr_grid, dtype=float), tpr_at_fpr=cat["roc"],
             thresholds=groups.scores[order].copy(), n_predicted=np.cumsum(groups.counts)[order],
             true_positives=cat["tp"], n_positive=ranking["prevalence"] * self.n, n_items=self.n,
-            labeled_recall=cat["lrec"], labeled_precision=cat["lprec"], kind=kind,
+            labeled_recall=cat["lrec"], labeled_precision=cat["lprec"], kind=kind, replay=replay, workers=workers,
         )
 
 
@@ -430,10 +431,7 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     threads = resolve_workers(workers)
     replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups, bit_generator)
     sample.fill(lambda rows: replay.positive_counts(rows, streams), replay, threads)
-    perf = sample.result(weights, groups, "sample")
-    perf.replay = replay
-    perf.workers = threads
-    return perf
+    return sample.result(weights, replay, "sample", threads)
 
 
 def replay_true_positives(performance, thresholds):
