@@ -29,12 +29,19 @@ class Beta(Family):
         return (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - special.betaln(a, b)
 
     def log_cdf_sf(self, theta, x):
-        """Log CDF and log survival function, each (M, N), from the regularised incomplete beta function
-        (the survival function as I_{1−x}(b, a), so that it does not cancel near 1)."""
+        """Log CDF and log survival function, each (M, N), from one regularised incomplete beta function per
+        draw and score: I_x(a, b) below the mean, I_{1−x}(b, a) above it (the smaller tail, so that neither
+        cancels near 0 or 1), the other tail 1 minus it."""
         a, b = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
+        a, b, x = np.broadcast_arrays(a, b, x)
+        lower = x <= a / (a + b)
+        near = np.empty(x.shape)
+        near[lower] = special.betainc(a[lower], b[lower], x[lower])
+        upper = ~lower
+        near[upper] = special.betainc(b[upper], a[upper], 1.0 - x[upper])
         with np.errstate(divide="ignore"):
-            return np.log(special.betainc(a, b, x)), np.log(special.betainc(b, a, 1.0 - x))
+            return np.log(np.where(lower, near, 1.0 - near)), np.log(np.where(lower, 1.0 - near, near))
 
     def scipy_dist(self, a, b):
         return stats.beta(a, b)

@@ -32,6 +32,14 @@ def _log_t_mass(df, a, b):
     return np.log(special.stdtr(df, hi) - special.stdtr(df, lo))
 
 
+def _t_tails(df, t):
+    """(T_ν(t), 1 − T_ν(t)) from one ``stdtr`` of the smaller tail, T_ν(−|t|), which is exact; the other is
+    1 minus it (≥ ½, so nothing cancels)."""
+    small = special.stdtr(df, -np.abs(t))
+    lower = t <= 0
+    return np.where(lower, small, 1.0 - small), np.where(lower, 1.0 - small, small)
+
+
 class TruncT(Family):
     name = "trunct"
     params = (Param("loc", "real"), Param("scale", "positive"), Param("df", "positive"))
@@ -47,13 +55,18 @@ class TruncT(Family):
         return log_t - np.log(scale) - _log_t_mass(df, -loc / scale, (1 - loc) / scale)
 
     def log_cdf_sf(self, theta, x):
-        """Log CDF and log survival function, each (M, N), from Student-t mass differences in the nearer tail."""
+        """Log CDF and log survival function, each (M, N), from Student-t mass differences in the nearer tail
+        (one ``stdtr`` per draw and score: both tails of t come from the smaller one)."""
         loc, scale, df = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
+        (cdf_a, sf_a), (cdf_b, sf_b), (cdf_z, sf_z) = (_t_tails(df, t) for t in (a, b, z))
+        upper_a = a > 0  # the whole truncation range in the upper tail: differences of survival functions
         with np.errstate(divide="ignore", invalid="ignore"):
-            norm = _log_t_mass(df, a, b)
-            return _log_t_mass(df, a, z) - norm, _log_t_mass(df, z, b) - norm
+            log_norm = np.log(np.where(upper_a, sf_a - sf_b, cdf_b - cdf_a))
+            below = np.where(upper_a, sf_a - sf_z, cdf_z - cdf_a)
+            above = np.where(z > 0, sf_z - sf_b, cdf_b - cdf_z)
+            return np.log(below) - log_norm, np.log(above) - log_norm
 
     def scipy_dist(self, loc, scale, df):
         t = stats.make_distribution(stats.t)(df=float(np.ravel(df)[0]))
