@@ -203,7 +203,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         score histogram, down-weight its unlabeled likelihood to the
         coarsened posterior (default True; :mod:`spe.models.mixture.check`). False keeps
         the paper's posterior as it is (e.g. to reproduce the paper); the
-        check is still reported.
+        check is still reported. Averaged (``score_model="average"``), a
+        mixture that fails the check is left out instead, neither tempered
+        nor its evidence computed (``histogram_check["left_out"]``).
     progressbar : bool
         Show a progress bar while NUTS samples (``inference="nuts"`` only).
     score_bins : "auto", int or None
@@ -526,7 +528,10 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     draws = options["draws"]
     data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference)
-    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value, options, fit_rng)
+    # averaged, a mixture failing the histogram check is left out (_criticise): it need not be tempered
+    mixture_options = dict(options, leave_out_misfit=score_model == "average")
+    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value, mixture_options,
+                                                                      fit_rng)
                                       if _uses_mixture(score_model) else (None, []))
     mixture = data.mixture
     fitted, specs, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
@@ -569,7 +574,7 @@ def _criticise(fitted, mixture, s, index, value, rng):
     scores (:mod:`spe.models.mixture.check`): tempered, its posterior is close to its
     prior, whose p(y | s) says little about these scores yet is sharp at the
     top (a positive family above a negative one), and 20 labels cannot
-    refute that.
+    refute that. (So it is fitted with ``leave_out_misfit``: not tempered.)
     """
     label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
     hist = None if mixture is None else mixture.mixture_fit.histogram_check

@@ -207,6 +207,12 @@ def most_likely_threshold(curve, mean_f1):
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
 
+def _evidence_text(log_evidence):
+    """A model's log evidence for the summary, 8 wide: "—" when it was not computed (a mixture left out)."""
+    ok = log_evidence is not None and np.isfinite(log_evidence)
+    return f"{log_evidence:8.2f}" if ok else f"{'—':>8s}"
+
+
 def metric_names():
     """(names of the metrics of the whole ranking, names of the metrics at a threshold), as registered in
     :mod:`spe.metrics`."""
@@ -743,7 +749,7 @@ class Evaluation:
                               else " (failed: left out)")
                 loo = f"  LOO {m['elpd_loo']:8.2f}" if m.get("elpd_loo") is not None else ""
                 lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence "
-                             f"{m['log_evidence']:8.2f}{loo}{check}")
+                             f"{_evidence_text(m['log_evidence'])}{loo}{check}")
         elif models:
             lines.append(f"score model: {models[0]['model']}")
         ref = d.get("reference")

@@ -159,6 +159,21 @@ def test_tempering_can_be_switched_off_and_then_changes_nothing():
     assert any("tempering is off" in str(c.message) for c in caught)
 
 
+def test_a_misfit_the_caller_leaves_out_is_not_tempered_and_has_no_evidence():
+    s, y, idx = _bimodal_negatives()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, leave_out_misfit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, check=False)
+    np.testing.assert_array_equal(out.draws, plain.draws)
+    hc = out.diagnostics["histogram_check"]
+    assert hc["passed"] is False and hc["left_out"] is True and hc["tempering"] == 1.0
+    assert out.log_evidence is None
+    assert any("the mixture is left out" in str(c.message) for c in caught)
+
+
 def test_a_two_component_negative_family_fits_bimodal_negatives():
     """Model expansion (Welinder et al. §4.2, Fig. 3C): where one truncated normal per class fails the
     histogram check, truncnorm2 for the negatives passes it, and the family ranking (BIC) prefers it."""

@@ -103,6 +103,18 @@ def test_averaging_weights_follow_the_evidence():
     assert avg.diagnostics["chosen"] == "b"
 
 
+def test_the_average_evidence_is_that_of_the_models_averaged():
+    """p(Y_L | S) of the averaged model is the prior-weighted mean evidence of the models it averages: an excluded
+    model's evidence does not count, and the prior is renormalised over the others."""
+    models = [_const_model("a", 0.1, -10.0), _const_model("b", 0.9, -12.0), _const_model("c", 0.5, -2.0)]
+    every = average_models(models, draws=300, rng=0)
+    assert every.log_evidence == pytest.approx(np.log(np.mean(np.exp([-10.0, -12.0, -2.0]))))
+    two = average_models(models, draws=300, rng=0, exclude=[False, False, True], prior=[0.2, 0.3, 0.5])
+    assert two.log_evidence == pytest.approx(np.log(0.4 * np.exp(-10.0) + 0.6 * np.exp(-12.0)))
+    np.testing.assert_allclose(two.components.weights, [0.4 * np.exp(-10.0), 0.6 * np.exp(-12.0), 0.0]
+                               / (0.4 * np.exp(-10.0) + 0.6 * np.exp(-12.0)))
+
+
 def test_systematic_resampling_follows_the_weights():
     rng = np.random.default_rng(0)
     w = np.array([0.5, 0.25, 0.125, 0.125])

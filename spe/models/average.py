@@ -91,7 +91,9 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
         Draws of shape (M, 2): (model index, draw index within the model),
         equal weights; ``diagnostics["models"]`` lists each model's log
         evidence and posterior probability; ``log_evidence`` is the log of
-        the average evidence.
+        the average evidence of the models averaged (those not excluded,
+        under the prior renormalised over them): p(Y_L | S) of the averaged
+        model.
 
     Raises
     ------
@@ -108,9 +110,10 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
         excluded = np.zeros(len(models), dtype=bool)
     with np.errstate(divide="ignore"):
         log_prior = np.zeros(len(models)) if prior is None else np.log(np.asarray(prior, dtype=float))
-    active = np.where(excluded, -np.inf, log_ev + log_prior)
-    if not np.isfinite(active).any():  # every model the prior allows was excluded: the prior cannot choose
-        active = np.where(excluded, -np.inf, log_ev)
+    log_prior = np.where(excluded, -np.inf, log_prior)  # the prior over the models averaged
+    if not np.isfinite(log_prior + log_ev).any():  # every model the prior allows was excluded: it cannot choose
+        log_prior = np.where(excluded, -np.inf, 0.0)
+    active = log_ev + log_prior
     probs = np.exp(active - special.logsumexp(active))
     counts = _allocate(probs, draws)
     rows = []
@@ -140,7 +143,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
         probability=probability,
         diagnostics={"models": summary, "chosen": models[best].name},
         param_names=["model", "draw"],
-        log_evidence=float(special.logsumexp(log_ev + log_prior - special.logsumexp(log_prior))),
+        log_evidence=float(special.logsumexp(active) - special.logsumexp(log_prior)),
     )
     averaged.components = Components(tuple(models), probs)
     return averaged

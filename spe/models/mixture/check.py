@@ -72,6 +72,9 @@ class HistogramCheck:
     """True when the tempered posterior had no identified mode and the plain one was kept."""
     tempering_off: bool = False
     """True when the caller asked for the paper's posterior unchanged (no tempering)."""
+    left_out: bool = False
+    """True when the check failed and the caller leaves the mixture out (:func:`spe.evaluate`'s average of score
+    models): it is neither tempered nor its evidence computed."""
 
     @property
     def passed(self) -> bool:
@@ -86,7 +89,7 @@ class HistogramCheck:
     @property
     def tempering(self) -> float:
         """ζ = α / (α + N) (Miller & Dunson 2019) if the check failed, else 1."""
-        if self.passed or self.excess <= 0 or self.tempering_failed or self.tempering_off:
+        if self.passed or self.excess <= 0 or self.tempering_failed or self.tempering_off or self.left_out:
             return 1.0
         alpha = self.effective_items
         return float(alpha / (alpha + self.n_items))
@@ -105,6 +108,7 @@ class HistogramCheck:
             "effective_unlabeled_items": None if self.tempering == 1.0 else self.effective_items,
             "tempering_off": self.tempering_off,
             "tempering_failed": self.tempering_failed,
+            "left_out": self.left_out,
         }
 
 

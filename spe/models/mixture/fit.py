@@ -156,7 +156,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
                 score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
                 identify_top=True, inference="importance", progressbar=False, likelihood_bins=None,
-                sorted_scores=None, workers=None):
+                sorted_scores=None, workers=None, leave_out_misfit=False):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -213,6 +213,13 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         Temper the unlabeled likelihood when the check fails (default
         True); False keeps the paper's posterior (the check is still run,
         reported and warned about).
+    leave_out_misfit : bool
+        For a caller that leaves a mixture failing the check out of its
+        estimate (:func:`spe.evaluate`'s average of score models): when the
+        check fails, stop there: the plain posterior is kept, neither
+        tempered nor redrawn, and its evidence is not computed
+        (``log_evidence`` None); ``histogram_check.left_out`` says so.
+        Default False.
     monotone : bool
         Make p(y = 1 | s) non-decreasing in the score (default True): above
         the median score the log-odds at s is the highest the mixture
@@ -262,15 +269,15 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     check_rng, rng = rng.spawn(2)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
-                                                            temper=temper, rng=check_rng)
+                                                            temper=temper, leave_out=leave_out_misfit, rng=check_rng)
     pp = _class_probability(mix, x_sorted, monotone)
 
     def probability(u, s):
         return pp(u, space.to_model(s))
 
-    log_evidence = _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000),
-                                         rng=rng, resolution=resolution, proposal=proposal, tempering=tempering,
-                                         pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
+    log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
+        mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
+        proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size:
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
@@ -323,9 +330,10 @@ class _Sampler:
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, d, identify=False))
 
 
-def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
+def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_out, rng):
     """The posterior draws after the histogram check (:mod:`spe.models.mixture.check`): the plain posterior when the
-    mixture reproduces the score histogram (or tempering is off), else the coarsened one, redrawn.
+    mixture reproduces the score histogram (or tempering is off, or the caller leaves a misfit out), else the
+    coarsened one, redrawn.
 
     Returns (draws, the data they condition on, the MAP, the tempering, the check or None); warns when the
     check fails (and repeats the sampler's warnings of the posterior it keeps).
@@ -337,7 +345,9 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
         hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=rng)  # order-free: sorted is cheaper
-        if temper:
+        if leave_out and not hist.passed:
+            hist = dataclasses.replace(hist, left_out=True)
+        elif temper:
             tempering = hist.tempering
         else:
             hist = dataclasses.replace(hist, tempering_off=True)
@@ -364,7 +374,12 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, rng):
     else:
         for w in first_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        if hist is not None and not hist.passed:
+        if hist is not None and hist.left_out:
+            warnings.warn(
+                f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
+                f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
+                f"expected over {hist.bins} bins): the mixture is left out", SpeWarning, stacklevel=3)
+        elif hist is not None and not hist.passed:
             why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
             warnings.warn(
                 f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
