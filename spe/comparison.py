@@ -51,7 +51,7 @@ JOINT_VIEW = "joint"
 UNVALIDATED = ("the joint model of several classifiers meets only part of its targets: on the shared pools at 20 "
                "labels its bands covered the true PR curves on 93% of the recall grid and its error was on average "
                "0.68 times each classifier's alone, but the strongest classifier of a pool can be estimated worse "
-               "than by spe estimate alone (a gradient-boosting classifier: PR-curve error 0.050 against 0.036); "
+               "than by spe estimate alone (a gradient-boosting classifier: PR-curve error 0.053 against 0.036); "
                "check the strongest classifier's own curve with spe estimate")
 
 
