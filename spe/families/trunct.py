@@ -24,20 +24,24 @@ from scipy import special, stats
 from .base import Family, Param, gamma_logpdf, normal_logpdf
 
 
-def _log_t_mass(df, a, b):
-    """log(T_ν(b) − T_ν(a)) for b > a, from the nearer tail (upper tail: T(b) − T(a) = T(−a) − T(−b))."""
-    flip = a > 0
-    hi = np.where(flip, -a, b)
-    lo = np.where(flip, -b, a)
-    return np.log(special.stdtr(df, hi) - special.stdtr(df, lo))
-
-
 def _t_tails(df, t):
     """(T_ν(t), 1 − T_ν(t)) from one ``stdtr`` of the smaller tail, T_ν(−|t|), which is exact; the other is
     1 minus it (≥ ½, so nothing cancels)."""
     small = special.stdtr(df, -np.abs(t))
     lower = t <= 0
     return np.where(lower, small, 1.0 - small), np.where(lower, 1.0 - small, small)
+
+
+def _t_mass(tails_a, tails_b, a):
+    """T_ν(b) − T_ν(a) for b > a from both ends' tails (:func:`_t_tails`), in the nearer tail: a difference of
+    survival functions when a > 0 (both ends in the upper tail), of CDFs otherwise."""
+    (cdf_a, sf_a), (cdf_b, sf_b) = tails_a, tails_b
+    return np.where(a > 0, sf_a - sf_b, cdf_b - cdf_a)
+
+
+def _log_t_mass(df, a, b):
+    """log(T_ν(b) − T_ν(a)) for b > a."""
+    return np.log(_t_mass(_t_tails(df, a), _t_tails(df, b), a))
 
 
 class TruncT(Family):
@@ -60,13 +64,11 @@ class TruncT(Family):
         loc, scale, df = self._columns(theta)
         x = np.clip(np.asarray(x, dtype=float)[None, :], 0.0, 1.0)
         a, b, z = -loc / scale, (1 - loc) / scale, (x - loc) / scale
-        (cdf_a, sf_a), (cdf_b, sf_b), (cdf_z, sf_z) = (_t_tails(df, t) for t in (a, b, z))
-        upper_a = a > 0  # the whole truncation range in the upper tail: differences of survival functions
+        tails_a, tails_b, tails_z = (_t_tails(df, t) for t in (a, b, z))
         with np.errstate(divide="ignore", invalid="ignore"):
-            log_norm = np.log(np.where(upper_a, sf_a - sf_b, cdf_b - cdf_a))
-            below = np.where(upper_a, sf_a - sf_z, cdf_z - cdf_a)
-            above = np.where(z > 0, sf_z - sf_b, cdf_b - cdf_z)
-            return np.log(below) - log_norm, np.log(above) - log_norm
+            log_norm = np.log(_t_mass(tails_a, tails_b, a))
+            return (np.log(_t_mass(tails_a, tails_z, a)) - log_norm,
+                    np.log(_t_mass(tails_z, tails_b, z)) - log_norm)
 
     def scipy_dist(self, loc, scale, df):
         t = stats.make_distribution(stats.t)(df=float(np.ravel(df)[0]))

@@ -366,25 +366,27 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_
         # the untempered posterior is discarded, and its sampling warnings with it
         post = sample(data, u_map)
         warnings.warn(
-            f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
-            f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
-            f"expected over {hist.bins} bins); the scores' shape was given the weight of "
-            f"{format_items(hist.effective_items)} items instead of {hist.n_items:,} (coarsened posterior), so its "
-            f"bands are wider", SpeWarning, stacklevel=3)
+            f"{_misfit(mix, hist)}; the scores' shape was given the weight of {format_items(hist.effective_items)} "
+            f"items instead of {hist.n_items:,} (coarsened posterior), so its bands are wider", SpeWarning,
+            stacklevel=3)
     else:
         for w in first_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if hist is not None and hist.left_out:
-            warnings.warn(
-                f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
-                f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
-                f"expected over {hist.bins} bins): the mixture is left out", SpeWarning, stacklevel=3)
+            warnings.warn(f"{_misfit(mix, hist)}: the mixture is left out", SpeWarning, stacklevel=3)
         elif hist is not None and not hist.passed:
             why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
             warnings.warn(
                 f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
                 f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=3)
     return post, data, u_map, tempering, hist
+
+
+def _misfit(mix, hist):
+    """What a failed histogram check says: the fitted densities against the scores' histogram, in numbers."""
+    return (f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
+            f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
+            f"expected over {hist.bins} bins)")
 
 
 def _class_probability(mix, x_sorted, monotone):
