@@ -818,5 +818,7 @@ class Evaluation:
                        f"{100 * nuts.get('dropped', 0.0):.1f}% of draws outside the identified region")
         else:
             quality = f"Pareto k̂ {d.get('pareto_k', float('nan')):.2f}"
+        left_out = bool((d.get("histogram_check") or {}).get("left_out"))
         return (f"SPE mixture sampler: {d.get('inference')}, {d.get('draws')} draws, ESS "
-                f"{d.get('ess', float('nan')):.0f}, {quality}, MAP starts agreeing {d.get('map_starts_agreeing')}")
+                f"{d.get('ess', float('nan')):.0f}, {quality}, MAP starts agreeing {d.get('map_starts_agreeing')}"
+                + (" (the mixture is left out of the average: these draws are not used)" if left_out else ""))

@@ -322,7 +322,7 @@ def test_a_mixture_that_fails_the_histogram_check_is_left_out_of_the_average():
     assert bad.diagnostics["histogram_check"]["passed"] is False
     entry = next(m for m in bad.diagnostics["score_models"] if m["model"].startswith("mixture"))
     assert entry["excluded"] and entry["left_out_by"] == "histogram" and entry["weight"] == 0.0
-    assert "histogram check failed: left out" in bad.summary()
+    assert "histogram check failed: left out" in bad.summary() and "these draws are not used" in bad.summary()
     # left out, it is neither tempered nor its evidence computed; asked for alone, tempering is tried
     assert bad.diagnostics["histogram_check"]["left_out"] and bad.diagnostics["histogram_check"]["tempering"] == 1
     assert not np.isfinite(entry["log_evidence"])
@@ -330,6 +330,7 @@ def test_a_mixture_that_fails_the_histogram_check_is_left_out_of_the_average():
     hc = alone.diagnostics["histogram_check"]
     assert not hc["left_out"] and (hc["tempering"] < 1 or hc["tempering_failed"])
     assert np.isfinite(alone.model.log_evidence)
+    assert "these draws are not used" not in alone.summary()
     s2, y2 = simulate(1500, 0.3, 4, pos=(2.5, 1.0))
     good = _quiet(s2, _labels(y2, 20, 1), families="truncnorm,truncnorm", draws=300, rng=0)
     assert good.diagnostics["histogram_check"]["passed"] is True

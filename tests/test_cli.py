@@ -119,7 +119,8 @@ def test_runs_on_real_cases_without_ids(tmp_path):
         lab = tmp_path / f"{name}_labels.csv"
         pd.DataFrame({"id": pick, "label": df["label"].to_numpy()[pick]}).to_csv(lab, index=False)
         out = tmp_path / f"{name}.json"
-        assert main(["estimate", str(s), "--labels", str(lab), "--json", str(out), "--draws", "200", "--seed", "1"]) == 0
+        argv = ["estimate", str(s), "--labels", str(lab), "--json", str(out), "--draws", "200", "--seed", "1"]
+        assert main(argv) == 0
         d = json.loads(out.read_text())
         assert d["n_items"] == len(df) and d["n_labeled"] == 20
 

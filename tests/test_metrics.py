@@ -88,7 +88,8 @@ class _Fixed:
     """A score model with a known p(y = 1 | s) and equal weights."""
 
     def __init__(self, prob, m):
-        self.model = FittedScoreModel("fixed", np.zeros((m, 1)), np.full(m, 1 / m), lambda d, s: np.tile(prob(s), (d.shape[0], 1)))
+        self.model = FittedScoreModel("fixed", np.zeros((m, 1)), np.full(m, 1 / m),
+                                      lambda d, s: np.tile(prob(s), (d.shape[0], 1)))
 
 
 def test_each_draw_curve_is_the_curve_of_its_drawn_labels():

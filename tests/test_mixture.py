@@ -172,7 +172,8 @@ def test_map_recovers_simulated_mixture(seed):
     data = MixtureData.build(x, np.array([], dtype=int), np.array([], dtype=int))
     mix = Mixture("truncnorm", "truncnorm")
     res = find_map(lambda u: mix.log_posterior(u, data, identify=False), mix.initial_points(x, data), scale=x.size)
-    pi, th0, th1 = mix.constrained(res.u[None])[0][0], mix.constrained(res.u[None])[0][1:3], mix.constrained(res.u[None])[0][3:]
+    c = mix.constrained(res.u[None])[0]
+    pi, th0, th1 = c[0], c[1:3], c[3:]
     assert pi == pytest.approx(0.25, abs=0.03)
     np.testing.assert_allclose(th0, [0.35, 0.1], atol=0.02)
     np.testing.assert_allclose(th1, [0.7, 0.08], atol=0.02)

@@ -24,7 +24,8 @@ def _pair(scores, labels, seed, draws):
 def _agree(a, b, name):
     """Posterior means of a metric agree within 4 combined Monte-Carlo standard errors (sd / √ESS)."""
     va, vb = a.performance, b.performance
-    pick = {"prevalence": lambda p: p.prevalence, "average_precision": lambda p: p.ranking_metrics["average_precision"]}[name]
+    pick = {"prevalence": lambda p: p.prevalence,
+            "average_precision": lambda p: p.ranking_metrics["average_precision"]}[name]
     xa, xb = pick(va), pick(vb)
     wa, wb = a.weights, b.weights
     ma, mb = wa @ xa, wb @ xb

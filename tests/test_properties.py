@@ -14,7 +14,6 @@ flake); ``HYPOTHESIS_PROFILE=explore`` draws new ones each run.
 from __future__ import annotations
 
 import csv
-import io
 import os
 from dataclasses import dataclass, field
 

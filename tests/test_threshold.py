@@ -21,7 +21,8 @@ def _model(prob, m, weights=None):
 def _evaluation(scores, model, index=(), value=(), rng=0, **kw):
     index, value = np.asarray(index, dtype=int), np.asarray(value, dtype=int)
     perf = sample_performance(model, scores, index, value, rng=rng, **kw)
-    return Evaluation(np.asarray(scores, dtype=float), index, value, 0.9, model, perf, {"negative": "-", "positive": "-"})
+    families = {"negative": "-", "positive": "-"}
+    return Evaluation(np.asarray(scores, dtype=float), index, value, 0.9, model, perf, families)
 
 
 def _known_labels_evaluation(s, y, m=3):
