@@ -208,6 +208,10 @@ def main(argv=None):
         report(pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True))
         return
     pools = args.pools or sorted(POOLS)
+    missing = [n for pool in pools for n in POOLS[pool] if not (Path(args.cases_dir) / f"{n}.csv").is_file()]
+    if missing:
+        raise SystemExit(f"{args.cases_dir}: no {missing[0]}.csv ({len(missing)} case files missing); give the "
+                         "shared cases' directory with --cases-dir")
     tasks = [(str(args.cases_dir), pool, POOLS[pool], n, seed, args.draws, not args.no_single)
              for pool in pools for n in args.labels for seed in range(args.seed_start, args.seed_start + args.seeds)]
     print(f"{len(tasks)} trials", file=sys.stderr)
