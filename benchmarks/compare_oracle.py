@@ -48,11 +48,11 @@ from spe.models.features import log_odds_feature
 ORACLES = ("logistic", "boosting", "joint", "gaussians", "own")
 
 
-def oracle_inputs(kind, scores, names):
-    """The oracles of ``kind`` on a pool: (label, what the oracle reads (N, ·), its estimator's name) triples."""
+def oracle_inputs(kind, scores, log_odds, names):
+    """The oracles of ``kind`` on a pool of scores (N, K) with their log-odds (N, K): (label, what the oracle
+    reads (N, ·), its estimator's name) triples."""
     from spe.models.joint import joint_log_odds, normal_scores
 
-    log_odds = np.column_stack([log_odds_feature(c)(c) for c in scores.T])
     if kind in ("logistic", "boosting"):
         return [(kind, log_odds, kind)]
     if kind == "joint":
@@ -77,9 +77,9 @@ def oracle_probability(estimator, features, labels, seed):
     return cross_val_predict(model, features, labels, cv=folds, method="predict_proba")[:, 1]
 
 
-def candidate_errors(scores, labels, index, draws, seed):
-    """Each classifier's PR-curve error (K,) for each classifier's own score models fitted on the labeled
-    items, drawing every classifier's unknown labels alone: {"fitted:<j>": errors}."""
+def candidate_errors(scores, labels, truths, index, draws, seed):
+    """Each classifier's PR-curve error (K,) against its true curve (``truths``) for each classifier's own score
+    models fitted on the labeled items, drawing every classifier's unknown labels alone: {j: errors}."""
     import warnings
 
     import spe
@@ -87,7 +87,6 @@ def candidate_errors(scores, labels, index, draws, seed):
     from spe.models.joint import view_model
     from spe.performance.joint import sample_joint_performance
 
-    truths = [pr_curve_from_labels(c, labels) for c in scores.T]
     value = labels[index]
     out = {}
     for j in range(scores.shape[1]):
@@ -119,9 +118,9 @@ def mixture_likelihoods(scores, labels):
     return float(fit.score(x)), float(np.mean(np.logaddexp(*parts)))
 
 
-def oracle_errors(scores, labels, p, index, draws, rng):
-    """Each classifier's PR-curve error (K,) when the unlabeled items' labels are drawn from p (N,)."""
-    truths = [pr_curve_from_labels(c, labels) for c in scores.T]
+def oracle_errors(scores, labels, truths, p, index, draws, rng):
+    """Each classifier's PR-curve error (K,) against its true curve (``truths``) when the unlabeled items'
+    labels are drawn from p (N,)."""
     curves = [[] for _ in truths]
     for _ in range(draws):
         drawn = (rng.random(labels.size) < p).astype(int)
@@ -149,19 +148,21 @@ def main(argv=None):
     for pool in args.pools:
         names = POOLS[pool]
         scores, labels = read_pool(args.cases_dir, names)
+        log_odds = np.column_stack([log_odds_feature(c)(c) for c in scores.T])
+        truths = [pr_curve_from_labels(c, labels) for c in scores.T]
         if args.likelihood:
             likelihoods[pool] = mixture_likelihoods(scores, labels)
         for kind in args.oracles:
-            for label, features, estimator in oracle_inputs(kind, scores, names):
+            for label, features, estimator in oracle_inputs(kind, scores, log_odds, names):
                 p = oracle_probability(estimator, features, labels, 0)
                 for seed in range(args.seeds):
                     index = random_labels(trial_rng(seed, args.labels, pool), labels.size, args.labels)
-                    errors = oracle_errors(scores, labels, p, index, args.draws, np.random.default_rng(seed))
+                    errors = oracle_errors(scores, labels, truths, p, index, args.draws, np.random.default_rng(seed))
                     rows += [{"pool": pool, "classifier": n, "oracle": label, "seed": seed, "err": e}
                              for n, e in zip(names, errors)]
         for seed in range(args.seeds) if args.candidates else ():
             index = random_labels(trial_rng(seed, args.labels, pool), labels.size, args.labels)
-            for j, errors in candidate_errors(scores, labels, index, args.draws, seed).items():
+            for j, errors in candidate_errors(scores, labels, truths, index, args.draws, seed).items():
                 rows += [{"pool": pool, "classifier": n, "oracle": f"fitted:{names[j]}", "seed": seed, "err": e}
                          for n, e in zip(names, errors)]
     table = pd.DataFrame(rows).groupby(["pool", "classifier", "oracle"], sort=False)["err"].mean()

@@ -145,29 +145,29 @@ def test_label_check_is_uniform_under_the_model_and_small_under_a_misfit():
     assert np.isnan(label_check(model, np.zeros(0), np.zeros(0), rng=np.random.default_rng(0)))
 
 
-def test_tempering_can_be_switched_off_and_then_changes_nothing():
+def _fit_bimodal_as_unchecked(**options):
+    """The truncated-normal mixture on :func:`_bimodal_negatives` with ``options``, checked to draw exactly what
+    it draws with no histogram check; (the fit, the warnings it gave)."""
     s, y, idx = _bimodal_negatives()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        off, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, temper=False)
+        fit, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, check=False)
-    np.testing.assert_array_equal(off.draws, plain.draws)
+    np.testing.assert_array_equal(fit.draws, plain.draws)
+    return fit, caught
+
+
+def test_tempering_can_be_switched_off_and_then_changes_nothing():
+    off, caught = _fit_bimodal_as_unchecked(temper=False)
     hc = off.diagnostics["histogram_check"]
     assert hc["passed"] is False and hc["tempering"] == 1.0 and hc["tempering_off"] is True
     assert any("tempering is off" in str(c.message) for c in caught)
 
 
 def test_a_misfit_the_caller_leaves_out_is_not_tempered_and_has_no_evidence():
-    s, y, idx = _bimodal_negatives()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, leave_out_misfit=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        plain, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, check=False)
-    np.testing.assert_array_equal(out.draws, plain.draws)
+    out, caught = _fit_bimodal_as_unchecked(leave_out_misfit=True)
     hc = out.diagnostics["histogram_check"]
     assert hc["passed"] is False and hc["left_out"] is True and hc["tempering"] == 1.0
     assert out.log_evidence is None
