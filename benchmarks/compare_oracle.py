@@ -23,12 +23,16 @@ that oracle: the floor of the joint approach for that family of models. Oracles 
 classifier's labels from that one candidate: against ``own:<classifier>`` it shows what calibrating that
 classifier from n labels costs, and the cross terms show how a classifier fares on another's model.
 
+``--ssme`` also draws the unknown labels from the SSME-style posterior of ``benchmarks/compare.py`` (a kernel
+density per class over the stacked log-odds, semi-supervised EM on the same n labels), and prints its mean
+prevalence next to the true one: what the baseline's soft labels would give each classifier's curve.
+
 ``--likelihood`` also prints, per pool, the mean log-likelihood per item of the two-component mixture over the
 normal scores at its maximum-likelihood fit and at the true classes' parameters: when the first is higher, the
 mixture is misspecified and no start or constraint makes its components the classes.
 
 Run:  python benchmarks/compare_oracle.py [--pools civil magic] [--labels 20] [--seeds 10] [--draws 200]
-      [--oracles logistic boosting joint gaussians own] [--candidates] [--likelihood]
+      [--oracles logistic boosting joint gaussians own] [--candidates] [--ssme] [--likelihood]
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import argparse
 import numpy as np
 import pandas as pd
 from cases import DEFAULT_CASES, random_labels, trial_rng
-from compare import POOLS, read_pool
+from compare import POOLS, read_pool, ssme_probabilities
 
 from spe.baselines import pr_curve_from_labels
 from spe.benchmark import pr_curve_error
@@ -141,10 +145,12 @@ def main(argv=None):
     ap.add_argument("--oracles", nargs="*", choices=ORACLES, default=list(ORACLES))
     ap.add_argument("--candidates", action="store_true",
                     help="also each classifier's own score models fitted on the labeled items, drawing all labels")
+    ap.add_argument("--ssme", action="store_true",
+                    help="also the SSME-style posterior fitted on the labeled items, drawing all labels")
     ap.add_argument("--likelihood", action="store_true",
                     help="also print the normal-score mixture's log-likelihood at its fit and at the classes")
     args = ap.parse_args(argv)
-    rows, likelihoods = [], {}
+    rows, likelihoods, prevalences = [], {}, {}
     for pool in args.pools:
         names = POOLS[pool]
         scores, labels = read_pool(args.cases_dir, names)
@@ -165,11 +171,21 @@ def main(argv=None):
             for j, errors in candidate_errors(scores, labels, truths, index, args.draws, seed).items():
                 rows += [{"pool": pool, "classifier": n, "oracle": f"fitted:{names[j]}", "seed": seed, "err": e}
                          for n, e in zip(names, errors)]
+        for seed in range(args.seeds) if args.ssme else ():
+            index = random_labels(trial_rng(seed, args.labels, pool), labels.size, args.labels)
+            p = ssme_probabilities(log_odds, index, labels[index])
+            errors = oracle_errors(scores, labels, truths, p, index, args.draws, np.random.default_rng(seed))
+            rows += [{"pool": pool, "classifier": n, "oracle": "ssme", "seed": seed, "err": e}
+                     for n, e in zip(names, errors)]
+            prevalences.setdefault(pool, []).append((p.mean(), labels.mean()))
     table = pd.DataFrame(rows).groupby(["pool", "classifier", "oracle"], sort=False)["err"].mean()
     print(f"=== {args.labels} labels, {args.seeds} seeds, {args.draws} label draws: PR-curve error of the median "
           "curve with the unknown labels drawn from the oracle ===")
     for pool, part in table.groupby(level="pool", sort=False):
         print(part.droplevel("pool").unstack("oracle").round(3).to_string(na_rep="-"), "\n")
+    for pool, pairs in prevalences.items():
+        estimated, true = np.mean(pairs, axis=0)
+        print(f"{pool}: SSME-style posterior, mean prevalence {estimated:.3f} (true {true:.3f})")
     for pool, (fit, classes) in likelihoods.items():
         verdict = ("misspecified: its maximum is not at the classes" if fit > classes
                    else "its fit is a local maximum below the classes")
