@@ -41,6 +41,9 @@ MIN_LIKELIHOOD_BINS = 128
 #: benchmarks/results/binning_minimum_*.txt).
 MIN_BINS = {"score_bins": MIN_SCORE_BINS, "likelihood_bins": MIN_LIKELIHOOD_BINS}
 
+#: How the labeled items may have been chosen (``evaluate``'s ``label_selection``).
+LABEL_SELECTIONS = ("random", "adaptive")
+
 
 def _resolve_bins(name, value, n_distinct, auto):
     if value is None:
@@ -112,7 +115,7 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
              temper=True, monotone=True, progressbar=False, score_bins="auto",
-             likelihood_bins="auto", workers=None, reference=None):
+             likelihood_bins="auto", workers=None, reference=None, label_selection="random"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -257,6 +260,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         the pool prevalence it implies, the shift and its weight. Never
         modified.
 
+    label_selection : {"random", "adaptive"}
+        How the labeled items were chosen: ``"adaptive"`` when by a rule that looked only at the scores and at
+        earlier labels (:meth:`Evaluation.suggest`, ``spe suggest``). SPE's posterior is the same either way
+        (conditioning on every score makes such a selection ignorable); the summary says so, and
+        ``diagnostics["label_selection"]`` records it, because the labeled items alone are then not a random
+        sample (their own estimate, :func:`spe.baselines.labeled_only`, is biased). A labeler who picks items
+        by looking at them breaks the assumption either way.
+
     Returns
     -------
     Evaluation
@@ -313,6 +324,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     True
     """
     level = check_level(level)
+    check_choice("label_selection", label_selection, LABEL_SELECTIONS)
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
     seed = seed_of(rng)
@@ -324,7 +336,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                           reference=reference)
     perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
                               sorted_scores=fitted.sorted_scores, workers=workers)
-    diagnostics = dict(fitted.diagnostics, seed=seed, score_model=fitted.score_model, score_type=fitted.score_type,
+    diagnostics = dict(fitted.diagnostics, seed=seed, label_selection=label_selection, score_model=fitted.score_model,
+                       score_type=fitted.score_type,
                        score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
     ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fitted.model,
                     performance=perf, families=fitted.families, diagnostics=diagnostics, warnings=fitted.messages)

@@ -303,6 +303,18 @@ class Comparison:
         """
         return self.evaluations[self.names[0]].item_probabilities()
 
+    def suggest(self, k=10, target="compare", strategy="information", classifier=None, rng=None):
+        """The k items to label next so that their labels settle ``target`` (default: which classifier is better
+        in average precision, every pair), from the joint model's draws (:func:`spe.active.suggest`).
+
+        Returns
+        -------
+        spe.active.Suggestion
+        """
+        from .active import suggest
+
+        return suggest(self, k, target=target, strategy=strategy, classifier=classifier, rng=rng)
+
     def __getitem__(self, name) -> Evaluation:
         return self.evaluations[self._name(name)]
 

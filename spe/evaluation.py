@@ -207,6 +207,16 @@ def most_likely_threshold(curve, mean_f1):
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
 
+def _meets(values, min_precision, min_recall):
+    """C(τ) per draw and threshold from the metrics at the thresholds (dicts of (M, T)): (M, T) booleans."""
+    for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
+        if not 0 <= v <= 1:
+            raise SpeInputError(f"must be in [0, 1], got {v!r}", argument=name)
+    with np.errstate(invalid="ignore"):
+        return (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
+            np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
+
+
 def _evidence_text(log_evidence):
     """A model's log evidence for the summary, 8 wide: "—" when it was not computed (a mixture left out)."""
     ok = log_evidence is not None and np.isfinite(log_evidence)
@@ -462,13 +472,26 @@ class Evaluation:
         """
         return self._threshold_probability(min_precision, min_recall, performance, *self._grid_metrics(performance))
 
+    def requirement_draws(self, min_precision=0.0, min_recall=0.0, performance="sample"):
+        """Whether each threshold meets a precision/recall requirement under each posterior draw.
+
+        Returns
+        -------
+        thresholds : array, shape (T,)
+            As :meth:`threshold_curve`'s (score units, ascending).
+        meets : bool array, shape (M, T)
+            C(τ) per draw (see :meth:`threshold_probability`); its weighted mean over draws is p(C(τ)).
+
+        Raises
+        ------
+        SpeInputError
+            A requirement outside [0, 1].
+        """
+        p, values = self._grid_metrics(performance)
+        return p.thresholds.copy(), _meets(values, min_precision, min_recall)
+
     def _threshold_probability(self, min_precision, min_recall, performance, p, values):
-        for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
-            if not 0 <= v <= 1:
-                raise SpeInputError(f"must be in [0, 1], got {v!r}", argument=name)
-        with np.errstate(invalid="ignore"):
-            meets = (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
-                np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
+        meets = _meets(values, min_precision, min_recall)
         prob = self.weights @ meets / self.weights.sum()
         return ThresholdProbability(p.thresholds.copy(), np.clip(prob, 0.0, 1.0), float(min_precision),
                                     float(min_recall), performance)
@@ -493,6 +516,30 @@ class Evaluation:
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
                                bool(curve.probability[best] >= 0.5), curve)
+
+    def suggest(self, k=10, target="pr-band", strategy="information", rng=None):
+        """The k items to label next so that their labels settle ``target`` (:func:`spe.active.suggest`: the
+        targets, strategies, the expected reduction of the posterior SD, the errors raised).
+
+        Returns
+        -------
+        spe.active.Suggestion
+            ``items`` (positions 0..N-1, never labeled ones), best first, with ``expected_gain``.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(2000) < 0.2
+        >>> s = np.where(y, rng.normal(2, 1, 2000), rng.normal(0, 1, 2000))
+        >>> ev = spe.evaluate(s, {int(i): int(y[i]) for i in range(20)}, draws=300, rng=0)
+        >>> next_items = ev.suggest(5, target="ap", rng=0).items
+        >>> len(next_items), bool(np.all(next_items >= 20))
+        (5, True)
+        """
+        from .active import suggest  # the layer above (it reads this estimate's public queries)
+
+        return suggest(self, k, target=target, strategy=strategy, rng=rng)
 
     def mixture_model(self):
         """The fitted SPE mixture among the score models (a :class:`FittedScoreModel` whose ``mixture_fit`` holds
@@ -739,6 +786,9 @@ class Evaluation:
             f"{self.n_labeled - n_pos} negative)",
             *self._mixture_lines(),
         ]
+        if d.get("label_selection") == "adaptive":
+            lines.append("labels chosen adaptively (from the scores and earlier labels, e.g. spe suggest): the "
+                         "estimate stands as it is; the labeled items alone are not a random sample")
         models = d.get("score_models") or []
         if len(models) > 1:
             lines.append("score models, weighted by their evidence p(labels | scores):")

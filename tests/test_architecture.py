@@ -67,6 +67,7 @@ LAYERS = [
     {"evaluation"},
     {"baselines", "plot", "api", "benchmark"},
     {"comparison"},
+    {"active"},
     {"cli", "__main__", "__init__"},
 ]
 

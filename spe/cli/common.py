@@ -131,8 +131,14 @@ def fit(args, scores=None):
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate(scores.scores, labels, reference=reference, **model_options(args))
+        ev = evaluate(scores.scores, labels, reference=reference, label_selection=_label_selection(args),
+                      **model_options(args))
     return scores, ev
+
+
+def _label_selection(args):
+    """``--adaptive-labels``: how the labeled items were chosen (commands without the option: at random)."""
+    return "adaptive" if getattr(args, "adaptive_labels", False) else "random"
 
 
 def labeled_only_baseline(args, ev):
@@ -141,7 +147,7 @@ def labeled_only_baseline(args, ev):
 
     from ..baselines import labeled_only
 
-    if not args.compare_labeled_only or ev.n_labeled == 0:  # without labels: said in the summary
+    if not args.compare_labeled_only or ev.n_labeled == 0 or args.adaptive_labels:  # said in the notes
         return None
     # its own stream, from the run's seed: the same seed repeats it too
     return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
@@ -179,6 +185,9 @@ def notes(args, ev):
     out = []
     if args.compare_labeled_only and ev.n_labeled == 0:
         out.append("note: --compare-labeled-only: there are no labeled items to compare with")
+    elif args.compare_labeled_only and args.adaptive_labels:
+        out.append("note: --compare-labeled-only: not comparable with --adaptive-labels (the labeled items were "
+                   "chosen, not drawn at random, so what they alone say is biased); not given")
     if getattr(args, "requirement", None) is not None and args.plot is None and args.report is None:
         out.append("note: --requirement is drawn in the figures (--plot, --report); `spe threshold` chooses a "
                    "threshold for it")

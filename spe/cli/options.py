@@ -27,6 +27,11 @@ def add_model_options(p, *, inputs=True, reference=True, baseline=True):
         _add_reference_option(p)
     _add_fit_options(p)
     if baseline:
+        p.add_argument("--adaptive-labels", action="store_true",
+                       help="the labeled items were chosen from the scores and earlier labels (e.g. by spe suggest), "
+                            "not at random: the estimate is the same (the choice is ignorable for SPE), the summary "
+                            "says so, and --compare-labeled-only is not given (the labeled items alone would be a "
+                            "biased sample)")
         p.add_argument("--compare-labeled-only", action="store_true",
                        help="also give what the labeled items alone say (the naive estimate; Jeffreys intervals "
                             "for proportions, bootstrap otherwise), side by side; in the JSON under 'labeled_only'")

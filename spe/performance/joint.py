@@ -140,6 +140,14 @@ class JointLabelReplay:
         """Expected positives per score group under the draws ``rows``: (M_block, K)."""
         return self.count(self.draws.probabilities(rows))
 
+    #: The labels depend on every classifier's score, not on this classifier's alone.
+    per_score = False
+
+    def item_probability_draws(self, scores, items):
+        """p(y_i = 1 | θ_m) of the items ``items`` (B,) under every draw: (M, B) probabilities; ``scores`` is not
+        needed (the model reads the features)."""
+        return np.clip(self.draws.model.positive_probability(self.draws.features[items]), 0.0, 1.0)
+
     def item_probabilities(self, scores, weights):
         """Σ_m w_m p(y_i = 1 | θ_m) per item (N,); ``scores`` is not needed (the model reads the features)."""
         return self.draws.mean_probabilities(np.asarray(weights, dtype=float))

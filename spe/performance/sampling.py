@@ -85,6 +85,14 @@ class LabelReplay:
         """Expected positives per score group under the draws ``rows``: (M_block, K)."""
         return _expected_positives(self.model, self.groups, rows)
 
+    #: The labels depend on each item's score alone (items with equal scores are exchangeable).
+    per_score = True
+
+    def item_probability_draws(self, scores, items):
+        """p(y_i = 1 | s_i, θ_m) of the items ``items`` (B,) (positions in ``scores`` (N,)) under every draw:
+        (M, B) probabilities."""
+        return np.clip(self.model.positive_probability(np.asarray(scores, dtype=float)[items]), 0.0, 1.0)
+
     def item_probabilities(self, scores, weights):
         """Σ_m w_m p(y = 1 | s_i, θ_m) for the N items of ``scores`` (N,): (N,) probabilities.
 

@@ -1,0 +1,141 @@
+"""``suggest``: which items to label next so that the labels settle the user's question.
+
+SPE's posterior conditions on every score, so labels chosen by a rule that depends only on the scores and on
+the labels already seen leave its likelihood valid (the selection is ignorable; Rubin 1976): an estimate from
+such labels is as honest as one from random labels. A labeled-only estimate is not (it sees only the chosen
+items) — see :func:`spe.evaluate`'s ``label_selection``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exceptions import SpeInputError
+from ..inputs import check_choice, seed_of
+from .candidates import MAX_GROUPS, Candidates
+from .preposterior import Preposterior
+from .strategies import STRATEGIES
+from .targets import parse_target
+
+__all__ = ["suggest", "Suggestion"]
+
+
+@dataclass
+class Suggestion:
+    """The items to label next, in order, and what their labels are expected to do to the target.
+
+    Attributes
+    ----------
+    items : int array, shape (k,)
+        Positions 0..N-1 of the items, best first (never a labeled one).
+    scores : array, shape (k,)
+        Their scores (score units; for several classifiers, the first classifier's).
+    expected_gain : array, shape (k,)
+        The expected reduction of the target's posterior SD by each item's label given the items before it
+        (target units; :class:`~spe.active.preposterior.Preposterior`). Their sum is the expected reduction by
+        the whole batch.
+    target, strategy : str
+    uncertainty : float
+        The target's posterior SD now (root mean variance over its components; target units).
+    expected_uncertainty : float
+        Its expected posterior SD once the k labels are known (``uncertainty − expected_gain.sum()``).
+    n_labeled : int
+        Labels already known.
+    seed : int
+    """
+
+    items: np.ndarray
+    scores: np.ndarray
+    expected_gain: np.ndarray
+    target: str
+    strategy: str
+    uncertainty: float
+    expected_uncertainty: float
+    n_labeled: int
+    seed: int
+
+    def to_frame(self, ids=None):
+        """A DataFrame, k rows best first: ``id`` (``ids[item]`` when the items' ids are given, else the 0-based
+        row), ``score``, ``expected_gain``."""
+        import pandas as pd
+
+        ident = self.items if ids is None else np.asarray(ids)[self.items]
+        return pd.DataFrame({"id": ident, "score": self.scores, "expected_gain": self.expected_gain})
+
+    def to_dict(self) -> dict:
+        """JSON-ready: every attribute (arrays as lists)."""
+        return {"target": self.target, "strategy": self.strategy, "n_labeled": self.n_labeled,
+                "items": self.items.tolist(), "scores": self.scores.tolist(),
+                "expected_gain": self.expected_gain.tolist(), "uncertainty": self.uncertainty,
+                "expected_uncertainty": self.expected_uncertainty, "seed": self.seed}
+
+    def summary(self) -> str:
+        """What ``spe suggest`` prints."""
+        return (f"{self.expected_gain.size} items to label next ({self.strategy} strategy, target {self.target}); "
+                f"the target's posterior SD {self.uncertainty:.4f} now, expected {self.expected_uncertainty:.4f} "
+                f"once they are labeled ({self.n_labeled} labels known)")
+
+
+def suggest(source, k=10, *, target="pr-band", strategy="information", classifier=None, rng=None,
+            max_groups=MAX_GROUPS) -> Suggestion:
+    """The k items to label next so that their labels reduce a target's posterior uncertainty most.
+
+    Parameters
+    ----------
+    source : Evaluation or Comparison
+        The current estimate (:func:`spe.evaluate`, :func:`spe.compare`); its posterior draws are used as they
+        are (nothing is refitted).
+    k : int
+        How many items (1 ≤ k ≤ the unlabeled items).
+    target : str
+        ``"pr-band"`` (precision at every recall of the grid), ``"ap"``, ``"prevalence"``, ``"threshold:P,R"``
+        (whether the threshold most likely to meet precision ≥ P and recall ≥ R does), ``"compare"`` (the
+        average precision differences of every pair of classifiers; a Comparison only).
+        :data:`spe.active.TARGETS`.
+    strategy : str
+        ``"information"`` (greedy expected reduction of the target's posterior variance given the items picked
+        before; :mod:`spe.active.preposterior`), ``"stratified"`` (one item at random from each of k equal
+        strata of the score order), ``"random"``. :data:`spe.active.STRATEGIES`.
+    classifier : str, optional
+        For a Comparison and a single-classifier target: whose (default: the first).
+    rng : numpy.random.Generator, int or None
+        Which item of a group of equal scores, and the random strategies. Same seed, same items.
+    max_groups : int
+        B, the most candidate groups (:mod:`spe.active.candidates`).
+
+    Returns
+    -------
+    Suggestion
+
+    Raises
+    ------
+    SpeInputError
+        An unknown target or strategy, a comparison target on one classifier, k not an integer in
+        [1, unlabeled items].
+    """
+    spec, parameters = parse_target(target)
+    check_choice("strategy", strategy, tuple(STRATEGIES))
+    comparison = hasattr(source, "evaluations")
+    if spec.comparison and not comparison:
+        raise SpeInputError(f"target {target!r} compares classifiers: give spe.compare's result", argument="target")
+    ev = source[classifier or source.names[0]] if comparison else source
+    n_free = ev.n_items - ev.n_labeled
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_free:
+        raise SpeInputError(f"must be an integer from 1 to the {n_free} unlabeled items, got {k!r}", argument="k")
+    seed = seed_of(rng)
+    gen = np.random.default_rng(seed)
+    replay = ev.performance.replay
+    order = ev.scores if replay.per_score else ev.item_probabilities()
+    candidates = Candidates(order, ev.labeled_index, replay.per_score, gen, max_groups)
+    pre = Preposterior(spec.draws(source if spec.comparison else ev, parameters),
+                       replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
+    before = pre.uncertainty
+    chosen = STRATEGIES[strategy]
+    picks = chosen.choose(candidates, pre, int(k), gen)
+    gains = [p[2] for p in picks] if chosen.conditions else [pre.condition(group) for _, group in picks]
+    items = np.array([p[0] for p in picks], dtype=int)
+    return Suggestion(items=items, scores=ev.scores[items].astype(float), expected_gain=np.array(gains, dtype=float),
+                      target=str(target), strategy=strategy, uncertainty=before,
+                      expected_uncertainty=pre.uncertainty, n_labeled=ev.n_labeled, seed=seed)

@@ -1,0 +1,99 @@
+"""``spe suggest``: the items to label next, so that their labels settle the user's question."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import fit, plan_outputs, finish
+from .options import Once, add_model_options, positive
+from .registry import Command, register
+
+SUGGEST_HELP = """\
+Which items to label next: the K unlabeled items whose labels are expected
+to settle TARGET most, best first, from the posterior draws of the same
+estimate as `spe estimate` (nothing else is fitted).
+
+Targets:
+  pr-band          the PR curve's band (precision at every recall; default)
+  ap               the average precision
+  prevalence       the fraction of positives
+  threshold:P,R    whether the threshold most likely to meet precision >= P
+                   and recall >= R does (e.g. threshold:0.9,0.5)
+
+Strategies:
+  information      (default) greedily, the item whose label is expected to
+                   reduce the target's posterior variance most given the
+                   items picked before it (so not K near-duplicates)
+  stratified       one item at random from each of K equal strata of the
+                   score order
+  random           uniformly at random (the baseline)
+
+Writes a CSV 'id,expected_gain' (to --out, else standard output; the summary
+then goes to standard error): id as in LABELS.csv (the scores' 'id', else the
+0-based row), expected_gain the expected reduction of the target's posterior
+standard deviation by that item's label given those above it (the target's
+units). Items already labeled are never suggested.
+
+Labels gathered this way are valid input to `spe estimate` (the choice
+depended only on the scores and on earlier labels, so SPE's posterior is
+unchanged by it); give `spe estimate --adaptive-labels` so that it says so
+and does not set the labeled items alone beside it as if they were random.
+Choosing items by looking at them (not by this command) breaks that.
+
+Exit status: 0 suggestions written, 2 bad input or options (nothing
+written), 130 interrupted, 1 anything else.
+
+examples:
+  spe suggest examples/digits_scores.csv --labels examples/digits_labels.csv -k 10 --seed 0
+  spe suggest scores.csv --labels few.csv -k 5 --target threshold:0.9,0.5 --out next.csv
+"""
+
+
+def _target(text):
+    """``--target``: a registered target (spe.active.targets), parameters checked."""
+    from ..active import parse_target
+    from ..exceptions import SpeInputError
+
+    try:
+        target, _ = parse_target(text)
+    except SpeInputError as e:
+        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+    if target.comparison:
+        raise argparse.ArgumentTypeError(f"target {text!r} compares several classifiers: in Python, "
+                                         "spe.compare(...).suggest(k)")
+    return text
+
+
+def _strategies():
+    from ..active import STRATEGIES
+
+    return list(STRATEGIES)
+
+
+def add_arguments(p):
+    """The options of ``spe suggest``: the shared ones, k, the target, the strategy, the output."""
+    add_model_options(p, baseline=False)
+    p.add_argument("-k", type=positive, default=10, metavar="K", help="how many items to suggest (default 10)")
+    p.add_argument("--target", type=_target, default="pr-band", metavar="TARGET",
+                   help="what the labels should settle: pr-band (default), ap, prevalence, threshold:P,R")
+    p.add_argument("--strategy", default="information", choices=_strategies(),
+                   help="how the items are chosen (default: information)")
+    p.add_argument("--out", metavar="NEXT.csv", action=Once,
+                   help="write the CSV 'id,expected_gain' here (default: standard output)")
+
+
+def run(args):
+    """Run ``spe suggest``; returns the exit status."""
+    plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
+    scores, ev = fit(args)
+    suggestion = ev.suggest(args.k, target=args.target, strategy=args.strategy, rng=ev.diagnostics["seed"])
+    frame = suggestion.to_frame(scores.ids)
+    table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    text = f"{suggestion.summary()}\n{table}\nseed: {ev.diagnostics['seed']} (--seed repeats this run)"
+    data = frame[["id", "expected_gain"]].to_csv(index=False, float_format="%.6g").encode()
+    finish(plan, text, [(plan["--out"], data)])
+    return 0
+
+
+register(Command(name="suggest", help="which items to label next, so that their labels settle a question",
+                 description=SUGGEST_HELP, add_arguments=add_arguments, run=run))
