@@ -31,7 +31,7 @@ class Suggestion:
     items : int array, shape (k,)
         Positions 0..N-1 of the items, best first (never a labeled one).
     scores : array, shape (k,)
-        Their scores (score units; for several classifiers, the first classifier's).
+        Their scores (score units; for a Comparison, those of ``classifier``, by default the first).
     expected_gain : array, shape (k,)
         The expected reduction of the target's posterior SD by each item's label given the items before it
         (target units; :class:`~spe.active.preposterior.Preposterior`). Their sum is the expected reduction by
