@@ -181,6 +181,13 @@ def test_spe_suggest_bad_options_exit_2(bad, capsys):
     assert "spe suggest: error" in capsys.readouterr().err
 
 
+def test_spe_suggest_more_items_than_unlabeled_exits_2_naming_k(capsys):
+    argv = ["suggest", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXAMPLES / "digits_labels.csv"),
+            "-k", "880"]
+    assert main(argv) == 2
+    assert "-k: must be at most the 879 unlabeled items" in capsys.readouterr().err
+
+
 def test_estimate_with_adaptive_labels_says_so_and_gives_no_labeled_only_baseline(capsys):
     argv = ["estimate", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXAMPLES / "digits_labels.csv"),
             "--draws", "200", "--seed", "0", "--adaptive-labels", "--compare-labeled-only"]

@@ -50,7 +50,7 @@ def _number_options():
 
 
 #: Python argument names whose command-line option is not ``--`` + the name with dashes.
-_OPTION_OF = {"rng": "--seed", "labels": "--labels"}
+_OPTION_OF = {"rng": "--seed", "labels": "--labels", "k": "-k"}
 
 
 def _error_text(error, args):

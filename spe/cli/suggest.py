@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import fit, plan_outputs, finish
+from .common import finish, fit, plan_outputs, read_inputs
 from .options import Once, add_model_options, positive
 from .registry import Command, register
 
@@ -84,8 +84,14 @@ def add_arguments(p):
 
 def run(args):
     """Run ``spe suggest``; returns the exit status."""
+    from ..exceptions import SpeInputError
+
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
-    scores, ev = fit(args)
+    scores, labels = read_inputs(args)
+    n_free = scores.scores.size - (0 if labels is None else len(labels[0]))
+    if args.k > n_free:  # before the fit
+        raise SpeInputError(f"must be at most the {n_free} unlabeled items, got {args.k}", argument="k")
+    scores, ev = fit(args, scores)
     suggestion = ev.suggest(args.k, target=args.target, strategy=args.strategy, rng=ev.diagnostics["seed"])
     frame = suggestion.to_frame(scores.ids)
     table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
