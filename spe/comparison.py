@@ -310,6 +310,13 @@ class Comparison:
         Returns
         -------
         spe.active.Suggestion
+            ``items`` (positions 0..N-1, never labeled ones), best first, with ``expected_gain`` (AP units for
+            ``"compare"``).
+
+        Raises
+        ------
+        SpeInputError
+            An unknown target, strategy or classifier, k not an integer in [1, unlabeled items].
         """
         from .active import suggest
 

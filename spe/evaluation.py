@@ -526,6 +526,11 @@ class Evaluation:
         spe.active.Suggestion
             ``items`` (positions 0..N-1, never labeled ones), best first, with ``expected_gain``.
 
+        Raises
+        ------
+        SpeInputError
+            An unknown target or strategy, a comparison target, k not an integer in [1, unlabeled items].
+
         Examples
         --------
         >>> import numpy as np, spe

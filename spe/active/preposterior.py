@@ -1,8 +1,8 @@
 """How much the labels of items not yet labeled are expected to reduce a target's posterior variance.
 
-The preposterior analysis of the weighted posterior draws (θ_m, w_m), m = 1..M. Observing the label y of an
-item with p_m = p(y = 1 | item, θ_m) reweights draw m by p_m (y = 1) or 1 − p_m (y = 0); the expected posterior
-variance of a target T (its values T_m, :mod:`spe.active.targets`) after that label is
+The preposterior analysis (Raiffa & Schlaifer 1961) of the weighted posterior draws (θ_m, w_m), m = 1..M.
+Observing the label y of an item with p_m = p(y = 1 | item, θ_m) reweights draw m by p_m (y = 1) or 1 − p_m
+(y = 0); the expected posterior variance of a target T (its values T_m, :mod:`spe.active.targets`) after that label is
 
     Var(T) − Cov(T, p)² / (p̄ (1 − p̄)),
 
@@ -11,7 +11,7 @@ label). For several labels the same quantities are treated as jointly Gaussian �
 Cov(p_i, p_j) between items and the Bernoulli variance E[p_i(1 − p_i)] of each item's own label — and each
 label conditions the others (Gram–Schmidt in the draws' space, one label at a time): the greedy choice then
 does not pick k near-duplicates, since an item like one already chosen adds little. That is the linear
-approximation of a batch's value (the ensemble Kalman update); for one label it is exact.
+approximation of a batch's value (the ensemble Kalman update, Evensen 1994); for one label it is exact.
 """
 
 from __future__ import annotations

@@ -132,10 +132,9 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     pre = Preposterior(spec.draws(source if spec.comparison else ev, parameters),
                        replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
     before = pre.uncertainty
-    chosen = STRATEGIES[strategy]
-    picks = chosen.choose(candidates, pre, int(k), gen)
-    gains = [p[2] for p in picks] if chosen.conditions else [pre.condition(group) for _, group in picks]
-    items = np.array([p[0] for p in picks], dtype=int)
-    return Suggestion(items=items, scores=ev.scores[items].astype(float), expected_gain=np.array(gains, dtype=float),
+    picks = STRATEGIES[strategy].choose(candidates, pre, int(k), gen)
+    items = np.array([item for item, _ in picks], dtype=int)
+    gains = np.array([gain for _, gain in picks], dtype=float)
+    return Suggestion(items=items, scores=ev.scores[items].astype(float), expected_gain=gains,
                       target=str(target), strategy=strategy, uncertainty=before,
                       expected_uncertainty=pre.uncertainty, n_labeled=ev.n_labeled, seed=seed)

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from ..exceptions import SpeInputError
+from ..registries import add_unique
 
 __all__ = ["Target", "TARGETS", "register", "parse_target"]
 
@@ -49,10 +50,7 @@ TARGETS: dict[str, Target] = {}
 
 def register(target: Target) -> Target:
     """Add a target to :data:`TARGETS` (a duplicate name is a programming error: ``ValueError``)."""
-    if target.name in TARGETS:
-        raise ValueError(f"target {target.name!r} is registered twice")
-    TARGETS[target.name] = target
-    return target
+    return add_unique(TARGETS, target.name, target, "target")
 
 
 def parse_target(text):

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..registries import add_unique
+
 __all__ = ["Command", "COMMANDS", "register"]
 
 
@@ -60,7 +62,4 @@ def register(command):
     ValueError
         A command of that name is registered already.
     """
-    if command.name in COMMANDS:
-        raise ValueError(f"a command named {command.name!r} is registered already")
-    COMMANDS[command.name] = command
-    return command
+    return add_unique(COMMANDS, command.name, command, "command")

@@ -35,6 +35,8 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
+from ..registries import add_unique
+
 __all__ = ["Param", "Family", "REGISTRY", "get_family", "family_names"]
 
 DOMAINS = ("real", "positive", "unit")
@@ -128,9 +130,7 @@ class Family:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.name:
-            if cls.name in REGISTRY:
-                raise ValueError(f"family {cls.name!r} is registered twice")
-            REGISTRY[cls.name] = cls()
+            add_unique(REGISTRY, cls.name, cls(), "family")
 
     # ----- declared by subclasses -------------------------------------------------
     def _logpdf(self, x, *p):  # pragma: no cover - abstract

@@ -32,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..registries import add_unique
 from .curves import roc_polyline
 
 __all__ = ["Metric", "Curves", "Confusion", "register", "REGISTRY", "ranking_metric_names",
@@ -172,10 +173,7 @@ def register(metric):
     ValueError
         A metric of that name is registered already.
     """
-    if metric.name in REGISTRY:
-        raise ValueError(f"a metric named {metric.name!r} is registered already")
-    REGISTRY[metric.name] = metric
-    return metric
+    return add_unique(REGISTRY, metric.name, metric, "metric")
 
 
 def ranking_metric_names():

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..registries import add_unique
+
 __all__ = ["ScoreModel", "REGISTRY", "register", "score_model_names"]
 
 
@@ -80,10 +82,9 @@ def register(model):
     ValueError
         If another model already has its name, or it is named "average" (the name of the averaged model).
     """
-    if model.name in REGISTRY or model.name == "average":
-        raise ValueError(f"a score model named {model.name!r} is already registered")
-    REGISTRY[model.name] = model
-    return model
+    if model.name == "average":
+        raise ValueError("a score model named 'average' is already registered (the averaged model)")
+    return add_unique(REGISTRY, model.name, model, "score model")
 
 
 def score_model_names():
