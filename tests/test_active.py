@@ -97,6 +97,18 @@ def test_information_expects_more_than_random_and_stratified_covers_the_scores(e
     assert sorted(np.minimum(strata, 9)) == list(range(10))
 
 
+def test_information_takes_every_fifth_label_at_random_and_the_rest_greedily(estimate):
+    ev, *_ = estimate  # 20 labels known: the 25th label is the fifth of the batch
+    greedy = ev.suggest(4, target="ap", strategy="greedy", rng=2)
+    fifths = set()
+    for seed in range(8):
+        info = ev.suggest(5, target="ap", strategy="information", rng=seed)
+        np.testing.assert_array_equal(info.items[:4], ev.suggest(4, target="ap", strategy="greedy", rng=seed).items)
+        fifths.add(int(info.items[4]))
+    assert np.array_equal(greedy.items, ev.suggest(4, target="ap", strategy="greedy", rng=2).items)
+    assert len(fifths) >= 6
+
+
 def test_bad_suggest_arguments_are_named(estimate):
     ev, *_ = estimate
     for kwargs, name in [({"k": 0}, "k"), ({"k": 2981}, "k"), ({"k": 2.0}, "k"), ({"target": "f1"}, "target"),

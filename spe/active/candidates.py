@@ -41,6 +41,7 @@ class Candidates:
             items = np.sort(rng.choice(items, max_groups, replace=False))
         items = items[np.argsort(order[items], kind="stable")]
         self.order = order
+        self.n_labeled = int(order.size - free.sum())
         if per_score:
             starts = np.flatnonzero(np.r_[True, np.diff(order[items]) != 0])
             if starts.size > max_groups:

@@ -3,7 +3,7 @@
 A strategy picks k items from :class:`~spe.active.candidates.Candidates`, one at a time, and conditions the
 :class:`~spe.active.preposterior.Preposterior` on each (its label not yet known): each pick is valued the same
 way whatever the strategy (the expected reduction of the target's posterior SD given the picks before it), and
-the information strategy chooses by that value.
+the information and greedy strategies choose by that value.
 """
 
 from __future__ import annotations
@@ -66,18 +66,45 @@ def _stratified(candidates, pre, k, rng):
     return [take(candidates, pre, int(i)) for i in picked]
 
 
-def _information(candidates, pre, k, rng):
+def _greedy(candidates, pre, rng):
+    """The free item whose label is expected to reduce the target's posterior variance most given the items
+    already picked (:class:`~spe.active.preposterior.Preposterior`), and its gain."""
+    gains = np.where(candidates.remaining() > 0, pre.gains(), -np.inf)
+    group = int(np.argmax(gains))
+    return candidates.take_from(group), pre.condition(group)
+
+
+def _greedy_strategy(candidates, pre, k, rng):
     """Greedy expected information: each next item is the one whose label is expected to reduce the target's
-    posterior variance most given the items already picked (:class:`~spe.active.preposterior.Preposterior`)."""
+    posterior variance most given the items already picked."""
+    return [_greedy(candidates, pre, rng) for _ in range(k)]
+
+
+#: Every EXPLORE_EVERY-th label (counting those already known) is taken at random by ``information``.
+EXPLORE_EVERY = 5
+
+
+def _information(candidates, pre, k, rng):
+    """As ``greedy``, but the labels numbered EXPLORE_EVERY, 2·EXPLORE_EVERY, … (counting the labels already
+    known) go to items drawn uniformly at random among the unlabeled ones.
+
+    The greedy value is computed under the score model, so it never pays for checking the model where its
+    labels would not move the target; a fifth of the labels spread at random keeps every region of the scores
+    in the label check and the models' evidence (a defensive mixture, as in OASIS's ε-greedy proposal,
+    Marchant & Rubinstein 2017). On the shared cases it kept the bands' coverage at 25–50 labels near that of
+    random labels (0.87–0.93 against 0.83–0.85 for pure greedy) with the same error (CHANGELOG, issue 24).
+    """
     out = []
-    for _ in range(k):
-        gains = np.where(candidates.remaining() > 0, pre.gains(), -np.inf)
-        group = int(np.argmax(gains))
-        out.append((candidates.take_from(group), pre.condition(group)))
+    for j in range(k):
+        if (candidates.n_labeled + j + 1) % EXPLORE_EVERY == 0:
+            out.append(take(candidates, pre, int(rng.choice(candidates.free_items()))))
+        else:
+            out.append(_greedy(candidates, pre, rng))
     return out
 
 
 register(Strategy("random", "uniformly at random among the unlabeled items (the baseline)", _random))
 register(Strategy("stratified", "one item at random from each of k equal strata of the score order", _stratified))
 register(Strategy("information", "greedily, the item whose label is expected to reduce the target's posterior "
-                  "variance most given those already picked", _information))
+                  "variance most given those already picked; every fifth label at random", _information))
+register(Strategy("greedy", "as information, without the random fifth", _greedy_strategy))
