@@ -322,6 +322,29 @@ class Comparison:
 
         return suggest(self, k, target=target, strategy=strategy, classifier=classifier, rng=rng)
 
+    def plan_labels(self, width=None, probability=None, target="compare", strategy="information", classifier=None,
+                    max_labels=None, futures=200, rng=None):
+        """About how many more labels until ``target`` is settled, over simulated futures of the labels
+        (:func:`spe.active.plan`). Without a goal: every pair's sign of the AP difference decided with
+        probability 0.9.
+
+        Returns
+        -------
+        spe.active.LabelPlan
+
+        Raises
+        ------
+        SpeInputError
+            Both goals, a goal that does not fit the target, an unknown target, strategy or classifier,
+            max_labels beyond the unlabeled items.
+        """
+        from .active import plan
+
+        if width is None and probability is None:
+            probability = 0.9
+        return plan(self, width=width, probability=probability, target=target, strategy=strategy,
+                    classifier=classifier, max_labels=max_labels, futures=futures, rng=rng)
+
     def __getitem__(self, name) -> Evaluation:
         return self.evaluations[self._name(name)]
 

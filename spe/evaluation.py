@@ -546,6 +546,40 @@ class Evaluation:
 
         return suggest(self, k, target=target, strategy=strategy, rng=rng)
 
+    def plan_labels(self, width=None, probability=None, target="ap", strategy="information", max_labels=None,
+                    futures=200, rng=None):
+        """About how many more labels until ``target`` is settled: its credible interval narrower than
+        ``width``, or (``threshold:P,R``) its decision reaching ``probability`` either way, over simulated
+        futures of the labels (:func:`spe.active.plan`: the simulation, its limits, the errors raised).
+
+        Returns
+        -------
+        spe.active.LabelPlan
+            ``labels_needed()`` (10%, 50%, 90% over the futures), ``summary()``, ``progress`` per checkpoint.
+
+        Raises
+        ------
+        SpeInputError
+            Neither or both goals, a goal that does not fit the target, an unknown target or strategy,
+            max_labels beyond the unlabeled items.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(2000) < 0.2
+        >>> s = np.where(y, rng.normal(2, 1, 2000), rng.normal(0, 1, 2000))
+        >>> ev = spe.evaluate(s, {int(i): int(y[i]) for i in range(20)}, draws=300, rng=0)
+        >>> plan = ev.plan_labels(width=0.1, target="ap", max_labels=100, futures=50, rng=0)
+        >>> q10, median, q90 = plan.labels_needed()
+        >>> bool(q10 <= median <= q90)
+        True
+        """
+        from .active import plan  # the layer above (it reads this estimate's public queries)
+
+        return plan(self, width=width, probability=probability, target=target, strategy=strategy,
+                    max_labels=max_labels, futures=futures, rng=rng)
+
     def mixture_model(self):
         """The fitted SPE mixture among the score models (a :class:`FittedScoreModel` whose ``mixture_fit`` holds
         its families, score space, MAP and histogram check), or None when it was not fitted."""

@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
-           "plot_comparison_pr", "plot_differences", "comparison_figure"]
+           "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -597,3 +597,37 @@ def comparison_figure(comparison, *, level=None, performance="sample"):
     plot_comparison_pr(comparison, left, level=level, performance=performance)
     plot_differences(comparison, right, level=level, performance=performance)
     return fig
+
+
+def plot_label_plan(plan, ax=None):
+    """A label-budget plan (:func:`spe.active.plan`): the goal's quantity against further labels.
+
+    Parameters
+    ----------
+    plan : spe.active.LabelPlan
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        The median over the simulated futures of the interval width (target units) or decision probability at
+        each number of further labels, the 10–90% range of the futures shaded, the goal dashed, and the median
+        labels needed as a vertical line when reached. The curve stops where most futures were censored.
+    """
+    ax = _axes(ax)
+    x, (lo, mid, hi) = plan.checkpoints, np.asarray(plan.progress, dtype=float).T
+    width_goal = plan.kind == "width"
+    ax.fill_between(x, lo, hi, color="tab:blue", alpha=0.25, lw=0, label="10–90% of the simulated futures")
+    ax.plot(x, mid, color="tab:blue", lw=1.8, label="median")
+    goal = plan.value
+    ax.axhline(goal, color="tab:gray", ls="--", lw=0.8, label=f"goal {goal:g}")
+    needed = plan.labels_needed(0.5)
+    if np.isfinite(needed):
+        ax.axvline(needed, color="black", lw=1.0, label=f"about {int(needed)} more labels")
+    ax.set_xlim(0, plan.horizon)
+    ax = _finish(ax, xlabel=f"further labels ({plan.strategy} strategy; {plan.n_labeled} known)",
+                 ylabel="credible interval width" if width_goal else "probability of the decision",
+                 title=f"until {plan.goal}")
+    if width_goal:
+        ax.set_ylim(0, max(np.nanmax(hi) if np.isfinite(hi).any() else goal, goal) * 1.05)
+    return ax

@@ -96,7 +96,8 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
         :data:`spe.active.TARGETS`.
     strategy : str
         ``"information"`` (greedy expected reduction of the target's posterior variance given the items picked
-        before; :mod:`spe.active.preposterior`), ``"stratified"`` (one item at random from each of k equal
+        before, :mod:`spe.active.preposterior`, with every fifth label at random), ``"greedy"`` (without the
+        random fifth), ``"stratified"`` (one item at random from each of k equal
         strata of the score order), ``"random"``. :data:`spe.active.STRATEGIES`.
     classifier : str, optional
         For a Comparison and a single-classifier target: whose (default: the first).
@@ -115,26 +116,70 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
         An unknown target or strategy, a comparison target on one classifier, k not an integer in
         [1, unlabeled items].
     """
-    spec, parameters = parse_target(target)
     check_choice("strategy", strategy, tuple(STRATEGIES))
+    setup = prepare(source, target, classifier, rng, max_groups)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= setup.n_free:
+        raise SpeInputError(f"must be an integer from 1 to the {setup.n_free} unlabeled items, got {k!r}",
+                            argument="k")
+    pre = setup.preposterior
+    before = pre.uncertainty
+    picks = STRATEGIES[strategy].choose(setup.candidates, pre, int(k), setup.rng)
+    items = np.array([item for item, _ in picks], dtype=int)
+    gains = np.array([gain for _, gain in picks], dtype=float)
+    return Suggestion(items=items, scores=setup.evaluation.scores[items].astype(float), expected_gain=gains,
+                      target=str(target), strategy=strategy, uncertainty=before,
+                      expected_uncertainty=pre.uncertainty, n_labeled=setup.evaluation.n_labeled, seed=setup.seed)
+
+
+@dataclass
+class Setup:
+    """What every question about the next labels starts from (:func:`prepare`).
+
+    Attributes
+    ----------
+    evaluation : Evaluation
+        The classifier's estimate (for a Comparison, that of the classifier asked for).
+    target : Target
+    target_draws : array, shape (M, R)
+    candidates : Candidates
+    preposterior : Preposterior
+    rng : numpy.random.Generator
+    seed : int
+    """
+
+    evaluation: object
+    target: object
+    target_draws: np.ndarray
+    candidates: Candidates
+    preposterior: Preposterior
+    rng: np.random.Generator
+    seed: int
+
+    @property
+    def n_free(self) -> int:
+        """The unlabeled items."""
+        return self.evaluation.n_items - self.evaluation.n_labeled
+
+
+def prepare(source, target, classifier=None, rng=None, max_groups=MAX_GROUPS) -> Setup:
+    """The target's draws, the candidate items and the preposterior of an estimate (:func:`suggest`'s
+    parameters).
+
+    Raises
+    ------
+    SpeInputError
+        An unknown target, or a comparison target on one classifier.
+    """
+    spec, parameters = parse_target(target)
     comparison = hasattr(source, "evaluations")
     if spec.comparison and not comparison:
         raise SpeInputError(f"target {target!r} compares classifiers: give spe.compare's result", argument="target")
     ev = source[classifier or source.names[0]] if comparison else source
-    n_free = ev.n_items - ev.n_labeled
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_free:
-        raise SpeInputError(f"must be an integer from 1 to the {n_free} unlabeled items, got {k!r}", argument="k")
     seed = seed_of(rng)
     gen = np.random.default_rng(seed)
     replay = ev.performance.replay
     order = ev.scores if replay.per_score else ev.item_probabilities()
     candidates = Candidates(order, ev.labeled_index, replay.per_score, gen, max_groups)
-    pre = Preposterior(spec.draws(source if spec.comparison else ev, parameters),
-                       replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
-    before = pre.uncertainty
-    picks = STRATEGIES[strategy].choose(candidates, pre, int(k), gen)
-    items = np.array([item for item, _ in picks], dtype=int)
-    gains = np.array([gain for _, gain in picks], dtype=float)
-    return Suggestion(items=items, scores=ev.scores[items].astype(float), expected_gain=gains,
-                      target=str(target), strategy=strategy, uncertainty=before,
-                      expected_uncertainty=pre.uncertainty, n_labeled=ev.n_labeled, seed=seed)
+    draws = np.asarray(spec.draws(source if spec.comparison else ev, parameters), dtype=float)
+    pre = Preposterior(draws, replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
+    return Setup(ev, spec, draws, candidates, pre, gen, seed)

@@ -36,6 +36,12 @@ class Target:
         Whether it needs several classifiers (``spe.compare``'s result).
     parameters : str or None
         What follows ``name:`` (e.g. ``"P,R"``), None when it takes none.
+    decision : float or None
+        When the target decides a question: a draw says "yes" when a component exceeds this value (the
+        threshold decision's 0/1 draws: 0.5; an AP difference: 0). None otherwise. Used by the label-budget
+        plan's probability goal (:mod:`spe.active.plan`).
+    interval : bool
+        Whether a credible interval's width means something (not for 0/1 draws).
     """
 
     name: str
@@ -43,6 +49,8 @@ class Target:
     draws: Callable
     comparison: bool = False
     parameters: str | None = None
+    decision: float | None = None
+    interval: bool = True
 
 
 TARGETS: dict[str, Target] = {}
@@ -116,6 +124,6 @@ register(Target("ap", "the average precision (AP units)", _metric("average_preci
 register(Target("pr-band", "the PR curve's band: precision at every recall of the grid (precision units)", _pr_band))
 register(Target("prevalence", "the fraction of positives among the items", _metric("prevalence")))
 register(Target("threshold", "whether the threshold most likely to meet precision >= P and recall >= R does "
-                "(probability units)", _threshold_decision, parameters="P,R"))
+                "(probability units)", _threshold_decision, parameters="P,R", decision=0.5, interval=False))
 register(Target("compare", "the difference in average precision of every pair of classifiers (AP units; "
-                "spe compare)", _ap_differences, comparison=True))
+                "spe compare)", _ap_differences, comparison=True, decision=0.0))

@@ -6,7 +6,8 @@ import argparse
 import math
 
 __all__ = ["add_input_options", "add_model_options", "add_reading_options", "Once", "finite", "unit", "positive",
-           "seed", "workers", "requirement", "join_negative_numbers", "NUMBER_OPTIONS"]
+           "seed", "workers", "requirement", "join_negative_numbers", "NUMBER_OPTIONS", "target_name",
+           "strategy_names"]
 
 
 def add_input_options(p):
@@ -269,3 +270,26 @@ def requirement(text):
     if not (0 <= p <= 1 and 0 <= r <= 1):  # NaN fails too
         raise argparse.ArgumentTypeError(f"precision and recall must be in [0, 1], got {text!r}")
     return p, r
+
+
+def target_name(text):
+    """``--target`` of spe suggest and spe plan: a registered one-classifier target (spe.active.targets), its
+    parameters checked."""
+    from ..active import parse_target
+    from ..exceptions import SpeInputError
+
+    try:
+        target, _ = parse_target(text)
+    except SpeInputError as e:
+        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+    if target.comparison:
+        raise argparse.ArgumentTypeError(f"target {text!r} compares several classifiers: in Python, "
+                                         "spe.compare(...).suggest(k) or .plan_labels()")
+    return text
+
+
+def strategy_names():
+    """The registered strategies (spe.active.strategies)."""
+    from ..active import STRATEGIES
+
+    return list(STRATEGIES)

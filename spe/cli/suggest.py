@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 
 from .common import finish, fit, plan_outputs, read_inputs
-from .options import Once, add_model_options, positive
+from .options import Once, add_model_options, positive, strategy_names, target_name
 from .registry import Command, register
 
 SUGGEST_HELP = """\
@@ -23,7 +22,11 @@ Targets:
 Strategies:
   information      (default) greedily, the item whose label is expected to
                    reduce the target's posterior variance most given the
-                   items picked before it (so not K near-duplicates)
+                   items picked before it (so not K near-duplicates); every
+                   fifth label (counting those known) goes to an item at
+                   random, so that the labels keep checking the model
+                   everywhere (the bands stay honest)
+  greedy           as information, without the random fifth
   stratified       one item at random from each of K equal strata of the
                    score order
   random           uniformly at random (the baseline)
@@ -49,34 +52,13 @@ examples:
 """
 
 
-def _target(text):
-    """``--target``: a registered target (spe.active.targets), parameters checked."""
-    from ..active import parse_target
-    from ..exceptions import SpeInputError
-
-    try:
-        target, _ = parse_target(text)
-    except SpeInputError as e:
-        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
-    if target.comparison:
-        raise argparse.ArgumentTypeError(f"target {text!r} compares several classifiers: in Python, "
-                                         "spe.compare(...).suggest(k)")
-    return text
-
-
-def _strategies():
-    from ..active import STRATEGIES
-
-    return list(STRATEGIES)
-
-
 def add_arguments(p):
     """The options of ``spe suggest``: the shared ones, k, the target, the strategy, the output."""
     add_model_options(p, baseline=False)
     p.add_argument("-k", type=positive, default=10, metavar="K", help="how many items to suggest (default 10)")
-    p.add_argument("--target", type=_target, default="pr-band", metavar="TARGET",
+    p.add_argument("--target", type=target_name, default="pr-band", metavar="TARGET",
                    help="what the labels should settle: pr-band (default), ap, prevalence, threshold:P,R")
-    p.add_argument("--strategy", default="information", choices=_strategies(),
+    p.add_argument("--strategy", default="information", choices=strategy_names(),
                    help="how the items are chosen (default: information)")
     p.add_argument("--out", metavar="NEXT.csv", action=Once,
                    help="write the CSV 'id,expected_gain' here (default: standard output)")

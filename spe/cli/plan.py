@@ -1,0 +1,116 @@
+"""``spe plan``: about how many more labels until a question is settled, with its uncertainty."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import figure_bytes, finish, fit, json_bytes, plan_outputs
+from .options import Once, add_model_options, finite, positive, strategy_names, target_name
+from .registry import Command, register
+
+PLAN_HELP = """\
+A label-budget plan: about how many more labels, chosen by STRATEGY, until
+TARGET is settled — its credible interval narrower than --width, or (for
+threshold:P,R) the decision whether that threshold meets the requirement
+reaching --probability either way. From the posterior draws of the same
+estimate as `spe estimate`: each of --futures simulated futures takes a
+"true" draw, simulates the labels of the next items (in the order
+`spe suggest` would give them now) and reweights the draws by them; the
+plan is the spread over the futures of the labels needed.
+
+Goals (exactly one):
+  --width W         the mean width of the target's credible interval (the
+                    band's, for pr-band) below W, in the target's units
+  --probability Q   the threshold decision (threshold:P,R) made with
+                    probability >= Q either way, Q in (0.5, 1)
+
+Prints the median labels needed and the range holding 80% of the futures,
+and says how often the goal was not reached within --max-labels, or the
+draws degenerated before it (their effective sample size fell below a tenth
+of today's): then label some, refit and plan again. The plan assumes the
+score model, as the estimate does; for the information strategy it fixes
+the order of the items now (refitting after each batch adapts, so it is on
+the cautious side).
+
+Exit status: 0 plan written, 2 bad input or options (nothing written), 130
+interrupted, 1 anything else.
+
+examples:
+  spe plan examples/digits_scores.csv --labels examples/digits_labels.csv --target ap --width 0.05 --seed 0
+  spe plan scores.csv --labels few.csv --target threshold:0.9,0.5 --probability 0.9 --plot plan.png
+"""
+
+
+def _width(text):
+    value = finite(text, "a number > 0 (the target's units)")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def _probability(text):
+    value = finite(text, "a number in (0.5, 1)")
+    if not 0.5 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0.5, 1), got {text!r}")
+    return value
+
+
+def add_arguments(p):
+    """The options of ``spe plan``: the shared ones, the target, the goal, the strategy, the simulation,
+    the outputs."""
+    add_model_options(p, baseline=False)
+    p.add_argument("--target", type=target_name, default="ap", metavar="TARGET",
+                   help="what is to be settled: ap (default), pr-band, prevalence, threshold:P,R")
+    goal = p.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--width", type=_width, metavar="W",
+                      help="goal: the target's credible interval narrower than W (its units)")
+    goal.add_argument("--probability", type=_probability, metavar="Q",
+                      help="goal (threshold:P,R): the decision made with probability >= Q either way")
+    p.add_argument("--strategy", default="information", choices=strategy_names(),
+                   help="how the further items are chosen (default: information, as spe suggest)")
+    p.add_argument("--max-labels", type=positive, metavar="N",
+                   help="the most further labels simulated (default 200, or the unlabeled items if fewer)")
+    p.add_argument("--futures", type=positive, default=200, metavar="S",
+                   help="simulated futures (default 200, at least 10)")
+    p.add_argument("--json", metavar="OUT.json", action=Once,
+                   help="write the plan (labels needed, the goal's quantity per number of labels) as JSON")
+    p.add_argument("--plot", metavar="OUT.png", action=Once,
+                   help="draw the goal's quantity against further labels, with the futures' spread")
+
+
+def run(args):
+    """Run ``spe plan``; returns the exit status."""
+    from ..active.plan import check_goal
+
+    outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    check_goal(args.target, args.width, args.probability)  # before the fit
+    scores, ev = fit(args)
+    plan = ev.plan_labels(width=args.width, probability=args.probability, target=args.target,
+                          strategy=args.strategy, max_labels=args.max_labels, futures=args.futures,
+                          rng=ev.diagnostics["seed"])
+    files = []
+    if args.json is not None:
+        files.append((outputs["--json"], json_bytes(plan.to_dict())))
+    if args.plot is not None:
+        files.append((outputs["--plot"], _figure(plan, args.plot)))
+    text = f"{plan.summary()}\nseed: {ev.diagnostics['seed']} (--seed repeats this run)"
+    finish(outputs, text, files)
+    return 0
+
+
+def _figure(plan, path):
+    """``spe plan --plot``: the goal's quantity against further labels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plot import plot_label_plan
+
+    fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+    plot_label_plan(plan, ax)
+    return figure_bytes(fig, path)
+
+
+register(Command(name="plan", help="about how many more labels until a question is settled",
+                 description=PLAN_HELP, add_arguments=add_arguments, run=run))
