@@ -31,13 +31,12 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
+from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
 
 HERE = Path(__file__).resolve().parent
 REQUIREMENT = (0.9, 0.5)
@@ -157,20 +156,13 @@ def main(argv=None):
     if args.from_csv:
         df = pd.read_csv(args.from_csv)
     else:
-        paths = case_paths(args.cases_dir, args.cases)
-        if not paths:
-            raise SystemExit(f"no cases in {args.cases_dir}" + (f" named {args.cases}" if args.cases else ""))
+        paths = selected_cases(args.cases_dir, args.cases)
         tasks = [(p, seed, run, args.start, args.batch, args.random_max if run == "random" else args.max_labels,
                   args.draws) for p in paths for seed in range(args.seeds) for run in args.runs]
-        t0, rows = time.perf_counter(), []
-        with ProcessPoolExecutor(args.jobs) as pool:
-            for i, part in enumerate(pool.map(run_loop, tasks), 1):
-                rows += part
-                if i % max(1, len(tasks) // 10) == 0:
-                    print(f"  {i}/{len(tasks)} loops, {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
-        df = pd.DataFrame(rows)
+        parts, seconds = run_tasks(run_loop, tasks, args.jobs, "loops")
+        df = pd.DataFrame([row for part in parts for row in part])
         df.to_csv(args.out, index=False)
-        print(f"# {' '.join(sys.argv)}; {time.perf_counter() - t0:.0f}s on {os.cpu_count()} cores")
+        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
     report(df, args.start)
     if args.plot:
         plot(df[df.get("error_message", pd.Series(index=df.index, dtype=object)).isna()], args.plot)

@@ -6,6 +6,9 @@ of labels and case give the same labeled items in every script (and the same JSO
 
 from __future__ import annotations
 
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +22,26 @@ def case_paths(cases_dir, names=None):
     """The cases' CSV files in ``cases_dir``, sorted by name; only those named in ``names`` when given."""
     paths = sorted(Path(cases_dir).glob("*.csv"))
     return [p for p in paths if p.stem in set(names)] if names else paths
+
+
+def selected_cases(cases_dir, names=None):
+    """:func:`case_paths`, or ``SystemExit`` naming the directory (and the names asked for) when none is there."""
+    paths = case_paths(cases_dir, names)
+    if not paths:
+        raise SystemExit(f"no cases in {cases_dir}" + (f" named {names}" if names else ""))
+    return paths
+
+
+def run_tasks(worker, tasks, jobs, what="tasks"):
+    """``worker(task)`` for every task in ``jobs`` processes, results in the tasks' order; progress on standard
+    error every tenth. Returns (results, seconds)."""
+    t0, results = time.perf_counter(), []
+    with ProcessPoolExecutor(jobs) as pool:
+        for i, result in enumerate(pool.map(worker, tasks), 1):
+            results.append(result)
+            if i % max(1, len(tasks) // 10) == 0:
+                print(f"  {i}/{len(tasks)} {what}, {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
+    return results, time.perf_counter() - t0
 
 
 def read_case(path):

@@ -26,13 +26,12 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
+from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
 
 
 def ap_width(ev):
@@ -131,17 +130,13 @@ def main(argv=None):
     if args.from_csv:
         df = pd.read_csv(args.from_csv)
     else:
-        paths = case_paths(args.cases_dir, args.cases)
-        if not paths:
-            raise SystemExit(f"no cases in {args.cases_dir}" + (f" named {args.cases}" if args.cases else ""))
+        paths = selected_cases(args.cases_dir, args.cases)
         tasks = [(p, seed, strategy, args.start, args.batch, args.max_labels, args.shrink, args.draws, args.futures)
                  for p in paths for seed in range(args.seeds) for strategy in args.strategies]
-        t0 = time.perf_counter()
-        with ProcessPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(run_loop, tasks))
+        rows, seconds = run_tasks(run_loop, tasks, args.jobs, "loops")
         df = pd.DataFrame(rows)
         df.to_csv(args.out, index=False)
-        print(f"# {' '.join(sys.argv)}; {time.perf_counter() - t0:.0f}s on {os.cpu_count()} cores")
+        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
     report(df, args.batch)
 
 

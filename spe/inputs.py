@@ -24,9 +24,9 @@ from scipy import stats
 
 from .exceptions import SpeInputError
 
-__all__ = ["check_choice", "check_level", "as_scores", "normalize_labels", "normalize_reference", "seed_of",
-           "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE",
-           "MAX_ABS_SCORE"]
+__all__ = ["check_choice", "check_count", "check_level", "as_scores", "normalize_labels", "normalize_reference",
+           "seed_of", "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS",
+           "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -396,3 +396,17 @@ def check_choice(name, value, choices):
     if not isinstance(value, str) or value not in choices:
         raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
     return value
+
+
+def check_count(name, value, most, least=1, of="unlabeled items"):
+    """``value`` as an int if it is an integer (not a bool) in [least, most] (``most`` may be ``inf``).
+
+    Raises
+    ------
+    SpeInputError
+        Naming the argument ``name``: "must be an integer from LEAST to the MOST <of>" (or "LEAST or more").
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not least <= value <= most:
+        bound = f" to the {most} {of}" if np.isfinite(most) else " or more"
+        raise SpeInputError(f"must be an integer from {least}{bound}, got {value!r}", argument=name)
+    return int(value)

@@ -21,6 +21,21 @@ def simulate(n, prevalence, seed, neg=(0.0, 1.0), pos=(2.0, 1.0)):
     return s, y
 
 
+@pytest.fixture(scope="session")
+def twenty_labels_of_3000():
+    """An estimate of 3,000 simulated items (10% positives) with 20 labels, 300 draws: (Evaluation, scores,
+    labels). Shared by the tests of spe.active (read only)."""
+    import warnings
+
+    import spe
+
+    s, y = simulate(3000, 0.1, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, {i: int(y[i]) for i in range(20)}, draws=300, rng=0)
+    return ev, s, y
+
+
 @pytest.fixture
 def digits():
     """The shipped real example: scores, ids, the 20 shipped labels and all true labels."""

@@ -64,13 +64,9 @@ def test_a_second_label_of_the_same_kind_is_worth_less_than_the_first():
     assert 0 <= pre.gains()[b] < first
 
 
-@pytest.fixture(scope="module")
-def estimate():
-    s, y = simulate(3000, 0.1, seed=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ev = spe.evaluate(s, {i: int(y[i]) for i in range(20)}, draws=300, rng=0)
-    return ev, s, y
+@pytest.fixture
+def estimate(twenty_labels_of_3000):
+    return twenty_labels_of_3000
 
 
 @pytest.mark.parametrize("strategy", list(STRATEGIES))

@@ -14,13 +14,9 @@ from spe.exceptions import SpeInputError
 from .conftest import EXAMPLES, simulate
 
 
-@pytest.fixture(scope="module")
-def estimate():
-    s, y = simulate(3000, 0.1, seed=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ev = spe.evaluate(s, {i: int(y[i]) for i in range(20)}, draws=300, rng=0)
-    return ev
+@pytest.fixture
+def estimate(twenty_labels_of_3000):
+    return twenty_labels_of_3000[0]
 
 
 def test_a_goal_already_met_needs_no_labels_and_an_impossible_one_more_than_the_horizon(estimate):

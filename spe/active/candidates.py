@@ -30,6 +30,11 @@ class Candidates:
         Whether items with the same ``order`` value are exchangeable (one classifier).
     rng : numpy.random.Generator
     max_groups : int
+
+    Attributes
+    ----------
+    n_labeled : int
+        The items labeled before any is taken (the ``information`` strategy counts from it).
     """
 
     def __init__(self, order, labeled_index, per_score, rng, max_groups=MAX_GROUPS):

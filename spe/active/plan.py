@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SpeInputError
-from ..inputs import check_choice
+from ..inputs import check_choice, check_count
 from .candidates import MAX_GROUPS
 from .strategies import STRATEGIES
 from .suggest import prepare
@@ -173,14 +173,13 @@ def plan(source, *, width=None, probability=None, target="ap", strategy="informa
         :func:`spe.active.suggest` raises.
     """
     check_choice("strategy", strategy, tuple(STRATEGIES))
-    check_goal(target, width, probability)
+    spec = check_goal(target, width, probability)
     setup = prepare(source, target, classifier, rng, max_groups)
     ev = setup.evaluation
     level = ev.level if level is None else float(level)
-    kind, value, goal, read = _goal(str(target), width, probability, level)
-    horizon = _positive_int("max_labels", min(200, setup.n_free) if max_labels is None else max_labels,
-                            setup.n_free)
-    n_futures = _positive_int("futures", futures, np.inf, least=10)
+    kind, value, goal, read = _goal(spec, str(target), width, probability, level)
+    horizon = check_count("max_labels", min(200, setup.n_free) if max_labels is None else max_labels, setup.n_free)
+    n_futures = check_count("futures", futures, np.inf, least=10)
     picks = STRATEGIES[strategy].choose(setup.candidates, setup.preposterior, horizon, setup.rng)
     items = np.array([item for item, _ in picks], dtype=int)
     probabilities = ev.performance.replay.item_probability_draws(ev.scores, items)  # (M, horizon)
@@ -286,19 +285,12 @@ def check_goal(target, width=None, probability=None):
     return spec
 
 
-def _goal(target, width, probability, level):
-    """The goal's kind, value, words, and a function of the target's draws giving its reader."""
-    spec = check_goal(target, width, probability)
+def _goal(spec, target, width, probability, level):
+    """The goal (checked by :func:`check_goal`)'s kind, value, words, and a function of the target's draws
+    giving its reader."""
     if width is not None:
         what = "band" if spec.name == "pr-band" else "interval"
         return ("width", float(width), f"the {level:.0%} {what} of {target} narrower than {width:g}",
                 lambda draws: _Width(draws, level, float(width)))
     return ("probability", float(probability), f"the decision on {target} reaches probability {probability:g}",
             lambda draws: _Decision(draws, spec.decision, float(probability)))
-
-
-def _positive_int(name, value, most, least=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not least <= value <= most:
-        bound = f" to the {most} unlabeled items" if np.isfinite(most) else " or more"
-        raise SpeInputError(f"must be an integer from {least}{bound}, got {value!r}", argument=name)
-    return int(value)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SpeInputError
-from ..inputs import check_choice, seed_of
+from ..inputs import check_choice, check_count, seed_of
 from .candidates import MAX_GROUPS, Candidates
 from .preposterior import Preposterior
 from .strategies import STRATEGIES
@@ -118,12 +118,10 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     """
     check_choice("strategy", strategy, tuple(STRATEGIES))
     setup = prepare(source, target, classifier, rng, max_groups)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= setup.n_free:
-        raise SpeInputError(f"must be an integer from 1 to the {setup.n_free} unlabeled items, got {k!r}",
-                            argument="k")
+    k = check_count("k", k, setup.n_free)
     pre = setup.preposterior
     before = pre.uncertainty
-    picks = STRATEGIES[strategy].choose(setup.candidates, pre, int(k), setup.rng)
+    picks = STRATEGIES[strategy].choose(setup.candidates, pre, k, setup.rng)
     items = np.array([item for item, _ in picks], dtype=int)
     gains = np.array([gain for _, gain in picks], dtype=float)
     return Suggestion(items=items, scores=setup.evaluation.scores[items].astype(float), expected_gain=gains,
@@ -139,7 +137,6 @@ class Setup:
     ----------
     evaluation : Evaluation
         The classifier's estimate (for a Comparison, that of the classifier asked for).
-    target : Target
     target_draws : array, shape (M, R)
     candidates : Candidates
     preposterior : Preposterior
@@ -148,7 +145,6 @@ class Setup:
     """
 
     evaluation: object
-    target: object
     target_draws: np.ndarray
     candidates: Candidates
     preposterior: Preposterior
@@ -182,4 +178,4 @@ def prepare(source, target, classifier=None, rng=None, max_groups=MAX_GROUPS) ->
     candidates = Candidates(order, ev.labeled_index, replay.per_score, gen, max_groups)
     draws = np.asarray(spec.draws(source if spec.comparison else ev, parameters), dtype=float)
     pre = Preposterior(draws, replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
-    return Setup(ev, spec, draws, candidates, pre, gen, seed)
+    return Setup(ev, draws, candidates, pre, gen, seed)

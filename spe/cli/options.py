@@ -6,7 +6,7 @@ import argparse
 import math
 
 __all__ = ["add_input_options", "add_model_options", "add_reading_options", "Once", "finite", "unit", "positive",
-           "seed", "workers", "requirement", "join_negative_numbers", "NUMBER_OPTIONS", "target_name",
+           "seed", "workers", "requirement", "number_in", "join_negative_numbers", "NUMBER_OPTIONS", "target_name",
            "strategy_names"]
 
 
@@ -208,18 +208,19 @@ def finite(text, what="a finite number (score units)"):
     return value
 
 
-def unit(text):
-    value = finite(text, "a number in [0, 1]")
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
-    return value
+def number_in(accept, what):
+    """An argparse type: a finite number for which ``accept(value)`` holds, else "expected WHAT, got ..."."""
+    def parse(text):
+        value = finite(text, what)
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _level(text):
-    value = finite(text, "a number strictly between 0 and 1")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
-    return value
+unit = number_in(lambda v: 0 <= v <= 1, "a number in [0, 1]")
+_level = number_in(lambda v: 0 < v < 1, "a number strictly between 0 and 1")
 
 
 class Once(argparse.Action):

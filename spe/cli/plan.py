@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
 from .common import figure_bytes, finish, fit, json_bytes, plan_outputs
-from .options import Once, add_model_options, finite, positive, strategy_names, target_name
+from .options import Once, add_model_options, number_in, positive, strategy_names, target_name
 from .registry import Command, register
 
 PLAN_HELP = """\
@@ -41,18 +39,8 @@ examples:
 """
 
 
-def _width(text):
-    value = finite(text, "a number > 0 (the target's units)")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def _probability(text):
-    value = finite(text, "a number in (0.5, 1)")
-    if not 0.5 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0.5, 1), got {text!r}")
-    return value
+_width = number_in(lambda v: v > 0, "a number > 0")
+_probability = number_in(lambda v: 0.5 < v < 1, "a number in (0.5, 1)")
 
 
 def add_arguments(p):
