@@ -165,6 +165,9 @@ class ThresholdChoice:
         than not.
     curve : ThresholdProbability
         p(C(τ)) at every threshold.
+    meets : bool array, shape (M,), or None
+        C(τ) at the chosen threshold under each posterior draw (its weighted mean is ``probability``); None
+        for the labeled-only estimate, which has no posterior draws.
     """
 
     threshold: float
@@ -172,6 +175,7 @@ class ThresholdChoice:
     metrics: dict
     likely: bool
     curve: ThresholdProbability
+    meets: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self):
         """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added)."""
@@ -470,7 +474,9 @@ class Evaluation:
         ValueError
             A requirement outside [0, 1].
         """
-        return self._threshold_probability(min_precision, min_recall, performance, *self._grid_metrics(performance))
+        p, values = self._grid_metrics(performance)
+        return self._threshold_probability(p, _meets(values, min_precision, min_recall), min_precision, min_recall,
+                                           performance)
 
     def requirement_draws(self, min_precision=0.0, min_recall=0.0, performance="sample"):
         """Whether each threshold meets a precision/recall requirement under each posterior draw.
@@ -490,8 +496,7 @@ class Evaluation:
         p, values = self._grid_metrics(performance)
         return p.thresholds.copy(), _meets(values, min_precision, min_recall)
 
-    def _threshold_probability(self, min_precision, min_recall, performance, p, values):
-        meets = _meets(values, min_precision, min_recall)
+    def _threshold_probability(self, p, meets, min_precision, min_recall, performance):
         prob = self.weights @ meets / self.weights.sum()
         return ThresholdProbability(p.thresholds.copy(), np.clip(prob, 0.0, 1.0), float(min_precision),
                                     float(min_recall), performance)
@@ -511,11 +516,12 @@ class Evaluation:
             requirement with probability < 0.5.
         """
         p, values = self._grid_metrics(performance)
-        curve = self._threshold_probability(min_precision, min_recall, performance, p, values)
+        meets = _meets(values, min_precision, min_recall)
+        curve = self._threshold_probability(p, meets, min_precision, min_recall, performance)
         best = most_likely_threshold(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
-                               bool(curve.probability[best] >= 0.5), curve)
+                               bool(curve.probability[best] >= 0.5), curve, meets[:, best].copy())
 
     def suggest(self, k=10, target="pr-band", strategy="information", rng=None):
         """The k items to label next so that their labels settle ``target`` (:func:`spe.active.suggest`: the

@@ -134,6 +134,11 @@ def test_the_threshold_target_is_the_requirement_at_the_recommended_threshold(es
     curve = ev.threshold_probability(0.8, 0.4)
     np.testing.assert_allclose(ev.weights @ meets / ev.weights.sum(), curve.probability)
     np.testing.assert_array_equal(thresholds, curve.threshold)
+    choice = ev.best_threshold(0.8, 0.4)
+    column = meets[:, np.flatnonzero(thresholds == choice.threshold)[0]]
+    np.testing.assert_array_equal(choice.meets, column)
+    assert ev.weights @ choice.meets / ev.weights.sum() == pytest.approx(choice.probability)
+    np.testing.assert_array_equal(TARGETS["threshold"].draws(ev, (0.8, 0.4))[:, 0], column)
 
 
 def test_a_comparison_suggests_items_for_the_difference():

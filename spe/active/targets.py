@@ -107,10 +107,7 @@ def _pr_band(ev, _):
 def _threshold_decision(ev, requirement):
     """Whether the threshold most likely to meet the requirement (:meth:`Evaluation.best_threshold`) meets it,
     per draw: (M, 1) of 0/1."""
-    min_precision, min_recall = requirement
-    best = ev.best_threshold(min_precision, min_recall).threshold
-    thresholds, meets = ev.requirement_draws(min_precision, min_recall)
-    return meets[:, [int(np.argmin(np.abs(thresholds - best)))]].astype(float)
+    return ev.best_threshold(*requirement).meets[:, None].astype(float)
 
 
 def _ap_differences(cmp, _):
