@@ -188,10 +188,11 @@ def test_spe_suggest_writes_k_unlabeled_ids_best_first(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("bad", [["--target", "threshold:2,1"], ["--target", "compare"], ["-k", "0"],
-                                 ["--strategy", "best"]])
+                                 ["--strategy", "best"], ["--classifier", "b"]])
 def test_spe_suggest_bad_options_exit_2(bad, capsys):
     assert main(["suggest", str(EXAMPLES / "digits_scores.csv"), *bad]) == 2
-    assert "spe suggest: error" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "error" in err and bad[0] in err
 
 
 def test_spe_suggest_more_items_than_unlabeled_exits_2_naming_k(capsys):
@@ -199,6 +200,40 @@ def test_spe_suggest_more_items_than_unlabeled_exits_2_naming_k(capsys):
             "-k", "880"]
     assert main(argv) == 2
     assert "-k: must be at most the 879 unlabeled items" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def two_classifiers(tmp_path_factory):
+    """The digits example's scores and a noisier second classifier, one file with a column each."""
+    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
+    noise = np.random.default_rng(0).normal(0, 1.0, len(scores))
+    path = tmp_path_factory.mktemp("two") / "ab.csv"
+    pd.DataFrame({"id": scores["id"], "a": scores["score"], "b": scores["score"] + noise}).to_csv(path, index=False)
+    return path
+
+
+def test_spe_suggest_on_two_classifiers_settles_their_comparison(two_classifiers, tmp_path, capsys):
+    out = tmp_path / "next.csv"
+    argv = ["suggest", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),
+            "-k", "3", "--draws", "200", "--seed", "0", "--out", str(out)]
+    assert main(argv) == 0
+    assert "target compare" in capsys.readouterr().out
+    frame = pd.read_csv(two_classifiers)
+    labels = pd.read_csv(EXAMPLES / "digits_labels.csv")
+    row = {i: r for r, i in enumerate(frame["id"])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = spe.compare({"a": frame["a"].to_numpy(), "b": frame["b"].to_numpy()},
+                          {row[i]: v for i, v in zip(labels["id"], labels["label"])}, draws=200, rng=0)
+    expected = frame["id"].to_numpy()[cmp.suggest(3, rng=0).items]
+    np.testing.assert_array_equal(pd.read_csv(out)["id"], expected)
+
+
+@pytest.mark.parametrize("bad, option", [(["--classifier", "c"], "--classifier"),
+                                         (["--reference", str(EXAMPLES / "digits_truth.csv")], "--reference")])
+def test_spe_suggest_on_two_classifiers_bad_options_exit_2(two_classifiers, bad, option, capsys):
+    assert main(["suggest", str(two_classifiers), "--score-columns", "a,b", "--draws", "200", *bad]) == 2
+    assert f"error: {option}" in capsys.readouterr().err
 
 
 def test_estimate_with_adaptive_labels_says_so_and_gives_no_labeled_only_baseline(capsys):

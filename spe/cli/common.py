@@ -10,9 +10,10 @@ import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "labeled_only_baseline", "figure_bytes",
-           "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt", "metrics_lines",
-           "notes"]
+__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_files",
+           "fit_classifiers", "choose_target",
+           "labeled_only_baseline", "figure_bytes", "check_figure_format", "json_bytes", "items_csv", "model_options",
+           "interval_text", "fmt", "metrics_lines", "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
@@ -134,6 +135,89 @@ def fit(args, scores=None):
         ev = evaluate(scores.scores, labels, reference=reference, label_selection=_label_selection(args),
                       **model_options(args))
     return scores, ev
+
+
+def _names_list(text, what):
+    from ..exceptions import SpeInputError
+
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise SpeInputError(f"an empty name in {text!r}", argument=what)
+    return names
+
+
+def classifier_files(args):
+    """The classifiers' names and scores files from :func:`spe.cli.options.add_classifier_inputs`' options: one
+    file per classifier, or one file's --score-columns (exit 2 on a mismatch)."""
+    from ..exceptions import SpeInputError
+    from ..io import read_score_columns, read_scores
+
+    if args.score_columns is not None:
+        if len(args.scores) != 1:
+            raise SpeInputError("--score-columns reads the classifiers from one file; give one SCORES.csv",
+                                argument="--score-columns")
+        names = _names_list(args.score_columns, "--score-columns")
+        files = read_score_columns(args.scores[0], names)
+    else:
+        if "-" in args.scores and len(args.scores) > 1:
+            raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",
+                                argument="SCORES.csv")
+        files = [read_scores(p, score_column=args.score_column) for p in args.scores]
+        names = [Path(p).stem if p != "-" else "stdin" for p in args.scores]
+    if args.names is not None:
+        names = _names_list(args.names, "--names")
+        if len(names) != len(files):
+            raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
+    return names, files
+
+
+def read_classifiers(args):
+    """The classifiers' names, scores (N, K), the items' ids (the first file's, or None) and the labels from the
+    command line (exit 2 on a mismatch)."""
+    return _aligned(args, *classifier_files(args))
+
+
+def _aligned(args, names, files):
+    from ..io import align_scores, read_labels
+
+    matrix = align_scores(files)
+    labels = read_labels(args.labels, files[0]) if args.labels is not None else None
+    return names, matrix, files[0].ids, labels
+
+
+def fit_classifiers(args, names, files):
+    """``spe suggest`` and ``spe plan`` on one classifier or several (from :func:`classifier_files`): (the items'
+    ids or None, the :class:`~spe.evaluation.Evaluation` of one — as :func:`fit`, ``--reference`` included — or
+    the :class:`~spe.comparison.Comparison` of several, as ``spe compare``)."""
+    from ..comparison import compare
+    from ..exceptions import SpeInputError
+
+    if len(files) == 1:
+        scores, ev = fit(args, files[0])
+        return scores.ids, ev
+    if args.reference is not None:
+        raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
+    names, matrix, ids, labels = _aligned(args, names, files)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ids, compare(dict(zip(names, matrix.T)), labels, **model_options(args))
+
+
+def choose_target(args, names, default):
+    """``--target`` of spe suggest and spe plan, checked against the classifiers before the fit: as given, else
+    ``compare`` for several classifiers and ``default`` for one; ``--classifier`` must name one of several."""
+    from ..active import parse_target
+    from ..exceptions import SpeInputError
+
+    target = args.target or ("compare" if len(names) > 1 else default)
+    if parse_target(target)[0].comparison and len(names) < 2:
+        raise SpeInputError(f"target {target!r} compares classifiers: give two or more SCORES.csv, or "
+                            "--score-columns A,B", argument="--target")
+    if args.classifier is not None and args.classifier not in names:
+        raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}"
+                            + (" (one classifier: leave --classifier out)" if len(names) == 1 else ""),
+                            argument="--classifier")
+    return target
 
 
 def _label_selection(args):

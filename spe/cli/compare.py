@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
-
-from .common import figure_bytes, finish, items_csv, json_bytes, model_options, plan_outputs
-from .options import Once, add_model_options, add_reading_options
+from .common import figure_bytes, finish, items_csv, json_bytes, model_options, plan_outputs, read_classifiers
+from .options import Once, add_classifier_inputs, add_model_options
 from .registry import Command, register
 
 COMPARE_HELP = """\
@@ -46,15 +44,7 @@ examples:
 
 def add_arguments(p):
     """The options of ``spe compare``."""
-    p.add_argument("scores", metavar="SCORES.csv", nargs="+",
-                   help="one scores file per classifier (or one file with --score-columns); '-' reads standard input")
-    p.add_argument("--labels", metavar="LABELS.csv", action=Once,
-                   help="known labels (columns 'id,label') of items of the first file; omit for none")
-    p.add_argument("--score-columns", metavar="A,B,...", action=Once,
-                   help="the score columns of one file, one per classifier (instead of one file each)")
-    p.add_argument("--names", metavar="A,B,...", action=Once,
-                   help="the classifiers' names (default: the file names without extension, or the columns)")
-    add_reading_options(p)
+    add_classifier_inputs(p)
     add_model_options(p, inputs=False, reference=False, baseline=False)
     p.add_argument("--json", metavar="OUT.json", action=Once,
                    help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
@@ -63,42 +53,6 @@ def add_arguments(p):
     p.add_argument("--items", metavar="OUT.csv", action=Once,
                    help="write id, each classifier's score and p(positive | every score, labels) per item (labeled "
                         "items keep their label; '-': to standard output)")
-
-
-def _names_list(text, what):
-    from ..exceptions import SpeInputError
-
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        raise SpeInputError(f"an empty name in {text!r}", argument=what)
-    return names
-
-
-def read_classifiers(args):
-    """The classifiers' names, scores (N, K), the items' ids (the first file's, or None) and the labels from the
-    command line (exit 2 on a mismatch)."""
-    from ..exceptions import SpeInputError
-    from ..io import align_scores, read_labels, read_score_columns, read_scores
-
-    if args.score_columns is not None:
-        if len(args.scores) != 1:
-            raise SpeInputError("--score-columns reads the classifiers from one file; give one SCORES.csv",
-                                argument="--score-columns")
-        names = _names_list(args.score_columns, "--score-columns")
-        files = read_score_columns(args.scores[0], names)
-    else:
-        if "-" in args.scores and len(args.scores) > 1:
-            raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",
-                                argument="SCORES.csv")
-        files = [read_scores(p, score_column=args.score_column) for p in args.scores]
-        names = [Path(p).stem if p != "-" else "stdin" for p in args.scores]
-    if args.names is not None:
-        names = _names_list(args.names, "--names")
-        if len(names) != len(files):
-            raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
-    matrix = align_scores(files)
-    labels = read_labels(args.labels, files[0]) if args.labels is not None else None
-    return names, matrix, files[0].ids, labels
 
 
 def run(args):

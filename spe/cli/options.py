@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["add_input_options", "add_model_options", "add_reading_options", "Once", "finite", "unit", "positive",
-           "seed", "workers", "requirement", "number_in", "join_negative_numbers", "NUMBER_OPTIONS", "target_name",
-           "strategy_names"]
+__all__ = ["add_input_options", "add_classifier_inputs", "add_model_options", "add_target_options",
+           "add_reading_options", "Once", "finite", "unit", "positive", "seed", "workers", "requirement", "number_in",
+           "join_negative_numbers", "NUMBER_OPTIONS", "target_name", "strategy_names"]
 
 
 def add_input_options(p):
@@ -16,6 +16,20 @@ def add_input_options(p):
                    help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
     p.add_argument("--labels", metavar="LABELS.csv", action=Once,
                    help="known labels (columns 'id,label'); omit for none")
+    add_reading_options(p)
+
+
+def add_classifier_inputs(p):
+    """The inputs of commands that take one classifier or several: SCORES.csv ..., --labels, --score-columns,
+    --names and how the scores are read."""
+    p.add_argument("scores", metavar="SCORES.csv", nargs="+",
+                   help="one scores file per classifier (or one file with --score-columns); '-' reads standard input")
+    p.add_argument("--labels", metavar="LABELS.csv", action=Once,
+                   help="known labels (columns 'id,label') of items of the first file; omit for none")
+    p.add_argument("--score-columns", metavar="A,B,...", action=Once,
+                   help="the score columns of one file, one per classifier (instead of one file each)")
+    p.add_argument("--names", metavar="A,B,...", action=Once,
+                   help="the classifiers' names (default: the file names without extension, or the columns)")
     add_reading_options(p)
 
 
@@ -274,8 +288,8 @@ def requirement(text):
 
 
 def target_name(text):
-    """``--target`` of spe suggest and spe plan: a registered one-classifier target (spe.active.targets), its
-    parameters checked."""
+    """``--target`` of spe suggest and spe plan: a registered target (spe.active.targets), its parameters
+    checked (whether it fits the number of classifiers is checked once they are read)."""
     from ..active import parse_target
     from ..exceptions import SpeInputError
 
@@ -283,10 +297,18 @@ def target_name(text):
         target, _ = parse_target(text)
     except SpeInputError as e:
         raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
-    if target.comparison:
-        raise argparse.ArgumentTypeError(f"target {text!r} compares several classifiers: in Python, "
-                                         "spe.compare(...).suggest(k) or .plan_labels()")
     return text
+
+
+def add_target_options(p, default, verb):
+    """--target and --classifier of spe suggest and spe plan (one classifier or several)."""
+    p.add_argument("--target", type=target_name, default=None, metavar="TARGET",
+                   help=f"what the labels should {verb}: {default} (default for one classifier), "
+                        + ", ".join(n for n in ("pr-band", "ap", "prevalence") if n != default)
+                        + ", threshold:P,R; compare (default for several classifiers: the difference in average "
+                          "precision of every pair)")
+    p.add_argument("--classifier", metavar="NAME", action=Once,
+                   help="with several classifiers and a one-classifier target: whose (default: the first)")
 
 
 def strategy_names():

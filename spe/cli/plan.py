@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .common import figure_bytes, finish, fit, json_bytes, plan_outputs
-from .options import Once, add_model_options, number_in, positive, strategy_names, target_name
+from .common import choose_target, classifier_files, figure_bytes, finish, fit_classifiers, json_bytes, plan_outputs
+from .options import (Once, add_classifier_inputs, add_model_options, add_target_options, number_in, positive,
+                      strategy_names)
 from .registry import Command, register
 
 PLAN_HELP = """\
@@ -19,8 +20,16 @@ plan is the spread over the futures of the labels needed.
 Goals (exactly one):
   --width W         the mean width of the target's credible interval (the
                     band's, for pr-band) below W, in the target's units
-  --probability Q   the threshold decision (threshold:P,R) made with
-                    probability >= Q either way, Q in (0.5, 1)
+  --probability Q   the decision made with probability >= Q either way, Q
+                    in (0.5, 1): for threshold:P,R whether that threshold
+                    meets the requirement; for compare (several
+                    classifiers) which of every pair has the higher
+                    average precision
+
+Several classifiers that scored the same items (one SCORES.csv each, or one
+file with --score-columns a,b) are modelled together as in spe compare; the
+target is then compare unless --target says otherwise (a one-classifier
+target concerns --classifier, default the first).
 
 Prints the median labels needed and the range holding 80% of the futures,
 and says how often the goal was not reached within --max-labels, or the
@@ -36,6 +45,7 @@ interrupted, 1 anything else.
 examples:
   spe plan examples/digits_scores.csv --labels examples/digits_labels.csv --target ap --width 0.05 --seed 0
   spe plan scores.csv --labels few.csv --target threshold:0.9,0.5 --probability 0.9 --plot plan.png
+  spe plan old.csv new.csv --labels few.csv --probability 0.9
 """
 
 
@@ -46,14 +56,14 @@ _probability = number_in(lambda v: 0.5 < v < 1, "a number in (0.5, 1)")
 def add_arguments(p):
     """The options of ``spe plan``: the shared ones, the target, the goal, the strategy, the simulation,
     the outputs."""
-    add_model_options(p, baseline=False)
-    p.add_argument("--target", type=target_name, default="ap", metavar="TARGET",
-                   help="what is to be settled: ap (default), pr-band, prevalence, threshold:P,R")
+    add_classifier_inputs(p)
+    add_model_options(p, inputs=False, baseline=False)
+    add_target_options(p, "ap", "settle")
     goal = p.add_mutually_exclusive_group(required=True)
     goal.add_argument("--width", type=_width, metavar="W",
                       help="goal: the target's credible interval narrower than W (its units)")
     goal.add_argument("--probability", type=_probability, metavar="Q",
-                      help="goal (threshold:P,R): the decision made with probability >= Q either way")
+                      help="goal (threshold:P,R or compare): the decision made with probability >= Q either way")
     p.add_argument("--strategy", default="information", choices=strategy_names(),
                    help="how the further items are chosen (default: information, as spe suggest)")
     p.add_argument("--max-labels", type=positive, metavar="N",
@@ -68,21 +78,24 @@ def add_arguments(p):
 
 def run(args):
     """Run ``spe plan``; returns the exit status."""
+    from ..active import plan as label_plan
     from ..active.plan import check_goal
 
     outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    check_goal(args.target, args.width, args.probability)  # before the fit
-    scores, ev = fit(args)
-    plan = ev.plan_labels(width=args.width, probability=args.probability, target=args.target,
-                          strategy=args.strategy, max_labels=args.max_labels, futures=args.futures,
-                          rng=ev.diagnostics["seed"])
-    files = []
+    names, files = classifier_files(args)
+    target = choose_target(args, names, "ap")
+    check_goal(target, args.width, args.probability)  # before the fit
+    _, source = fit_classifiers(args, names, files)
+    seed = source.diagnostics["seed"]
+    plan = label_plan(source, width=args.width, probability=args.probability, target=target,
+                      strategy=args.strategy, classifier=args.classifier, max_labels=args.max_labels,
+                      futures=args.futures, rng=seed)
+    results = []
     if args.json is not None:
-        files.append((outputs["--json"], json_bytes(plan.to_dict())))
+        results.append((outputs["--json"], json_bytes(plan.to_dict())))
     if args.plot is not None:
-        files.append((outputs["--plot"], _figure(plan, args.plot)))
-    text = f"{plan.summary()}\nseed: {ev.diagnostics['seed']} (--seed repeats this run)"
-    finish(outputs, text, files)
+        results.append((outputs["--plot"], _figure(plan, args.plot)))
+    finish(outputs, f"{plan.summary()}\nseed: {seed} (--seed repeats this run)", results)
     return 0
 
 

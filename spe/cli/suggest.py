@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from .common import finish, fit, plan_outputs, read_inputs
-from .options import Once, add_model_options, positive, strategy_names, target_name
+from .common import choose_target, classifier_files, finish, fit_classifiers, plan_outputs, read_inputs
+from .options import Once, add_classifier_inputs, add_model_options, add_target_options, positive, strategy_names
 from .registry import Command, register
 
 SUGGEST_HELP = """\
@@ -13,11 +13,19 @@ to settle TARGET most, best first, from the posterior draws of the same
 estimate as `spe estimate` (nothing else is fitted).
 
 Targets:
-  pr-band          the PR curve's band (precision at every recall; default)
+  pr-band          the PR curve's band (precision at every recall; default
+                   for one classifier)
   ap               the average precision
   prevalence       the fraction of positives
   threshold:P,R    whether the threshold most likely to meet precision >= P
                    and recall >= R does (e.g. threshold:0.9,0.5)
+  compare          which of several classifiers is better: the difference
+                   in average precision of every pair (default for several)
+
+Several classifiers that scored the same items (one SCORES.csv each, or
+one file with --score-columns a,b) are modelled together as in spe
+compare; a one-classifier target then concerns --classifier (default the
+first).
 
 Strategies:
   information      (default) greedily, the item whose label is expected to
@@ -49,15 +57,16 @@ written), 130 interrupted, 1 anything else.
 examples:
   spe suggest examples/digits_scores.csv --labels examples/digits_labels.csv -k 10 --seed 0
   spe suggest scores.csv --labels few.csv -k 5 --target threshold:0.9,0.5 --out next.csv
+  spe suggest old.csv new.csv --labels few.csv -k 10 --out next.csv
 """
 
 
 def add_arguments(p):
     """The options of ``spe suggest``: the shared ones, k, the target, the strategy, the output."""
-    add_model_options(p, baseline=False)
+    add_classifier_inputs(p)
+    add_model_options(p, inputs=False, baseline=False)
     p.add_argument("-k", type=positive, default=10, metavar="K", help="how many items to suggest (default 10)")
-    p.add_argument("--target", type=target_name, default="pr-band", metavar="TARGET",
-                   help="what the labels should settle: pr-band (default), ap, prevalence, threshold:P,R")
+    add_target_options(p, "pr-band", "settle")
     p.add_argument("--strategy", default="information", choices=strategy_names(),
                    help="how the items are chosen (default: information)")
     p.add_argument("--out", metavar="NEXT.csv", action=Once,
@@ -66,18 +75,22 @@ def add_arguments(p):
 
 def run(args):
     """Run ``spe suggest``; returns the exit status."""
+    from ..active import suggest
     from ..exceptions import SpeInputError
 
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
-    scores, labels = read_inputs(args)
-    n_free = scores.scores.size - (0 if labels is None else len(labels[0]))
+    names, files = classifier_files(args)
+    target = choose_target(args, names, "pr-band")
+    labels = read_inputs(args, files[0])[1]
+    n_free = files[0].scores.size - (0 if labels is None else len(labels[0]))
     if args.k > n_free:  # before the fit
         raise SpeInputError(f"must be at most the {n_free} unlabeled items, got {args.k}", argument="k")
-    scores, ev = fit(args, scores)
-    suggestion = ev.suggest(args.k, target=args.target, strategy=args.strategy, rng=ev.diagnostics["seed"])
-    frame = suggestion.to_frame(scores.ids)
+    ids, source = fit_classifiers(args, names, files)
+    seed = source.diagnostics["seed"]
+    suggestion = suggest(source, args.k, target=target, strategy=args.strategy, classifier=args.classifier, rng=seed)
+    frame = suggestion.to_frame(ids)
     table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    text = f"{suggestion.summary()}\n{table}\nseed: {ev.diagnostics['seed']} (--seed repeats this run)"
+    text = f"{suggestion.summary()}\n{table}\nseed: {seed} (--seed repeats this run)"
     data = frame[["id", "expected_gain"]].to_csv(index=False, float_format="%.6g").encode()
     finish(plan, text, [(plan["--out"], data)])
     return 0
