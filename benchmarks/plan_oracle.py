@@ -1,0 +1,127 @@
+"""Why is the label-budget plan pessimistic? An oracle that takes its two approximations apart.
+
+The plan (:func:`spe.active.plan`) predicts the AP interval's width after n more labels by (a) simulating the
+labels from a "true" posterior draw and (b) reweighting today's posterior draws by them, without a refit.
+``benchmarks/plan.py`` found the loop needed fewer labels than the plan said more often than an honest range
+allows. For every case and seed, from --start random labels and the plan's random order of the next items, this
+reads the width after n more labels three ways:
+
+* ``plan``: the plan's median (and 10–90% range) over its simulated futures;
+* ``reweighted``: today's draws reweighted by the *real* labels of those n items (the plan's step (b) with the
+  true labels: the oracle for step (a));
+* ``refit``: ``spe.evaluate`` refitted with those n labels (what the user sees).
+
+``reweighted`` ≈ ``plan`` > ``refit`` puts the pessimism on the reweighting (a refit moves the draws and the
+score models' weights; reweighting only moves weight among today's draws); ``plan`` > ``reweighted`` ≈
+``refit`` puts it on the simulated labels (the real labels say more than the model's own predictive).
+
+Run:  python benchmarks/plan_oracle.py --seeds 2 --jobs 2 [--cases hiva_rf magic_gbm] [--out plan_oracle.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
+
+FURTHER = (5, 10, 20, 40, 70, 100)
+
+
+def interval_width(draws, weights, level):
+    """The central credible interval's width from weighted draws (as the estimate's intervals)."""
+    from spe.quantiles import weighted_quantile
+
+    lo, hi = weighted_quantile(draws, weights, [(1 - level) / 2, (1 + level) / 2])
+    return float(hi - lo)
+
+
+def run_case(args):
+    """One case and seed: rows of (n further labels, the plan's width quantiles, reweighted, refit)."""
+    path, seed, start, draws, futures = args
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    import spe
+
+    s, y, name = read_case(path)
+    known = np.array(random_labels(trial_rng(seed, start, name), y.size, start), dtype=int)
+
+    def fit(items):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return spe.evaluate(s, (items, y[items]), draws=draws, rng=seed, workers=1)
+
+    ev = fit(known)
+    horizon = max(FURTHER)
+    plan = ev.plan_labels(width=1e-9, target="ap", strategy="random", max_labels=horizon, futures=futures, rng=seed)
+    order = ev.suggest(horizon, strategy="random", rng=seed).items
+    ap = np.asarray(ev.performance.ranking_metrics["average_precision"], dtype=float)
+    p = ev.performance.replay.item_probability_draws(ev.scores, order)          # (M, horizon)
+    loglik = np.cumsum(np.where(y[order] == 1, np.log(np.clip(p, 1e-300, 1)), np.log(np.clip(1 - p, 1e-300, 1))),
+                       axis=1)
+    base = np.log(np.maximum(ev.weights, 1e-300))
+    rows = [{"case": name, "seed": seed, "further": 0, "plan_median": plan.now, "reweighted": plan.now,
+             "refit": ev.average_precision().hi - ev.average_precision().lo, "ess_reweighted": 1 / np.sum(
+                 (ev.weights / ev.weights.sum()) ** 2)}]
+    for n in FURTHER:
+        log_w = base + loglik[:, n - 1]
+        w = np.exp(log_w - log_w.max())
+        c = int(np.argmin(np.abs(plan.checkpoints - n)))
+        after = fit(np.r_[known, order[:n]])
+        rows.append({"case": name, "seed": seed, "further": n, "plan_q10": plan.progress[c, 0],
+                     "plan_median": plan.progress[c, 1], "plan_q90": plan.progress[c, 2],
+                     "reweighted": interval_width(ap, w, ev.level), "ess_reweighted": w.sum() ** 2 / np.sum(w ** 2),
+                     "refit": after.average_precision().hi - after.average_precision().lo})
+    return rows
+
+
+def report(df):
+    """Per number of further labels: the median ratios of the three widths, and how often the refit's width falls
+    in the plan's 10–90% range."""
+    df = df[df.further > 0].assign(
+        reweighted_to_plan=lambda d: d.reweighted / d.plan_median, refit_to_plan=lambda d: d.refit / d.plan_median,
+        refit_to_reweighted=lambda d: d.refit / d.reweighted,
+        refit_in_range=lambda d: (d.refit >= d.plan_q10) & (d.refit <= d.plan_q90),
+        refit_below=lambda d: d.refit < d.plan_q10)
+    table = df.groupby("further").agg(runs=("case", "size"), reweighted_to_plan=("reweighted_to_plan", "median"),
+                                      refit_to_plan=("refit_to_plan", "median"),
+                                      refit_to_reweighted=("refit_to_reweighted", "median"),
+                                      refit_in_range=("refit_in_range", "mean"), refit_below=("refit_below", "mean"),
+                                      ess_reweighted=("ess_reweighted", "median"))
+    print("the AP interval's width after n further random labels: median ratios over cases and seeds")
+    print(table.round(3).to_string())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
+    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--start", type=int, default=10, help="random labels to start from (default 10)")
+    ap.add_argument("--draws", type=int, default=500, help="posterior draws per fit (default 500)")
+    ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path("plan_oracle.csv"))
+    ap.add_argument("--from-csv", type=Path, help="print the table of an earlier run's CSV")
+    args = ap.parse_args(argv)
+    if args.from_csv:
+        df = pd.read_csv(args.from_csv)
+    else:
+        tasks = [(p, seed, args.start, args.draws, args.futures)
+                 for p in selected_cases(args.cases_dir, args.cases) for seed in range(args.seeds)]
+        rows, seconds = run_tasks(run_case, tasks, args.jobs, "cases")
+        df = pd.DataFrame([r for case in rows for r in case])
+        df.to_csv(args.out, index=False)
+        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
+    report(df)
+
+
+if __name__ == "__main__":
+    main()
