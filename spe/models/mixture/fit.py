@@ -376,9 +376,7 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_
             warnings.warn(f"{_misfit(mix, hist)}: the mixture is left out", SpeWarning, stacklevel=3)
         elif hist is not None and not hist.passed:
             why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
-            warnings.warn(
-                f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
-                f"p = {hist.p_value:.3f}) and {why}: its bands may be too narrow", SpeWarning, stacklevel=3)
+            warnings.warn(f"{_misfit(mix, hist)} and {why}: its bands may be too narrow", SpeWarning, stacklevel=3)
     return post, data, u_map, tempering, hist
 
 
