@@ -11,9 +11,8 @@ import warnings
 from pathlib import Path
 
 __all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_files",
-           "fit_classifiers", "choose_target",
-           "labeled_only_baseline", "figure_bytes", "check_figure_format", "json_bytes", "items_csv", "model_options",
-           "interval_text", "fmt", "metrics_lines", "notes"]
+           "fit_classifiers", "choose_target", "labeled_only_baseline", "figure_bytes", "check_figure_format",
+           "json_bytes", "items_csv", "model_options", "interval_text", "fmt", "metrics_lines", "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
