@@ -151,10 +151,12 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path("active.csv"))
     ap.add_argument("--plot", type=Path, help="write the figure of error against labels per run")
-    ap.add_argument("--from-csv", type=Path, help="print the tables of an earlier run's CSV")
+    ap.add_argument("--from-csv", type=Path, nargs="+",
+                    help="print the tables of earlier runs' CSVs (several: their rows together, e.g. subsets of the "
+                         "cases run apart)")
     args = ap.parse_args(argv)
     if args.from_csv:
-        df = pd.read_csv(args.from_csv)
+        df = pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True)
     else:
         paths = selected_cases(args.cases_dir, args.cases)
         tasks = [(p, seed, run, args.start, args.batch, args.random_max if run == "random" else args.max_labels,
