@@ -36,6 +36,17 @@ def twenty_labels_of_3000():
     return ev, s, y
 
 
+@pytest.fixture(scope="session")
+def two_classifiers(tmp_path_factory):
+    """The digits example's scores and a noisier second classifier, one file with a column each ('id', 'a',
+    'b'): its path. Shared by the tests of spe suggest and spe plan on several classifiers (read only)."""
+    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
+    noise = np.random.default_rng(0).normal(0, 1.0, len(scores))
+    path = tmp_path_factory.mktemp("two") / "ab.csv"
+    pd.DataFrame({"id": scores["id"], "a": scores["score"], "b": scores["score"] + noise}).to_csv(path, index=False)
+    return path
+
+
 @pytest.fixture
 def digits():
     """The shipped real example: scores, ids, the 20 shipped labels and all true labels."""

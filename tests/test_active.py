@@ -202,16 +202,6 @@ def test_spe_suggest_more_items_than_unlabeled_exits_2_naming_k(capsys):
     assert "-k: must be at most the 879 unlabeled items" in capsys.readouterr().err
 
 
-@pytest.fixture(scope="module")
-def two_classifiers(tmp_path_factory):
-    """The digits example's scores and a noisier second classifier, one file with a column each."""
-    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
-    noise = np.random.default_rng(0).normal(0, 1.0, len(scores))
-    path = tmp_path_factory.mktemp("two") / "ab.csv"
-    pd.DataFrame({"id": scores["id"], "a": scores["score"], "b": scores["score"] + noise}).to_csv(path, index=False)
-    return path
-
-
 def test_spe_suggest_on_two_classifiers_settles_their_comparison(two_classifiers, tmp_path, capsys):
     out = tmp_path / "next.csv"
     argv = ["suggest", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),

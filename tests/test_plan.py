@@ -5,7 +5,6 @@ import json
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import spe
@@ -100,13 +99,10 @@ def test_spe_plan_bad_goals_exit_2(bad, capsys):
     assert "error" in err and ("--width" in err or "--probability" in err)
 
 
-def test_spe_plan_on_two_classifiers_plans_their_comparison(tmp_path, capsys):
-    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
-    second = scores.assign(score=scores["score"] + np.random.default_rng(0).normal(0, 1.0, len(scores)))
-    second.to_csv(tmp_path / "b.csv", index=False)
-    argv = ["plan", str(EXAMPLES / "digits_scores.csv"), str(tmp_path / "b.csv"), "--labels",
-            str(EXAMPLES / "digits_labels.csv"), "--probability", "0.9", "--max-labels", "20", "--futures", "20",
-            "--draws", "200", "--seed", "0", "--json", str(tmp_path / "plan.json")]
+def test_spe_plan_on_two_classifiers_plans_their_comparison(two_classifiers, tmp_path, capsys):
+    argv = ["plan", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),
+            "--probability", "0.9", "--max-labels", "20", "--futures", "20", "--draws", "200", "--seed", "0",
+            "--json", str(tmp_path / "plan.json")]
     assert main(argv) == 0
     assert "Until the decision on compare reaches probability 0.9" in capsys.readouterr().out
     assert json.loads((tmp_path / "plan.json").read_text())["target"] == "compare"

@@ -300,10 +300,10 @@ def target_name(text):
     return text
 
 
-def add_target_options(p, default, verb):
+def add_target_options(p, default):
     """--target and --classifier of spe suggest and spe plan (one classifier or several)."""
     p.add_argument("--target", type=target_name, default=None, metavar="TARGET",
-                   help=f"what the labels should {verb}: {default} (default for one classifier), "
+                   help=f"what the labels should settle: {default} (default for one classifier), "
                         + ", ".join(n for n in ("pr-band", "ap", "prevalence") if n != default)
                         + ", threshold:P,R; compare (default for several classifiers: the difference in average "
                           "precision of every pair)")

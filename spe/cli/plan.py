@@ -58,7 +58,7 @@ def add_arguments(p):
     the outputs."""
     add_classifier_inputs(p)
     add_model_options(p, inputs=False, baseline=False)
-    add_target_options(p, "ap", "settle")
+    add_target_options(p, "ap")
     goal = p.add_mutually_exclusive_group(required=True)
     goal.add_argument("--width", type=_width, metavar="W",
                       help="goal: the target's credible interval narrower than W (its units)")

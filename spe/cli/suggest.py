@@ -66,7 +66,7 @@ def add_arguments(p):
     add_classifier_inputs(p)
     add_model_options(p, inputs=False, baseline=False)
     p.add_argument("-k", type=positive, default=10, metavar="K", help="how many items to suggest (default 10)")
-    add_target_options(p, "pr-band", "settle")
+    add_target_options(p, "pr-band")
     p.add_argument("--strategy", default="information", choices=strategy_names(),
                    help="how the items are chosen (default: information)")
     p.add_argument("--out", metavar="NEXT.csv", action=Once,
