@@ -27,8 +27,6 @@ writes every row to --out (CSV).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -36,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
 
 HERE = Path(__file__).resolve().parent
 REQUIREMENT = (0.9, 0.5)
@@ -138,9 +136,7 @@ def plot(df, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
-    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
-    ap.add_argument("--seeds", type=int, default=5)
+    add_run_arguments(ap, seeds=5, out="active.csv")
     ap.add_argument("--runs", nargs="+", default=DEFAULT_RUNS,
                     help="random, stratified, information:TARGET (default: %(default)s)")
     ap.add_argument("--start", type=int, default=5, help="random labels to start from (default 5)")
@@ -148,23 +144,11 @@ def main(argv=None):
     ap.add_argument("--max-labels", type=int, default=50, help="labels at the end of a strategy's loop (default 50)")
     ap.add_argument("--random-max", type=int, default=100, help="labels at the end of the random loop (default 100)")
     ap.add_argument("--draws", type=int, default=300, help="posterior draws per fit (default 300)")
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=Path("active.csv"))
     ap.add_argument("--plot", type=Path, help="write the figure of error against labels per run")
-    ap.add_argument("--from-csv", type=Path, nargs="+",
-                    help="print the tables of earlier runs' CSVs (several: their rows together, e.g. subsets of the "
-                         "cases run apart)")
     args = ap.parse_args(argv)
-    if args.from_csv:
-        df = pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True)
-    else:
-        paths = selected_cases(args.cases_dir, args.cases)
-        tasks = [(p, seed, run, args.start, args.batch, args.random_max if run == "random" else args.max_labels,
-                  args.draws) for p in paths for seed in range(args.seeds) for run in args.runs]
-        parts, seconds = run_tasks(run_loop, tasks, args.jobs, "loops")
-        df = pd.DataFrame([row for part in parts for row in part])
-        df.to_csv(args.out, index=False)
-        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
+    df = rows_of_run(args, run_loop, lambda paths: [
+        (p, seed, run, args.start, args.batch, args.random_max if run == "random" else args.max_labels, args.draws)
+        for p in paths for seed in range(args.seeds) for run in args.runs], "loops")
     report(df, args.start)
     if args.plot:
         plot(df[df.get("error_message", pd.Series(index=df.index, dtype=object)).isna()], args.plot)

@@ -6,6 +6,7 @@ of labels and case give the same labeled items in every script (and the same JSO
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -42,6 +43,30 @@ def run_tasks(worker, tasks, jobs, what="tasks"):
             if i % max(1, len(tasks) // 10) == 0:
                 print(f"  {i}/{len(tasks)} {what}, {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
     return results, time.perf_counter() - t0
+
+
+def add_run_arguments(ap, seeds, out):
+    """The options every case loop shares: --cases-dir, --cases, --seeds (default ``seeds``), --jobs, --out
+    (default ``out``) and --from-csv (earlier runs' CSVs, read together: e.g. subsets of the cases run apart)."""
+    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
+    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
+    ap.add_argument("--seeds", type=int, default=seeds)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path(out))
+    ap.add_argument("--from-csv", type=Path, nargs="+",
+                    help="print the tables of earlier runs' CSVs instead of running (several: their rows together)")
+
+
+def rows_of_run(args, worker, tasks_of, what):
+    """The rows of a run: read from --from-csv, or ``worker`` over ``tasks_of(case paths)`` in --jobs processes
+    (each returns a row or a list of rows), written to --out and headed by the command line and its seconds."""
+    if args.from_csv:
+        return pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True)
+    results, seconds = run_tasks(worker, tasks_of(selected_cases(args.cases_dir, args.cases)), args.jobs, what)
+    df = pd.DataFrame([row for r in results for row in (r if isinstance(r, list) else [r])])
+    df.to_csv(args.out, index=False)
+    print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
+    return df
 
 
 def read_case(path):

@@ -22,16 +22,13 @@ Run:  python benchmarks/plan.py --seeds 2 --jobs 2 [--cases hiva_rf magic_gbm] [
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
 
 
 def ap_width(ev):
@@ -112,9 +109,7 @@ def report(df, batch):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
-    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
-    ap.add_argument("--seeds", type=int, default=2)
+    add_run_arguments(ap, seeds=2, out="plan.csv")
     ap.add_argument("--strategies", nargs="+", default=["random", "information"])
     ap.add_argument("--start", type=int, default=10, help="random labels to start from (default 10)")
     ap.add_argument("--batch", type=int, default=5, help="labels added per round (default 5)")
@@ -123,20 +118,10 @@ def main(argv=None):
                     help="the goal: the AP interval this fraction of its width at the start (default 0.5)")
     ap.add_argument("--draws", type=int, default=500, help="posterior draws per fit (default 500)")
     ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=Path("plan.csv"))
-    ap.add_argument("--from-csv", type=Path, help="print the tables of an earlier run's CSV")
     args = ap.parse_args(argv)
-    if args.from_csv:
-        df = pd.read_csv(args.from_csv)
-    else:
-        paths = selected_cases(args.cases_dir, args.cases)
-        tasks = [(p, seed, strategy, args.start, args.batch, args.max_labels, args.shrink, args.draws, args.futures)
-                 for p in paths for seed in range(args.seeds) for strategy in args.strategies]
-        rows, seconds = run_tasks(run_loop, tasks, args.jobs, "loops")
-        df = pd.DataFrame(rows)
-        df.to_csv(args.out, index=False)
-        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
+    df = rows_of_run(args, run_loop, lambda paths: [
+        (p, seed, strategy, args.start, args.batch, args.max_labels, args.shrink, args.draws, args.futures)
+        for p in paths for seed in range(args.seeds) for strategy in args.strategies], "loops")
     report(df, args.batch)
 
 

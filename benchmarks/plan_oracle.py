@@ -21,15 +21,11 @@ Run:  python benchmarks/plan_oracle.py --seeds 2 --jobs 2 [--cases hiva_rf magic
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, selected_cases, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
 
 FURTHER = (5, 10, 20, 40, 70, 100)
 
@@ -101,26 +97,13 @@ def report(df):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
-    ap.add_argument("--cases", nargs="*", help="case names (default: all)")
-    ap.add_argument("--seeds", type=int, default=2)
+    add_run_arguments(ap, seeds=2, out="plan_oracle.csv")
     ap.add_argument("--start", type=int, default=10, help="random labels to start from (default 10)")
     ap.add_argument("--draws", type=int, default=500, help="posterior draws per fit (default 500)")
     ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=Path("plan_oracle.csv"))
-    ap.add_argument("--from-csv", type=Path, help="print the table of an earlier run's CSV")
     args = ap.parse_args(argv)
-    if args.from_csv:
-        df = pd.read_csv(args.from_csv)
-    else:
-        tasks = [(p, seed, args.start, args.draws, args.futures)
-                 for p in selected_cases(args.cases_dir, args.cases) for seed in range(args.seeds)]
-        rows, seconds = run_tasks(run_case, tasks, args.jobs, "cases")
-        df = pd.DataFrame([r for case in rows for r in case])
-        df.to_csv(args.out, index=False)
-        print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
-    report(df)
+    report(rows_of_run(args, run_case, lambda paths: [(p, seed, args.start, args.draws, args.futures)
+                                                      for p in paths for seed in range(args.seeds)], "cases"))
 
 
 if __name__ == "__main__":

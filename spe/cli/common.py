@@ -10,9 +10,10 @@ import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_files",
-           "fit_classifiers", "choose_target", "labeled_only_baseline", "figure_bytes", "check_figure_format",
-           "json_bytes", "items_csv", "model_options", "interval_text", "fmt", "metrics_lines", "notes"]
+__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
+           "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
+           "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt",
+           "metrics_lines", "notes"]
 
 
 def plan_outputs(args, *specs, directories=()):
@@ -124,16 +125,30 @@ def model_options(args):
 def fit(args, scores=None):
     """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
     (scores file, Evaluation)."""
+    scores, labels = read_inputs(args, scores)
+    return scores, _evaluate(args, scores, labels)
+
+
+def _evaluate(args, scores, labels):
+    """:func:`spe.evaluate` of a scores file and its labels with the shared options and ``--reference``."""
     from ..api import evaluate
     from ..io import read_reference
 
-    scores, labels = read_inputs(args, scores)
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate(scores.scores, labels, reference=reference, label_selection=_label_selection(args),
-                      **model_options(args))
-    return scores, ev
+        return evaluate(scores.scores, labels, reference=reference, label_selection=_label_selection(args),
+                        **model_options(args))
+
+
+def joint_fit(args, names, matrix, labels):
+    """:func:`spe.compare` of the classifiers' scores (N, K) and the labels with the shared options (its
+    warnings are in the result, not printed)."""
+    from ..comparison import compare
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare(dict(zip(names, matrix.T)), labels, **model_options(args))
 
 
 def _names_list(text, what):
@@ -145,11 +160,12 @@ def _names_list(text, what):
     return names
 
 
-def classifier_files(args):
-    """The classifiers' names and scores files from :func:`spe.cli.options.add_classifier_inputs`' options: one
-    file per classifier, or one file's --score-columns (exit 2 on a mismatch)."""
+def classifier_inputs(args):
+    """The classifiers' names, scores files and the labels (of the first file's items; (indices, values) or
+    None) from :func:`spe.cli.options.add_classifier_inputs`' options: one file per classifier, or one file's
+    --score-columns (exit 2 on a mismatch)."""
     from ..exceptions import SpeInputError
-    from ..io import read_score_columns, read_scores
+    from ..io import read_labels, read_score_columns, read_scores
 
     if args.score_columns is not None:
         if len(args.scores) != 1:
@@ -167,39 +183,30 @@ def classifier_files(args):
         names = _names_list(args.names, "--names")
         if len(names) != len(files):
             raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
-    return names, files
+    return names, files, read_labels(args.labels, files[0]) if args.labels is not None else None
 
 
 def read_classifiers(args):
     """The classifiers' names, scores (N, K), the items' ids (the first file's, or None) and the labels from the
     command line (exit 2 on a mismatch)."""
-    return _aligned(args, *classifier_files(args))
+    from ..io import align_scores
+
+    names, files, labels = classifier_inputs(args)
+    return names, align_scores(files), files[0].ids, labels
 
 
-def _aligned(args, names, files):
-    from ..io import align_scores, read_labels
-
-    matrix = align_scores(files)
-    labels = read_labels(args.labels, files[0]) if args.labels is not None else None
-    return names, matrix, files[0].ids, labels
-
-
-def fit_classifiers(args, names, files):
-    """``spe suggest`` and ``spe plan`` on one classifier or several (from :func:`classifier_files`): (the items'
-    ids or None, the :class:`~spe.evaluation.Evaluation` of one — as :func:`fit`, ``--reference`` included — or
-    the :class:`~spe.comparison.Comparison` of several, as ``spe compare``)."""
-    from ..comparison import compare
+def fit_classifiers(args, names, files, labels):
+    """``spe suggest`` and ``spe plan`` on one classifier or several (from :func:`classifier_inputs`): (the
+    items' ids or None, the :class:`~spe.evaluation.Evaluation` of one — as :func:`fit`, ``--reference``
+    included — or the :class:`~spe.comparison.Comparison` of several, as ``spe compare``)."""
     from ..exceptions import SpeInputError
+    from ..io import align_scores
 
     if len(files) == 1:
-        scores, ev = fit(args, files[0])
-        return scores.ids, ev
+        return files[0].ids, _evaluate(args, files[0], labels)
     if args.reference is not None:
         raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
-    names, matrix, ids, labels = _aligned(args, names, files)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ids, compare(dict(zip(names, matrix.T)), labels, **model_options(args))
+    return files[0].ids, joint_fit(args, names, align_scores(files), labels)
 
 
 def choose_target(args, names, default):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-from .common import figure_bytes, finish, items_csv, json_bytes, model_options, plan_outputs, read_classifiers
+from .common import figure_bytes, finish, items_csv, joint_fit, json_bytes, plan_outputs, read_classifiers
 from .options import Once, add_classifier_inputs, add_model_options
 from .registry import Command, register
 
@@ -57,7 +56,6 @@ def add_arguments(p):
 
 def run(args):
     """Run ``spe compare``; returns the exit status."""
-    from ..comparison import compare
     from ..exceptions import SpeInputError
 
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
@@ -66,9 +64,7 @@ def run(args):
     if args.items is not None and {"id", "probability"} & set(names):
         raise SpeInputError("--items writes the columns 'id' and 'probability' beside one column per classifier: "
                             "name the classifiers otherwise (--names)", argument="--names")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cmp = compare(dict(zip(names, matrix.T)), labels, **model_options(args))
+    cmp = joint_fit(args, names, matrix, labels)
     files = []
     if "--json" in plan:
         files.append((plan["--json"], json_bytes(cmp.to_dict(performance=args.performance))))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import choose_target, classifier_files, figure_bytes, finish, fit_classifiers, json_bytes, plan_outputs
+from .common import choose_target, classifier_inputs, figure_bytes, finish, fit_classifiers, json_bytes, plan_outputs
 from .options import (Once, add_classifier_inputs, add_model_options, add_target_options, number_in, positive,
                       strategy_names)
 from .registry import Command, register
@@ -82,10 +82,10 @@ def run(args):
     from ..active.plan import check_goal
 
     outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    names, files = classifier_files(args)
+    names, files, labels = classifier_inputs(args)
     target = choose_target(args, names, "ap")
     check_goal(target, args.width, args.probability)  # before the fit
-    _, source = fit_classifiers(args, names, files)
+    _, source = fit_classifiers(args, names, files, labels)
     seed = source.diagnostics["seed"]
     plan = label_plan(source, width=args.width, probability=args.probability, target=target,
                       strategy=args.strategy, classifier=args.classifier, max_labels=args.max_labels,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from .common import choose_target, classifier_files, finish, fit_classifiers, plan_outputs, read_inputs
+from .common import choose_target, classifier_inputs, finish, fit_classifiers, plan_outputs
 from .options import Once, add_classifier_inputs, add_model_options, add_target_options, positive, strategy_names
 from .registry import Command, register
 
@@ -79,13 +79,12 @@ def run(args):
     from ..exceptions import SpeInputError
 
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
-    names, files = classifier_files(args)
+    names, files, labels = classifier_inputs(args)
     target = choose_target(args, names, "pr-band")
-    labels = read_inputs(args, files[0])[1]
     n_free = files[0].scores.size - (0 if labels is None else len(labels[0]))
     if args.k > n_free:  # before the fit
         raise SpeInputError(f"must be at most the {n_free} unlabeled items, got {args.k}", argument="k")
-    ids, source = fit_classifiers(args, names, files)
+    ids, source = fit_classifiers(args, names, files, labels)
     seed = source.diagnostics["seed"]
     suggestion = suggest(source, args.k, target=target, strategy=args.strategy, classifier=args.classifier, rng=seed)
     frame = suggestion.to_frame(ids)
