@@ -64,6 +64,29 @@ def test_a_second_label_of_the_same_kind_is_worth_less_than_the_first():
     assert 0 <= pre.gains()[b] < first
 
 
+@pytest.mark.parametrize("chosen", [[], [2, 4]])
+def test_bootstrap_gains_spread_as_the_gains_monte_carlo_error(chosen):
+    """The gains under a Bayesian bootstrap of one set of M draws vary as much as the gains do from one
+    independent set of M draws to the next, before and after labels are chosen (the median ratio of the SDs
+    over 20 sets is within a factor 1.5 of 1 for each candidate)."""
+    slopes, shifts = np.array([1.5, 1.0, 0.5, 1.0, 2.0, 0.2]), np.array([-1.0, 0.0, 1.0, 2.0, -2.0, 0.5])
+
+    def preposterior(seed, m=300):
+        theta = np.random.default_rng(seed).normal(size=m)
+        p = 1 / (1 + np.exp(-(theta[:, None] * slopes + shifts)))
+        pre = Preposterior(np.column_stack([theta, theta ** 2]), p, np.full(m, 1.0 / m))
+        for b in chosen:
+            pre.condition(b)
+        return pre
+
+    across = np.array([preposterior(seed).gains() for seed in range(300)]).std(axis=0)
+    rng = np.random.default_rng(7)
+    within = [np.array([pre.gains(rng) for _ in range(100)]).std(axis=0)
+              for pre in map(preposterior, range(1000, 1020))]
+    ratio = np.median(within, axis=0) / across
+    assert np.all((ratio > 1 / 1.5) & (ratio < 1.5)), ratio
+
+
 @pytest.fixture
 def estimate(twenty_labels_of_3000):
     return twenty_labels_of_3000

@@ -12,6 +12,12 @@ Cov(p_i, p_j) between items and the Bernoulli variance E[p_i(1 − p_i)] of each
 label conditions the others (Gram–Schmidt in the draws' space, one label at a time): the greedy choice then
 does not pick k near-duplicates, since an item like one already chosen adds little. That is the linear
 approximation of a batch's value (the ensemble Kalman update, Evensen 1994); for one label it is exact.
+
+The gains are Monte Carlo estimates from M draws. :meth:`Preposterior.gains` can return them under a Bayesian
+bootstrap of the draws instead (Rubin 1981: each draw's weight times an Exp(1) multiplier, the labels chosen so
+far conditioned on again), so that a choice by their argmax is random among candidates whose gains differ by
+less than their Monte Carlo error rather than set by that error — which, where the gains are flat, piles every
+label at one end of the scores.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class Preposterior:
         root = np.sqrt(w)[:, None]
         t = np.asarray(target_draws, dtype=float)
         p = np.asarray(probabilities, dtype=float)
+        self.draws, self.chosen = (t, p, w), []
         mean_p = w @ p
         a = root * (t - w @ t)
         self.u = root * (p - mean_p)           # (M, B): the label's θ-part, centred and weighted
@@ -55,15 +62,26 @@ class Preposterior:
         """The target's posterior SD (the root mean variance over its R components), given the labels so far."""
         return float(np.sqrt(max(self.variance.mean(), 0.0)))
 
-    def gains(self):
+    def gains(self, rng=None):
         """The expected reduction of the target's mean variance (over R) by one more label of each candidate,
-        given the labels chosen so far: (B,), ≥ 0."""
+        given the labels chosen so far: (B,), ≥ 0.
+
+        With a ``numpy.random.Generator``: the same under one Bayesian bootstrap of the M draws (each draw's
+        weight times an Exp(1) multiplier), a draw from the gains' Monte Carlo error.
+        """
+        if rng is not None:
+            t, p, w = self.draws
+            boot = Preposterior(t, p, w * rng.exponential(size=w.size))
+            for b in self.chosen:
+                boot.condition(b)
+            return boot.gains()
         return (self.cov ** 2).sum(axis=0) / np.maximum(self.norm, 1e-300) / self.variance.size
 
     def condition(self, b) -> float:
         """Add one label of candidate ``b`` (its label not yet known): every other candidate's and the target's
         covariances become those given it. Returns the expected reduction of the target's posterior SD."""
         before = self.uncertainty
+        self.chosen.append(b)
         d = max(self.norm[b], 1e-300)
         g_u, g_extra, g_noise = self.u[:, b] / np.sqrt(d), self.extra[:, b] / np.sqrt(d), np.sqrt(self.noise[b] / d)
         alpha = self.cov[:, b] / np.sqrt(d)                           # (R,) the target on the new direction

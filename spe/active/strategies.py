@@ -66,10 +66,12 @@ def _stratified(candidates, pre, k, rng):
     return [take(candidates, pre, int(i)) for i in picked]
 
 
-def _greedy(candidates, pre):
+def _greedy(candidates, pre, rng):
     """The free item whose label is expected to reduce the target's posterior variance most given the items
-    already picked (:class:`~spe.active.preposterior.Preposterior`), and its gain."""
-    gains = np.where(candidates.remaining() > 0, pre.gains(), -np.inf)
+    already picked (:class:`~spe.active.preposterior.Preposterior`), and its gain. The gains are taken under a
+    Bayesian bootstrap of the draws, so that among items whose gains differ by less than their Monte Carlo
+    error the choice is random, not set by that error."""
+    gains = np.where(candidates.remaining() > 0, pre.gains(rng), -np.inf)
     group = int(np.argmax(gains))
     return candidates.take_from(group), pre.condition(group)
 
@@ -77,7 +79,7 @@ def _greedy(candidates, pre):
 def _greedy_strategy(candidates, pre, k, rng):
     """Greedy expected information: each next item is the one whose label is expected to reduce the target's
     posterior variance most given the items already picked."""
-    return [_greedy(candidates, pre) for _ in range(k)]
+    return [_greedy(candidates, pre, rng) for _ in range(k)]
 
 
 #: Every EXPLORE_EVERY-th label (counting those already known) is taken at random by ``information``.
@@ -99,7 +101,7 @@ def _information(candidates, pre, k, rng):
         if (candidates.n_labeled + j + 1) % EXPLORE_EVERY == 0:
             out.append(take(candidates, pre, int(rng.choice(candidates.free_items()))))
         else:
-            out.append(_greedy(candidates, pre))
+            out.append(_greedy(candidates, pre, rng))
     return out
 
 
