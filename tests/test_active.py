@@ -230,7 +230,8 @@ def test_spe_suggest_on_two_classifiers_settles_their_comparison(two_classifiers
     argv = ["suggest", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),
             "-k", "3", "--draws", "200", "--seed", "0", "--out", str(out)]
     assert main(argv) == 0
-    assert "target compare" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "target compare" in printed and "score a" in printed and "score b" in printed
     frame = pd.read_csv(two_classifiers)
     labels = pd.read_csv(EXAMPLES / "digits_labels.csv")
     row = {i: r for r, i in enumerate(frame["id"])}
@@ -238,8 +239,9 @@ def test_spe_suggest_on_two_classifiers_settles_their_comparison(two_classifiers
         warnings.simplefilter("ignore")
         cmp = spe.compare({"a": frame["a"].to_numpy(), "b": frame["b"].to_numpy()},
                           {row[i]: v for i, v in zip(labels["id"], labels["label"])}, draws=200, rng=0)
-    expected = frame["id"].to_numpy()[cmp.suggest(3, rng=0).items]
-    np.testing.assert_array_equal(pd.read_csv(out)["id"], expected)
+    suggestion = cmp.suggest(3, rng=0)
+    np.testing.assert_array_equal(pd.read_csv(out)["id"], frame["id"].to_numpy()[suggestion.items])
+    np.testing.assert_array_equal(suggestion.scores, frame[["a", "b"]].to_numpy()[suggestion.items])
 
 
 @pytest.mark.parametrize("bad, option", [(["--classifier", "c"], "--classifier"),

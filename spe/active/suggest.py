@@ -30,8 +30,9 @@ class Suggestion:
     ----------
     items : int array, shape (k,)
         Positions 0..N-1 of the items, best first (never a labeled one).
-    scores : array, shape (k,)
-        Their scores (score units; for a Comparison, those of ``classifier``, by default the first).
+    scores : array, shape (k,) or (k, K)
+        Their scores (score units); for a Comparison, every classifier's, one column each (K classifiers, in
+        the order of ``names``).
     expected_gain : array, shape (k,)
         The expected reduction of the target's posterior SD by each item's label given the items before it
         (target units; :class:`~spe.active.preposterior.Preposterior`). Their sum is the expected reduction by
@@ -44,6 +45,8 @@ class Suggestion:
     n_labeled : int
         Labels already known.
     seed : int
+    names : tuple of str
+        For a Comparison, the classifiers' names (``scores``' columns); else empty.
     """
 
     items: np.ndarray
@@ -55,21 +58,23 @@ class Suggestion:
     expected_uncertainty: float
     n_labeled: int
     seed: int
+    names: tuple = ()
 
     def to_frame(self, ids=None):
         """A DataFrame, k rows best first: ``id`` (``ids[item]`` when the items' ids are given, else the 0-based
-        row), ``score``, ``expected_gain``."""
+        row), ``score`` (for a Comparison, ``score NAME`` for each classifier), ``expected_gain``."""
         import pandas as pd
 
         ident = self.items if ids is None else np.asarray(ids)[self.items]
-        return pd.DataFrame({"id": ident, "score": self.scores, "expected_gain": self.expected_gain})
+        scores = {f"score {n}": self.scores[:, j] for j, n in enumerate(self.names)} or {"score": self.scores}
+        return pd.DataFrame({"id": ident, **scores, "expected_gain": self.expected_gain})
 
     def to_dict(self) -> dict:
         """JSON-ready: every attribute (arrays as lists)."""
         return {"target": self.target, "strategy": self.strategy, "n_labeled": self.n_labeled,
                 "items": self.items.tolist(), "scores": self.scores.tolist(),
                 "expected_gain": self.expected_gain.tolist(), "uncertainty": self.uncertainty,
-                "expected_uncertainty": self.expected_uncertainty, "seed": self.seed}
+                "expected_uncertainty": self.expected_uncertainty, "seed": self.seed, "names": list(self.names)}
 
     def summary(self) -> str:
         """What ``spe suggest`` prints."""
@@ -124,9 +129,12 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     picks = STRATEGIES[strategy].choose(setup.candidates, pre, k, setup.rng)
     items = np.array([item for item, _ in picks], dtype=int)
     gains = np.array([gain for _, gain in picks], dtype=float)
-    return Suggestion(items=items, scores=setup.evaluation.scores[items].astype(float), expected_gain=gains,
-                      target=str(target), strategy=strategy, uncertainty=before,
-                      expected_uncertainty=pre.uncertainty, n_labeled=setup.evaluation.n_labeled, seed=setup.seed)
+    names = tuple(source.names) if hasattr(source, "evaluations") else ()
+    scores = (np.column_stack([source[n].scores[items] for n in names]) if names
+              else setup.evaluation.scores[items]).astype(float)
+    return Suggestion(items=items, scores=scores, expected_gain=gains, target=str(target), strategy=strategy,
+                      uncertainty=before, expected_uncertainty=pre.uncertainty,
+                      n_labeled=setup.evaluation.n_labeled, seed=setup.seed, names=names)
 
 
 @dataclass
