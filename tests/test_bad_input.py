@@ -391,10 +391,28 @@ def test_an_interrupt_a_library_swallows_is_still_an_interrupt(capsys, monkeypat
             raise ValueError("Not enough samples to build a trace.") from None
 
     monkeypatch.setattr(spe.api, "evaluate", sampler_that_swallows)
-    before = signal.getsignal(signal.SIGINT)  # default_int_handler, or SIG_IGN when started in the background
-    rc, _, err = _run(["estimate", SCORES], capsys)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # SIG_IGN when pytest runs in the background
+    try:
+        rc, _, err = _run(["estimate", SCORES], capsys)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert rc == 130 and err == "spe: interrupted\n"
-    assert signal.getsignal(signal.SIGINT) is before  # put back
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_a_command_started_ignoring_ctrl_c_keeps_ignoring_it(tmp_path):
+    """A shell starts a background job (``spe estimate ... &``), or nohup a command, with Ctrl-C ignored: a
+    Ctrl-C to the terminal's foreground job must not stop it."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "spe", "estimate", SCORES, "--draws", "200", "--json",
+                          str(tmp_path / "o.json")], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert (tmp_path / "o.json").exists()
 
 
 def test_more_likelihood_bins_than_scores_are_capped():

@@ -86,7 +86,8 @@ def main(argv=None):
 
 class _InterruptWatch:
     """Records a Ctrl-C even when a library catches the KeyboardInterrupt and raises something else in its
-    place (PyMC, interrupted while sampling, says "Not enough samples to build a trace")."""
+    place (PyMC, interrupted while sampling, says "Not enough samples to build a trace"). A process that
+    ignores Ctrl-C (started in the background by a shell, or under nohup) keeps ignoring it."""
 
     def __init__(self):
         self.interrupted = False
@@ -100,7 +101,8 @@ class _InterruptWatch:
         import signal
         import threading
 
-        if threading.current_thread() is threading.main_thread():
+        main = threading.current_thread() is threading.main_thread()
+        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._handler)
         return self
 
