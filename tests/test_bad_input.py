@@ -236,14 +236,15 @@ def test_a_failure_while_writing_leaves_no_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(output, "_stage_file", fail_second)
     rc, _, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", str(tmp_path / "o.json"), "--items",
                        str(tmp_path / "i.csv"), *FAST], capsys)
-    assert rc == 2 and err == f"spe: error: --items: cannot write {tmp_path / 'i.csv'} (No space left on device)\n"
+    expected = f"spe estimate: error: --items: cannot write {tmp_path / 'i.csv'} (No space left on device)\n"
+    assert rc == 2 and err == expected
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="Linux's /dev/full")
 def test_a_device_that_refuses_the_data_is_named(capsys):
     rc, _, err = _run(["estimate", SCORES, "--labels", LABELS, "--json", "/dev/full", *FAST], capsys)
-    assert rc == 2 and err == "spe: error: --json: cannot write /dev/full (No space left on device)\n"
+    assert rc == 2 and err == "spe estimate: error: --json: cannot write /dev/full (No space left on device)\n"
 
 
 def test_json_to_standard_output_and_the_summary_to_standard_error(capsys):

@@ -3,7 +3,9 @@
 A strategy picks k items from :class:`~spe.active.candidates.Candidates`, one at a time, and conditions the
 :class:`~spe.active.preposterior.Preposterior` on each (its label not yet known): each pick is valued the same
 way whatever the strategy (the expected reduction of the target's posterior SD given the picks before it), and
-the information and greedy strategies choose by that value.
+the information and greedy strategies choose by that value — its argmax under a Bayesian bootstrap of the
+posterior draws, so that items whose values differ by less than their Monte Carlo error are equally likely to
+be chosen (:meth:`~spe.active.preposterior.Preposterior.gains`).
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def _main(argv, watch):
     try:
         return _run(args)
     except SpeInputError as e:
-        print(f"spe: error: {_error_text(e, args)}", file=sys.stderr)
+        print(f"spe {args.command}: error: {_error_text(e, args)}", file=sys.stderr)  # as argparse words its errors
         return 2
     except MemoryError:
         print("spe: failed: out of memory; try fewer --draws, or --score-bins / --likelihood-bins for many "
