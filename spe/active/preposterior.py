@@ -14,8 +14,9 @@ does not pick k near-duplicates, since an item like one already chosen adds litt
 approximation of a batch's value (the ensemble Kalman update, Evensen 1994); for one label it is exact.
 
 The gains are Monte Carlo estimates from M draws. :meth:`Preposterior.gains` can return them under a Bayesian
-bootstrap of the draws instead (Rubin 1981: each draw's weight times an Exp(1) multiplier, the labels chosen so
-far conditioned on again), so that a choice by their argmax is random among candidates whose gains differ by
+bootstrap of the draws instead (Rubin 1981: each draw's weight times an Exp(1) multiplier; to first order, the
+draws' rows of the current covariances reweighted, without conditioning on the labels chosen so far again), so
+that a choice by their argmax is random among candidates whose gains differ by
 less than their Monte Carlo error rather than set by that error — which, where the gains are flat, piles every
 label at one end of the scores.
 """
@@ -47,10 +48,10 @@ class Preposterior:
         root = np.sqrt(w)[:, None]
         t = np.asarray(target_draws, dtype=float)
         p = np.asarray(probabilities, dtype=float)
-        self.draws, self.chosen = (t, p, w), []
         mean_p = w @ p
         a = root * (t - w @ t)
         self.u = root * (p - mean_p)           # (M, B): the label's θ-part, centred and weighted
+        self.a = a                             # (M + E, R): the target's, E the labels chosen so far
         self.extra = np.zeros((0, p.shape[1]))  # its coordinates on the chosen labels' own noise
         self.noise = np.maximum(mean_p - w @ (p * p), 0.0)  # E[p(1 − p)]: each new label's own variance
         self.cov = a.T @ self.u                # (R, B): Cov(T_r, y_b) given the labels chosen so far
@@ -67,21 +68,24 @@ class Preposterior:
         given the labels chosen so far: (B,), ≥ 0.
 
         With a ``numpy.random.Generator``: the same under one Bayesian bootstrap of the M draws (each draw's
-        weight times an Exp(1) multiplier), a draw from the gains' Monte Carlo error.
+        weight times an Exp(1) multiplier, to first order), a draw from the gains' Monte Carlo error.
         """
-        if rng is not None:
-            t, p, w = self.draws
-            boot = Preposterior(t, p, w * rng.exponential(size=w.size))
-            for b in self.chosen:
-                boot.condition(b)
-            return boot.gains()
-        return (self.cov ** 2).sum(axis=0) / np.maximum(self.norm, 1e-300) / self.variance.size
+        cov, norm = (self.cov, self.norm) if rng is None else self._bootstrap(rng)
+        return (cov ** 2).sum(axis=0) / np.maximum(norm, 1e-300) / self.variance.size
+
+    def _bootstrap(self, rng):
+        """Cov(T, y) (R, B) and Var(y) (B,) with the M draws' rows weighted by Exp(1) multipliers."""
+        m = self.u.shape[0]
+        v = rng.exponential(size=m)
+        v = (v / v.mean())[:, None]
+        cov = (self.a[:m] * v).T @ self.u + self.a[m:].T @ self.extra
+        norm = np.einsum("mb,mb->b", self.u * v, self.u) + np.einsum("eb,eb->b", self.extra, self.extra) + self.noise
+        return cov, norm
 
     def condition(self, b) -> float:
         """Add one label of candidate ``b`` (its label not yet known): every other candidate's and the target's
         covariances become those given it. Returns the expected reduction of the target's posterior SD."""
         before = self.uncertainty
-        self.chosen.append(b)
         d = max(self.norm[b], 1e-300)
         g_u, g_extra, g_noise = self.u[:, b] / np.sqrt(d), self.extra[:, b] / np.sqrt(d), np.sqrt(self.noise[b] / d)
         alpha = self.cov[:, b] / np.sqrt(d)                           # (R,) the target on the new direction
@@ -89,6 +93,7 @@ class Preposterior:
         self.u -= np.outer(g_u, beta)
         self.extra = np.vstack([self.extra - np.outer(g_extra, beta), -g_noise * beta[None, :]])
         self.cov -= np.outer(alpha, beta)
+        self.a = np.vstack([self.a - np.outer(np.r_[g_u, g_extra], alpha), -g_noise * alpha[None, :]])
         self.norm = np.maximum(self.norm - beta ** 2, self.noise)
         self.variance = np.maximum(self.variance - alpha ** 2, 0.0)
         return before - self.uncertainty
