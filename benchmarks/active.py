@@ -103,7 +103,8 @@ def report(df, start):
         df = df[df["error_message"].isna()]
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.precision", 3):
         for col in ("error", "coverage", "decision_right", "n_pos"):
-            print(f"\n=== {col}: mean over {df.case.nunique()} cases x {df.seed.nunique()} seeds, by labels ===")
+            pairs = df.groupby(["case", "seed"]).ngroups
+            print(f"\n=== {col}: mean over {pairs} runs of {df.case.nunique()} cases (case x seed), by labels ===")
             print(df.pivot_table(index="n_labels", columns="run", values=col, aggfunc="mean").round(3))
     mean = df.pivot_table(index="n_labels", columns="run", values="error", aggfunc="mean")
     right = df.pivot_table(index="n_labels", columns="run", values="decision_right", aggfunc="mean")
@@ -116,6 +117,25 @@ def report(df, start):
                       f"{right.loc[against, 'random']:.3f}")
     cov = df[df.n_labels > start].groupby("run")["coverage"].mean()
     print("coverage after the first adaptive batch:", cov.round(3).to_dict())
+    if "random" in mean.columns:
+        report_cases(df)
+
+
+def report_cases(df):
+    """Per case (means over its seeds): how often a strategy at 20 labels is worse than random at 40, and the
+    cases whose band coverage at 25-50 labels is under 0.8 for some run."""
+    error = df.pivot_table(index="case", columns=["run", "n_labels"], values="error", aggfunc="mean")
+    print("\nper case (means over its seeds):")
+    if ("random", 40) in error:
+        for run in [r for r in df.run.unique() if r != "random" and (r, 20) in error]:
+            pair = error[[(run, 20), ("random", 40)]].dropna()
+            worse = int((pair.iloc[:, 0] > pair.iloc[:, 1]).sum())
+            print(f"  {run} at 20 worse than random at 40 on {worse} of {len(pair)} cases; medians over them "
+                  f"{pair.iloc[:, 0].median():.3f} against {pair.iloc[:, 1].median():.3f}")
+    cov = df[df.n_labels.between(25, 50)].pivot_table(index="case", columns="run", values="coverage", aggfunc="mean")
+    print("  cases with coverage under 0.8 at 25-50 labels:", (cov < 0.8).sum().to_dict())
+    with pd.option_context("display.width", 200, "display.max_columns", 40):
+        print(cov[(cov < 0.8).any(axis=1)].round(2))
 
 
 def plot(df, path):

@@ -54,19 +54,32 @@ def add_run_arguments(ap, seeds, out):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path(out))
     ap.add_argument("--from-csv", type=Path, nargs="+",
-                    help="print the tables of earlier runs' CSVs instead of running (several: their rows together)")
+                    help="print the tables of earlier runs' CSVs instead of running (several: their rows together; "
+                         "a later CSV's rows replace an earlier one's of the same case, seed and run: a re-run)")
 
 
 def rows_of_run(args, worker, tasks_of, what):
     """The rows of a run: read from --from-csv, or ``worker`` over ``tasks_of(case paths)`` in --jobs processes
     (each returns a row or a list of rows), written to --out and headed by the command line and its seconds."""
     if args.from_csv:
-        return pd.concat([pd.read_csv(p) for p in args.from_csv], ignore_index=True)
+        return read_runs(args.from_csv)
     results, seconds = run_tasks(worker, tasks_of(selected_cases(args.cases_dir, args.cases)), args.jobs, what)
     df = pd.DataFrame([row for r in results for row in (r if isinstance(r, list) else [r])])
     df.to_csv(args.out, index=False)
     print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
     return df
+
+
+def read_runs(paths):
+    """Several runs' CSVs together; where a later one has rows of a case, seed and run (those of the three
+    columns it has), they replace the earlier ones' (a re-run of part of a benchmark)."""
+    frames = [pd.read_csv(p) for p in paths]
+    for i, later in enumerate(frames[1:], 1):
+        keys = [c for c in ("case", "seed", "run") if c in later]
+        again = pd.MultiIndex.from_frame(later[keys].drop_duplicates())
+        frames[:i] = [f[~pd.MultiIndex.from_frame(f[keys]).isin(again)] if set(keys) <= set(f) else f
+                      for f in frames[:i]]
+    return pd.concat(frames, ignore_index=True)
 
 
 def read_case(path):
