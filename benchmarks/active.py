@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, seeds_of, trial_rng
 
 HERE = Path(__file__).resolve().parent
 REQUIREMENT = (0.9, 0.5)
@@ -168,7 +168,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     df = rows_of_run(args, run_loop, lambda paths: [
         (p, seed, run, args.start, args.batch, args.random_max if run == "random" else args.max_labels, args.draws)
-        for p in paths for seed in range(args.seeds) for run in args.runs], "loops")
+        for p in paths for seed in seeds_of(args) for run in args.runs], "loops")
     report(df, args.start)
     if args.plot:
         plot(df[df.get("error_message", pd.Series(index=df.index, dtype=object)).isna()], args.plot)

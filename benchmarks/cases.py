@@ -46,11 +46,12 @@ def run_tasks(worker, tasks, jobs, what="tasks"):
 
 
 def add_run_arguments(ap, seeds, out):
-    """The options every case loop shares: --cases-dir, --cases, --seeds (default ``seeds``), --jobs, --out
-    (default ``out``) and --from-csv (earlier runs' CSVs, read together: e.g. subsets of the cases run apart)."""
+    """The options every case loop shares: --cases-dir, --cases, --seeds (default ``seeds``), --seed-start, --jobs,
+    --out (default ``out``) and --from-csv (earlier runs' CSVs, read together: e.g. subsets of the cases run apart)."""
     ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--cases", nargs="*", help="case names (default: all)")
     ap.add_argument("--seeds", type=int, default=seeds)
+    ap.add_argument("--seed-start", type=int, default=0, help="first seed (default 0): more seeds of an earlier run")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path(out))
     ap.add_argument("--from-csv", type=Path, nargs="+",
@@ -68,6 +69,11 @@ def rows_of_run(args, worker, tasks_of, what):
     df.to_csv(args.out, index=False)
     print(f"# {' '.join(sys.argv)}; {seconds:.0f}s on {os.cpu_count()} cores")
     return df
+
+
+def seeds_of(args):
+    """The seeds of a run: --seeds of them from --seed-start."""
+    return range(args.seed_start, args.seed_start + args.seeds)
 
 
 def read_runs(paths):

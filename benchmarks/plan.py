@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, seeds_of, trial_rng
 
 
 def ap_width(ev):
@@ -121,7 +121,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     df = rows_of_run(args, run_loop, lambda paths: [
         (p, seed, strategy, args.start, args.batch, args.max_labels, args.shrink, args.draws, args.futures)
-        for p in paths for seed in range(args.seeds) for strategy in args.strategies], "loops")
+        for p in paths for seed in seeds_of(args) for strategy in args.strategies], "loops")
     report(df, args.batch)
 
 

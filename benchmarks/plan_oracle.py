@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from cases import add_run_arguments, random_labels, read_case, rows_of_run, trial_rng
+from cases import add_run_arguments, random_labels, read_case, rows_of_run, seeds_of, trial_rng
 
 FURTHER = (5, 10, 20, 40, 70, 100)
 
@@ -103,7 +103,7 @@ def main(argv=None):
     ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
     args = ap.parse_args(argv)
     report(rows_of_run(args, run_case, lambda paths: [(p, seed, args.start, args.draws, args.futures)
-                                                      for p in paths for seed in range(args.seeds)], "cases"))
+                                                      for p in paths for seed in seeds_of(args)], "cases"))
 
 
 if __name__ == "__main__":
