@@ -16,9 +16,9 @@ approximation of a batch's value (the ensemble Kalman update, Evensen 1994); for
 The gains are Monte Carlo estimates from M draws. :meth:`Preposterior.gains` can return them under a Bayesian
 bootstrap of the draws instead (Rubin 1981: each draw's weight times an Exp(1) multiplier; to first order, the
 draws' rows of the current covariances reweighted, without conditioning on the labels chosen so far again), so
-that a choice by their argmax is random among candidates whose gains differ by
-less than their Monte Carlo error rather than set by that error — which, where the gains are flat, piles every
-label at one end of the scores.
+that a choice by their argmax is random among candidates whose gains differ by less than their Monte Carlo
+error rather than set by that error — which, where the gains are flat, piles every label at one end of the
+scores.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     picks = STRATEGIES[strategy].choose(setup.candidates, pre, k, setup.rng)
     items = np.array([item for item, _ in picks], dtype=int)
     gains = np.array([gain for _, gain in picks], dtype=float)
-    names = tuple(source.names) if hasattr(source, "evaluations") else ()
+    names = tuple(source.names) if setup.comparison else ()
     scores = (np.column_stack([source[n].scores[items] for n in names]) if names
               else setup.evaluation.scores[items]).astype(float)
     return Suggestion(items=items, scores=scores, expected_gain=gains, target=str(target), strategy=strategy,
@@ -150,6 +150,8 @@ class Setup:
     preposterior : Preposterior
     rng : numpy.random.Generator
     seed : int
+    comparison : bool
+        Whether the estimate is a Comparison (several classifiers).
     """
 
     evaluation: object
@@ -158,6 +160,7 @@ class Setup:
     preposterior: Preposterior
     rng: np.random.Generator
     seed: int
+    comparison: bool = False
 
     @property
     def n_free(self) -> int:
@@ -186,4 +189,4 @@ def prepare(source, target, classifier=None, rng=None, max_groups=MAX_GROUPS) ->
     candidates = Candidates(order, ev.labeled_index, replay.per_score, gen, max_groups)
     draws = np.asarray(spec.draws(source if spec.comparison else ev, parameters), dtype=float)
     pre = Preposterior(draws, replay.item_probability_draws(ev.scores, candidates.representative), ev.weights)
-    return Setup(ev, draws, candidates, pre, gen, seed)
+    return Setup(ev, draws, candidates, pre, gen, seed, comparison)
