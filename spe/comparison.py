@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import fit_scores, resolve_score_bins
+from .display import html_view, interval_table
 from .evaluation import Evaluation, Interval, summarise_draws
 from .exceptions import Notice, SpeInputError, SpeWarning
 from .inputs import as_scores, check_level, normalize_labels, seed_of
@@ -482,6 +483,29 @@ class Comparison:
             "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self, level=None, performance="sample"):
+        """Every classifier's whole-ranking metrics as one tidy DataFrame: :meth:`Evaluation.to_frame`'s rows
+        with a first column ``classifier`` (K × 5 rows). Raises as :meth:`Evaluation.to_frame`."""
+        import pandas as pd
+
+        return pd.concat([self[n].to_frame(level, performance).assign(classifier=n) for n in self.names],
+                         ignore_index=True)[["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
+
+    def __repr__(self):
+        aps = ", ".join(f"{n} {self[n].average_precision()}" for n in self.names)
+        return (f"<spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "
+                f"labeled; average precision {aps} ({100 * self.level:g}% credible intervals)>")
+
+    def _repr_html_(self):
+        """A notebook's view: the counts and a table of every classifier's metrics (one column each)."""
+        import pandas as pd
+
+        frame = self.to_frame()
+        table = pd.concat([interval_table(frame[frame.classifier == n], column=n) for n in self.names], axis=1)
+        head = (f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "
+                f"labeled; metrics: posterior mean [{100 * self.level:g}% credible interval]")
+        return html_view(head, table, self.warnings)
 
     def summary(self, level=None, performance="sample") -> str:
         """A short human-readable report (what ``spe compare`` prints)."""

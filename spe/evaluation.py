@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .display import html_view, interval_table
 from .exceptions import SpeInputError
 from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
@@ -818,6 +819,37 @@ class Evaluation:
             "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
         }
+
+    def to_frame(self, level=None, performance="sample"):
+        """The whole-ranking metrics as a tidy DataFrame, one row per metric (prevalence, average precision,
+        ROC AUC, equal error rate, max F1).
+
+        Columns: ``metric`` (the registry name, as :meth:`metric` takes it), ``name`` (as the summary prints
+        it), ``mean``, ``median``, ``lo``, ``hi`` (the equal-tailed credible interval; all in [0, 1]) and
+        ``level``. Raises ``SpeInputError`` on a level outside (0, 1) or an unknown ``performance``.
+        """
+        import pandas as pd
+
+        level = self._level(level)
+        rows = []
+        for name in ranking_metric_names():
+            i = self.metric(name, level=level, performance=performance)
+            rows.append({"metric": name, "name": METRICS[name].label, "mean": i.mean, "median": i.median,
+                         "lo": i.lo, "hi": i.hi, "level": level})
+        return pd.DataFrame(rows)
+
+    def __repr__(self):
+        n_pos = int(np.sum(self.labeled_value == 1))
+        return (f"<spe.Evaluation: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive), "
+                f"{self.weights.size} posterior draws; prevalence {self.prevalence()}, average precision "
+                f"{self.average_precision()} ({100 * self.level:g}% credible intervals)>")
+
+    def _repr_html_(self):
+        """A notebook's view: the counts, the metrics' table (:meth:`to_frame`) and how many warnings."""
+        n_pos = int(np.sum(self.labeled_value == 1))
+        head = (f"spe.Evaluation: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive), "
+                f"{self.weights.size} posterior draws")
+        return html_view(head, interval_table(self.to_frame()), self.warnings)
 
     def summary(self, level=None, performance="sample") -> str:
         """A short human-readable report (what ``spe estimate`` prints)."""
