@@ -23,6 +23,7 @@ the number of models.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import special
@@ -122,13 +123,7 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
         rows.append(np.column_stack([np.full(idx.size, k), idx]))
     index = np.vstack(rows).astype(np.int64)
 
-    def probability(d, s):
-        d = np.asarray(d, dtype=np.int64)
-        out = np.empty((d.shape[0], np.shape(s)[0]))
-        for k in np.unique(d[:, 0]):
-            sel = d[:, 0] == k
-            out[sel] = models[k].probability(models[k].draws[d[sel, 1]], s)
-        return out
+    probability = partial(_average_probability, tuple(models))
 
     summary = [
         {"model": m.name, "log_evidence": float(le), "elpd_loo": m.elpd_loo, "weight": float(p), "draws": int(c),
@@ -147,3 +142,13 @@ def average_models(models, *, draws=1000, rng=None, exclude=None, prior=None):
     )
     averaged.components = Components(tuple(models), probs)
     return averaged
+
+
+def _average_probability(models, d, s):
+    """p(y = 1 | s) under draws (model, draw) of the average, (M', 2) × (B,) → (M', B)."""
+    d = np.asarray(d, dtype=np.int64)
+    out = np.empty((d.shape[0], np.shape(s)[0]))
+    for k in np.unique(d[:, 0]):
+        sel = d[:, 0] == k
+        out[sel] = models[k].probability(models[k].draws[d[sel, 1]], s)
+    return out

@@ -68,9 +68,6 @@ def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
     a, b = float(prior[0]), float(prior[1])
     pi = rng.beta(a + k, b + n - k, size=int(draws))[:, None]
 
-    def probability(d, s):
-        return np.repeat(np.asarray(d, dtype=float)[:, :1], np.asarray(s).size, axis=1)
-
     log_evidence = float(special.betaln(a + k, b + n - k) - special.betaln(a, b))
     k_others = k - y
     p_one = (a + k_others) / (a + b + n - 1)
@@ -78,7 +75,7 @@ def fit_constant(labeled_value, *, draws=1000, rng=None, prior=(1.0, 1.0)):
     diagnostics = {"model": NAME, "inference": "exact", "draws": int(draws), "ess": float(draws),
                    "pareto_k": None, "prior": [a, b], "posterior": [a + k, b + n - k]}
     return FittedScoreModel(name=NAME, draws=pi, weights=np.full(int(draws), 1.0 / int(draws)),
-                            probability=probability, diagnostics=diagnostics, param_names=["prevalence"],
+                            probability=_constant_probability, diagnostics=diagnostics, param_names=["prevalence"],
                             constrained_draws=pi.copy(), log_evidence=log_evidence, loo=loo)
 
 
@@ -101,3 +98,8 @@ def _report(fitted, entry, alone):
 
 register(ScoreModel(name="uninformative", fit=_fit_registered, report=_report,
                     about="says the scores carry no information (prevalence only)"))
+
+
+def _constant_probability(d, s):
+    """π for every score, (M', 1) × (B,) → (M', B)."""
+    return np.repeat(np.asarray(d, dtype=float)[:, :1], np.asarray(s).size, axis=1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import special
@@ -107,8 +108,8 @@ def log_odds_feature(scores, score_type="auto"):
     s = np.asarray(scores, dtype=float)
     if resolve_score_type(s, score_type) == "probability":
         eps = logit_clip(s)
-        return lambda v: special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
-    return lambda v: np.asarray(v, dtype=float)
+        return partial(_clipped_logit, eps)
+    return _as_float
 
 
 def standardized_feature(scores, score_type="auto", base=None):
@@ -139,7 +140,7 @@ def standardized_feature(scores, score_type="auto", base=None):
     z = base(scores)
     centre, spread = float(np.median(z)), float(np.std(z))
     spread = spread if spread > 0 else 1.0
-    return lambda v: (base(v) - centre) / spread
+    return partial(_standardised, base, centre, spread)
 
 
 def mixture_log_odds_feature(mixture_model, scores):
@@ -183,12 +184,7 @@ def mixture_log_odds_feature(mixture_model, scores):
     u = f.u_map_untempered[None, :]
     pi, th0, th1, _ = mix.unpack(u)
 
-    def log_odds(v):
-        x = space.to_model(v)
-        with np.errstate(invalid="ignore"):
-            lo = ((np.log(pi)[:, None] + mix.positive.logpdf(th1, x))
-                  - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
-        return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
+    log_odds = partial(_map_log_odds, mix, space, pi, th0, th1)
 
     ss = np.asarray(scores, dtype=float)
     if np.any(ss[1:] < ss[:-1]):
@@ -196,7 +192,31 @@ def mixture_log_odds_feature(mixture_model, scores):
     grid = ss[np.concatenate([[True], ss[1:] != ss[:-1]])]  # the distinct scores
     envelope = outward_envelope(log_odds(grid), pivot_index(grid, sorted_quantile(ss, [0.5])[0]))
 
-    def feature(v):
-        return np.interp(np.asarray(v, dtype=float), grid, envelope)
+    return partial(_interpolated, grid, envelope)
 
-    return feature
+
+# The features are partials of module-level functions, not closures, so that a fitted model pickles.
+
+def _clipped_logit(eps, v):
+    return special.logit(np.clip(np.asarray(v, dtype=float), eps, 1 - eps))
+
+
+def _as_float(v):
+    return np.asarray(v, dtype=float)
+
+
+def _standardised(base, centre, spread, v):
+    return (base(v) - centre) / spread
+
+
+def _map_log_odds(mix, space, pi, th0, th1, v):
+    """The mixture's log-odds at its MAP θ, scores (B,) → (B,), clipped to ±50."""
+    x = space.to_model(v)
+    with np.errstate(invalid="ignore"):
+        lo = ((np.log(pi)[:, None] + mix.positive.logpdf(th1, x))
+              - (np.log1p(-pi)[:, None] + mix.negative.logpdf(th0, x)))
+    return np.clip(np.nan_to_num(lo[0], nan=0.0), -50, 50)
+
+
+def _interpolated(grid, values, v):
+    return np.interp(np.asarray(v, dtype=float), grid, values)

@@ -24,6 +24,8 @@ multiple models using labeled and unlabeled data").
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy import special, stats
 
@@ -82,13 +84,9 @@ def view_model(model, column, values, name):
     """
     grid = _view_grid(np.asarray(values, dtype=float))
 
-    def probability(d, features):
-        lo, hi, w = _interpolator(grid, np.asarray(features, dtype=float)[:, column])
-        p = model.probability(d, grid)
-        return p[:, lo] * (1.0 - w) + p[:, hi] * w
-
     return FittedScoreModel(name=f"{name}: {model.name}", draws=model.draws, weights=model.weights,
-                            probability=probability, diagnostics=model.diagnostics, param_names=model.param_names,
+                            probability=partial(_view_probability, model, grid, column),
+                            diagnostics=model.diagnostics, param_names=model.param_names,
                             constrained_draws=model.constrained_draws, log_evidence=model.log_evidence,
                             loo=model.loo)
 
@@ -225,10 +223,19 @@ def fit_joint_link(features, labeled_index, labeled_value, *, draws=1000, rng=No
     scale = np.std(features[:, 1:], axis=0)
     scale = np.where(scale > 0, scale, 1.0)
 
-    def standardised(f):
-        f = np.atleast_2d(np.asarray(f, dtype=float))
-        return np.column_stack([f[:, 0], (f[:, 1:1 + k] - centre) / scale])
-
     link = JointLink(features.shape[1] - 1)
-    return fit_link(link, standardised, features[labeled_index], labeled_value, name="joint logistic",
-                    draws=draws, rng=rng)
+    return fit_link(link, partial(_standardised_columns, k, centre, scale), features[labeled_index],
+                    labeled_value, name="joint logistic", draws=draws, rng=rng)
+
+
+def _standardised_columns(k, centre, scale, f):
+    """The joint log-odds (first column) as it is, the K classifiers' standardised."""
+    f = np.atleast_2d(np.asarray(f, dtype=float))
+    return np.column_stack([f[:, 0], (f[:, 1:1 + k] - centre) / scale])
+
+
+def _view_probability(model, grid, column, d, features):
+    """``model``'s p(y = 1 | ·) on one view (``column`` of the features), interpolated on its grid."""
+    lo, hi, w = _interpolator(grid, np.asarray(features, dtype=float)[:, column])
+    p = model.probability(d, grid)
+    return p[:, lo] * (1.0 - w) + p[:, hi] * w

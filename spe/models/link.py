@@ -15,6 +15,7 @@ PSIS-LOO. Used by :mod:`spe.models.piecewise` and
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -120,9 +121,7 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
     ok = post.weights > 0
     loo = psis_loo(link.log_likelihood_terms(post.u[ok], z, y), post.weights[ok])[0] if y.size else np.zeros(0)
 
-    def probability(d, s):
-        return link.probability(np.asarray(d, dtype=float), np.asarray(feature(np.asarray(s, dtype=float)),
-                                                                         dtype=float))
+    probability = partial(_link_probability, link, feature)
 
     constrained, names = link.constrained(post.u)
     model = FittedScoreModel(
@@ -138,3 +137,7 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
     model.log_evidence = float(post.log_normalizer) if y.size else 0.0
     model.loo = loo
     return model
+
+
+def _link_probability(link, feature, d, s):
+    return link.probability(np.asarray(d, dtype=float), np.asarray(feature(np.asarray(s, dtype=float)), dtype=float))

@@ -46,7 +46,7 @@ posterior mass and jittered uniformly within the cell.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 from scipy import special, stats
@@ -218,9 +218,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     ia, ib = np.unravel_index(cells, lp.shape)
     u = np.column_stack([ga[ia] + da * (rng.random(draws) - 0.5), gb[ib] + db * (rng.random(draws) - 0.5)])
 
-    def probability(d, s):
-        f = np.asarray(feature(s), dtype=float)
-        return special.expit(d[:, :1] + np.exp(d[:, 1:2]) * f[None, :])
+    probability = partial(_recalibrated_probability, feature)
 
     post_mean = np.array([np.mean(u[:, 0]), np.mean(u[:, 1])])
     model = FittedScoreModel(
@@ -259,3 +257,9 @@ register(ScoreModel(name="hybrid", fit=_fitter("hybrid", "mixture_log_odds"), us
 register(ScoreModel(name="calibrated", fit=_fitter("calibrated", "log_odds"), averaged=_reads_log_odds,
                     about="reads the score as log-odds up to a shift and slope"))
 register(ScoreModel(name="platt", fit=_fitter("platt", "standardized"), about="Bayesian Platt scaling"))
+
+
+def _recalibrated_probability(feature, d, s):
+    """expit(a + b·feature(s)) under draws (a, log b), (M', 2) × (B,) → (M', B)."""
+    f = np.asarray(feature(s), dtype=float)
+    return special.expit(d[:, :1] + np.exp(d[:, 1:2]) * f[None, :])

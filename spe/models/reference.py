@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import special, stats
@@ -454,8 +455,7 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     weights, pareto_k = psis(log_posterior)
     log_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
 
-    def probability(d, v):
-        return special.expit(_pool_log_odds(binnings, np.asarray(d, dtype=float), v))
+    probability = partial(_reference_probability, binnings)
 
     constrained = _constrained(binnings, u)
     mean = weights @ constrained
@@ -526,3 +526,7 @@ def _report(fitted, entry, alone):
 register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference, needs_reference=True,
                     prior_mass=PRIOR_MASS, report=_report,
                     about="the reference set's calibration map alone (needs --reference)"))
+
+
+def _reference_probability(binnings, d, v):
+    return special.expit(_pool_log_odds(binnings, np.asarray(d, dtype=float), v))

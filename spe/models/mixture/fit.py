@@ -12,6 +12,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 import warnings
+from functools import partial
 
 import numpy as np
 from scipy import special
@@ -272,8 +273,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                                                             temper=temper, leave_out=leave_out_misfit, rng=check_rng)
     pp = _class_probability(mix, x_sorted, monotone)
 
-    def probability(u, s):
-        return pp(u, space.to_model(s))
+    probability = partial(_in_model_space, pp, space)
 
     log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
         mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
@@ -395,10 +395,7 @@ def _class_probability(mix, x_sorted, monotone):
     grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
     pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
-    def pp(u, xq):
-        return mix.monotone_class_probability(u, xq, grid_x, pivot_x)
-
-    return pp
+    return partial(_monotone_class_probability, mix, grid_x, pivot_x)
 
 
 def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, inference, draws, monotone,
@@ -477,3 +474,11 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     log_l = np.where(y[None, :] == 1, np.log(p), np.log1p(-p)).sum(axis=1)
     ok = post.weights > 0
     return float(special.logsumexp(log_l[ok], b=post.weights[ok]))
+
+
+def _in_model_space(pp, space, u, s):
+    return pp(u, space.to_model(s))
+
+
+def _monotone_class_probability(mix, grid_x, pivot_x, u, xq):
+    return mix.monotone_class_probability(u, xq, grid_x, pivot_x)
