@@ -40,6 +40,24 @@ def _axes(ax):
     return ax
 
 
+#: The gid of an estimate's median line: a later estimate drawn into the same Axes takes the next colour.
+_ESTIMATE = "spe-estimate"
+
+
+def _estimate_style(ax, color, label, pct):
+    """Colours and legend entries of an estimate's median line and band: (line colour, band colour, line
+    label, band label). The first estimate on an Axes is red on a purple band unless ``color`` is given; each
+    later one takes the next colour of matplotlib's cycle (C1, C2, ...), band and line alike, so overlays
+    differ. ``label`` names the estimate in the legend (default "SPE")."""
+    if color is None:
+        earlier = sum(line.get_gid() == _ESTIMATE for line in ax.get_lines())
+        line, band = ("tab:red", "tab:purple") if earlier == 0 else (f"C{earlier}", f"C{earlier}")
+    else:
+        line = band = color
+    name = "SPE" if label is None else str(label)
+    return line, band, f"{name} median estimate" if label is None else name, f"{name} {pct} credible band"
+
+
 def _mark_labeled(ax, x, y, labels, transform=None):
     """Labeled positives as green triangles, negatives as black crosses, at (x, y) (arrays of shape (n,))."""
     pos = np.asarray(labels) == 1
@@ -153,7 +171,7 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
 
 
 def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=None, show_labeled=True,
-                  requirement=None):
+                  requirement=None, label=None, color=None, **kwargs):
     """Precision-recall curve with its credible band (paper Fig. 1C).
 
     Parameters
@@ -173,6 +191,15 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
     requirement : (float, float), optional
         (min_precision, min_recall): drawn as the box of the PR plane that
         meets it (paper Fig. 4A).
+    label : str, optional
+        The estimate's name in the legend (e.g. the classifier's): the median
+        line is called ``label``, the band "``label`` 90% credible band".
+    color : matplotlib colour, optional
+        Of the median line and its band. Default: red on a purple band for
+        the first estimate on ``ax``, the next colour of the cycle for each
+        later one (overlays of several evaluations differ).
+    **kwargs
+        Passed to the median line (``Axes.step``): ``lw``, ``ls``, ``alpha``...
 
     Returns
     -------
@@ -188,9 +215,10 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
                                label=f"requirement: precision ≥ {p_min:g}, recall ≥ {r_min:g}"))
     pr = evaluation.pr_curve(level)
     pct = f"{100 * pr.level:g}%"
-    ax.fill_between(pr.x, pr.lo, pr.hi, step="post", color="tab:purple", alpha=0.25, lw=0,
-                    label=f"SPE {pct} credible band")
-    ax.step(pr.x, pr.median, where="post", color="tab:red", lw=1.8, label="SPE median estimate")
+    line, band, line_label, band_label = _estimate_style(ax, color, label, pct)
+    ax.fill_between(pr.x, pr.lo, pr.hi, step="post", color=band, alpha=0.25, lw=0, label=band_label)
+    ax.step(pr.x, pr.median, where="post", **{"color": line, "lw": 1.8, "label": line_label, **kwargs},
+            gid=_ESTIMATE)
     if truth is not None:
         ax.step(pr.x, truth, where="post", color="black", lw=1.2, label="true curve (all labels)")
     if labeled_only is not None:
@@ -287,7 +315,8 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
                          f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
 
 
-def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", truth=None):
+def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", truth=None, label=None, color=None,
+                   **kwargs):
     """ROC curve (true positive rate against false positive rate) with its credible band.
 
     Parameters
@@ -300,6 +329,8 @@ def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", tru
     truth : array, shape (G,), optional
         The true TPR on the evaluation's FPR grid (all labels known), drawn
         in black.
+    label, color, **kwargs
+        As :func:`plot_pr_curve` (the chance diagonal is drawn once).
 
     Returns
     -------
@@ -310,11 +341,14 @@ def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", tru
     ax = _axes(ax)
     roc = evaluation.roc_curve(level, performance)
     pct = f"{100 * roc.level:g}%"
-    ax.fill_between(roc.x, roc.lo, roc.hi, color="tab:purple", alpha=0.25, lw=0, label=f"SPE {pct} credible band")
-    ax.plot(roc.x, roc.median, color="tab:red", lw=1.8, label="SPE median estimate")
+    first = not any(line.get_gid() == _ESTIMATE for line in ax.get_lines())
+    line, band, line_label, band_label = _estimate_style(ax, color, label, pct)
+    ax.fill_between(roc.x, roc.lo, roc.hi, color=band, alpha=0.25, lw=0, label=band_label)
+    ax.plot(roc.x, roc.median, **{"color": line, "lw": 1.8, "label": line_label, **kwargs}, gid=_ESTIMATE)
     if truth is not None:
         ax.plot(roc.x, truth, color="black", lw=1.2, label="true curve (all labels)")
-    ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="chance")
+    if first:
+        ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="chance")
     auc = evaluation.roc_auc(level, performance)
     return _finish(ax, xlabel="false positive rate", ylabel="true positive rate (recall)",
                    title=f"ROC, {evaluation.n_items} items, {evaluation.n_labeled} labeled; AUC {auc}\n"

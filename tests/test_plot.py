@@ -35,12 +35,12 @@ def test_pr_plot_draws_the_computed_band_and_labeled_items():
     assert "80%" in ax.get_title()
 
 
-def _evaluation():
-    s, y = simulate(600, 0.3, 1)
+def _evaluation(seed=1):
+    s, y = simulate(600, 0.3, seed)
     idx = np.arange(0, 600, 20)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=200, rng=1)
+        return spe.evaluate(s, (idx, y[idx]), families="truncnorm,truncnorm", draws=200, rng=seed)
 
 
 def test_threshold_plots_draw_the_computed_curves(tmp_path):
@@ -215,3 +215,32 @@ def test_reliability_interval_at_a_bin_without_positives_starts_at_zero():
     segments = ax.collections[-1].get_segments()
     assert [seg[0, 1] for seg in segments[:3]] == [0.0, 0.0, 0.0]
     assert all(seg[1, 1] > 0 for seg in segments)
+
+
+@pytest.mark.parametrize("plot", ["plot_pr_curve", "plot_roc_curve"])
+def test_two_evaluations_overlay_on_one_axes_in_different_colours(plot):
+    import matplotlib.colors as mcolors
+
+    import spe.plot
+
+    draw = getattr(spe.plot, plot)
+    extra = {"show_labeled": False} if plot == "plot_pr_curve" else {}
+    first, second = _evaluation(), _evaluation(seed=2)
+    ax = draw(first, label="classifier A", **extra)
+    draw(second, ax=ax, label="classifier B", lw=3, ls="--", **extra)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    a, b = lines["classifier A"], lines["classifier B"]
+    curve = "pr_curve" if plot == "plot_pr_curve" else "roc_curve"
+    np.testing.assert_allclose(b.get_ydata(), getattr(second, curve)().median)
+    assert mcolors.to_hex(a.get_color()) != mcolors.to_hex(b.get_color())
+    assert b.get_linewidth() == 3 and b.get_linestyle() == "--"
+    bands = [c for c in ax.collections if "credible band" in str(c.get_label())]
+    assert [c.get_label() for c in bands] == ["classifier A 90% credible band", "classifier B 90% credible band"]
+    assert mcolors.to_hex(bands[1].get_facecolor()[0]) == mcolors.to_hex(b.get_color())
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "classifier A" in legend and "classifier B" in legend
+    assert sum(line.get_label() == "chance" for line in ax.get_lines()) == (plot == "plot_roc_curve")
+    given = draw(first, color="tab:olive", label="olive", **extra)
+    olive = {line.get_label(): line for line in given.get_lines()}["olive"]
+    assert mcolors.to_hex(olive.get_color()) == mcolors.to_hex("tab:olive")
+
