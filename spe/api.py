@@ -11,8 +11,8 @@ from .evaluation import Evaluation
 from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices
 from .models.mixture.fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
-from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, labeled_auc, normalize_labels,
-                     normalize_reference, seed_of)
+from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, labeled_auc,
+                     normalize_labels, normalize_reference, seed_of)
 from .performance import sample_performance
 from .models.average import average_models
 from .models.constant import fit_constant
@@ -326,7 +326,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     level = check_level(level)
     check_choice("label_selection", label_selection, LABEL_SELECTIONS)
     s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size)
+    index, value = normalize_labels(labels, s.size, item_ids(scores))
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
     fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families, draws=draws,
@@ -409,7 +409,7 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
         As :func:`evaluate`.
     """
     s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size)
+    index, value = normalize_labels(labels, s.size, item_ids(scores))
     return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
 
 

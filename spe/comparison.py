@@ -31,7 +31,7 @@ from .api import fit_scores, resolve_score_bins
 from .display import html_view, interval_table
 from .evaluation import Evaluation, Interval, summarise_draws
 from .exceptions import Notice, SpeInputError, SpeWarning
-from .inputs import as_scores, check_level, normalize_labels, seed_of
+from .inputs import as_scores, check_level, item_ids, normalize_labels, seed_of
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names
 from .models.average import average_models
@@ -166,7 +166,7 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
                             argument="reference")
     options.pop("reference", None)
     keys, matrix = _classifier_matrix(scores, names)
-    index, value = normalize_labels(labels, matrix.shape[0])
+    index, value = normalize_labels(labels, matrix.shape[0], item_ids(scores))
     seed = seed_of(rng)
     k = matrix.shape[1]
     view_rng, link_rng, avg_rng, check_rng, label_rng, *alone_rngs = np.random.default_rng(seed).spawn(5 + k)

@@ -17,16 +17,17 @@ a warning that says what is degenerate and what the numbers then mean
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from scipy import stats
 
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, SpeWarning
 
-__all__ = ["check_choice", "check_count", "check_level", "as_scores", "normalize_labels", "normalize_reference",
-           "seed_of", "check_draws", "estimated_memory", "input_warnings", "labeled_auc", "MIN_DRAWS",
-           "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+__all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels",
+           "normalize_reference", "seed_of", "check_draws", "estimated_memory", "input_warnings", "labeled_auc",
+           "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -74,36 +75,53 @@ def as_scores(scores, *, argument="scores", min_items=4):
     return s
 
 
-def normalize_labels(labels, n_items):
+def item_ids(scores):
+    """The items' ids when the scores carry them (a pandas Series or DataFrame whose index is not 0..N-1), else
+    None: labels keyed by those ids are then matched to the items by id (:func:`normalize_labels`)."""
+    index = getattr(scores, "index", None)
+    if index is None or not hasattr(scores, "to_numpy"):
+        return None
+    ids = np.asarray(index)
+    return None if np.array_equal(ids, np.arange(ids.size)) else ids
+
+
+def normalize_labels(labels, n_items, ids=None):
     """Normalise the ``labels`` argument to (index (n,), value (n,)) arrays.
 
     Parameters
     ----------
-    labels : None, mapping, array of length N, or (index, value) pair
+    labels : None, mapping, pandas Series, array or list of length N, or (index, value) pair
         * ``None`` or empty: no labels;
-        * mapping ``{item position: 0/1}``;
-        * array of length N with 0, 1 and NaN (NaN = unlabeled);
-        * a pair ``(index (n,), value (n,))``.
+        * mapping ``{item: 0/1}`` or a pandas Series indexed by item (NaN and −1 there mean unlabeled);
+        * array or list of length N with 0, 1 and NaN or −1 for unlabeled items (scikit-learn's convention);
+        * a pair ``(items (n,), values (n,))``.
+
+        An item is its position 0..N-1, or, when the scores carry ids (``ids``), its id.
     n_items : int
         N.
+    ids : array, shape (N,), optional
+        The items' ids (:func:`item_ids`). Keys that are all ids are read as ids; otherwise as positions, with
+        a :class:`~spe.exceptions.SpeWarning` that the scores' index was not used.
 
     Returns
     -------
     index : int array, shape (n,), sorted
+        Positions 0..N-1.
     value : int array, shape (n,)
 
     Raises
     ------
     SpeInputError
-        Labels other than 0/1, positions outside [0, N), duplicates.
+        Labels other than 0/1 (or NaN/−1 where they mean unlabeled), positions outside [0, N), duplicates.
     """
     if labels is None:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    if isinstance(labels, Mapping):
-        idx = np.array(list(labels.keys()))
-        val = np.array(list(labels.values()))
-    elif isinstance(labels, tuple) and len(labels) == 2:
-        idx, val = np.asarray(labels[0]), np.asarray(labels[1])
+    if hasattr(labels, "index") and hasattr(labels, "to_numpy") and np.ndim(labels) == 1:  # a pandas Series
+        idx, val = _labeled_only(np.asarray(labels.index), labels.to_numpy())
+        idx = _positions(idx, ids)
+    elif isinstance(labels, Mapping) or (isinstance(labels, tuple) and len(labels) == 2):
+        keys, values = ((list(labels.keys()), list(labels.values())) if isinstance(labels, Mapping) else labels)
+        idx, val = _positions(np.asarray(keys), ids), np.asarray(values)
     else:
         try:
             arr = np.asarray(labels, dtype=float)
@@ -111,11 +129,45 @@ def normalize_labels(labels, n_items):
             arr = np.zeros((0, 0))
         if arr.ndim != 1 or arr.size != n_items:
             raise SpeInputError(
-                f"labels given as an array must have one entry per score (N = {n_items}) with NaN for "
-                f"unlabeled items; got shape {arr.shape}. Use a dict {{position: label}} for a few labels.",
+                f"labels given as an array must have one entry per score (N = {n_items}) with NaN or -1 for "
+                f"unlabeled items; got shape {arr.shape}. Use a dict {{item: label}} for a few labels.",
                 argument="labels")
-        idx = np.flatnonzero(~np.isnan(arr))
-        val = arr[idx]
+        idx, val = _labeled_only(np.arange(n_items), arr)
+    return _checked_labels(idx, val, n_items)
+
+
+def _labeled_only(items, values):
+    """The items whose value is not NaN or −1 (unlabeled), and those values."""
+    v = np.asarray(values, dtype=object)
+    f = np.array([_as_number(x) for x in v], dtype=float) if v.size else np.zeros(0)
+    keep = ~(np.isnan(f) | (f == -1))
+    return np.asarray(items)[keep], v[keep]
+
+
+def _as_number(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return 0.5  # kept, and refused by the 0/1 check with the label as given
+
+
+def _positions(keys, ids):
+    """Label keys as positions: through the items' ids when the scores carry ids and every key is one."""
+    if ids is None or keys.size == 0:
+        return keys
+    where = {k: i for i, k in enumerate(ids.tolist())}
+    found = [where.get(k) for k in keys.tolist()]
+    if all(i is not None for i in found):
+        return np.array(found, dtype=np.int64)
+    missing = next(k for k, i in zip(keys.tolist(), found) if i is None)
+    warnings.warn(SpeWarning(f"the scores' index is not used: label key {missing!r} is not one of its ids, so the "
+                             "keys are read as positions 0..N-1"), stacklevel=4)
+    return keys
+
+
+def _checked_labels(idx, val, n_items):
+    """(positions, labels) checked and sorted: integer positions in [0, N), labels 0/1, no item twice."""
+    idx, val = np.asarray(idx), np.asarray(val)
     if idx.size == 0 and val.size == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
     if idx.shape != val.shape or idx.ndim != 1:

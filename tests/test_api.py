@@ -69,6 +69,45 @@ def test_labels_in_every_accepted_form_agree():
     assert results[0] == results[1] == results[2]
 
 
+def test_labels_as_users_hold_them_read_as_the_same_items():
+    """scikit-learn's -1 for unlabeled, lists, pandas Series by position, and labels keyed by the items' ids
+    when the scores carry them (a Series' index) all give the same (positions, labels)."""
+    import pandas as pd
+
+    from spe.inputs import item_ids, normalize_labels
+
+    n, idx, val = 8, np.array([1, 4, 6]), np.array([1, 0, 1])
+    expected = (idx, val)
+    sk = np.full(n, -1)
+    sk[idx] = val
+    with_nan = np.where(sk == -1, np.nan, sk)
+    ids = np.array([f"item{k}" for k in range(n)])
+    scores = pd.Series(np.linspace(0, 1, n), index=ids)
+    forms = [(sk, None), (sk.tolist(), None), (pd.Series(with_nan), None), (pd.Series(val, index=idx), None),
+             (pd.Series(sk, index=ids), item_ids(scores)), (dict(zip(ids[idx], val)), item_ids(scores)),
+             ((ids[idx], val), item_ids(scores)), (pd.Series(val, index=ids[idx])[::-1], item_ids(scores))]
+    for labels, item in forms:
+        got = normalize_labels(labels, n, item)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+    assert item_ids(pd.Series(np.zeros(n))) is None and item_ids(np.zeros(n)) is None
+
+
+def test_labels_by_id_fit_as_labels_by_position_and_positions_beside_ids_warn():
+    import pandas as pd
+
+    s, y = simulate(500, 0.3, 2)
+    idx = np.array([3, 50, 90, 200])
+    ids = np.array([f"row-{k}" for k in range(500)])
+    by_position = _quiet(s, dict(zip(idx.tolist(), y[idx].tolist())), families="truncnorm,truncnorm", draws=150,
+                         rng=0).to_dict()
+    by_id = _quiet(pd.Series(s, index=ids), pd.Series(y[idx], index=ids[idx]), families="truncnorm,truncnorm",
+                   draws=150, rng=0).to_dict()
+    assert by_id == by_position
+    with pytest.warns(SpeWarning, match="index is not used"):
+        spe.evaluate(pd.Series(s, index=ids), dict(zip(idx.tolist(), y[idx].tolist())), draws=150, rng=0)
+
+
 @pytest.mark.parametrize(
     "labels,match",
     [
