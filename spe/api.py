@@ -11,6 +11,7 @@ from .evaluation import Evaluation
 from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices
 from .models.mixture.fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
+from .inference.nuts import require_pymc
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, labeled_auc,
                      normalize_labels, normalize_reference, seed_of)
 from .performance import sample_performance
@@ -419,6 +420,8 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     """Check the model options against the scores (N,) and labels, then fit: a :class:`ScoresFit`."""
     check_choice("score_model", score_model, ("average",) + score_model_names())
     check_choice("inference", inference, INFERENCE_METHODS)
+    if inference == "nuts":
+        require_pymc()
     check_choice("proposal", proposal, PROPOSALS)
     reference = normalize_reference(reference)
     _check_reference_model(score_model, reference)

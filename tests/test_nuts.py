@@ -128,3 +128,24 @@ def test_pymc_is_imported_only_for_nuts():
             "print('pymc' in sys.modules, 'pytensor' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split()[-2:] == ["False", "False"]
+
+
+def test_without_pymc_nuts_says_how_to_install_it_and_importance_still_works(monkeypatch, capsys):
+    """PyMC is the optional extra spe[nuts]: without it, inference="nuts" is an input error naming the install
+    command, before any fit, in Python and in the shell."""
+    import sys
+
+    from spe.cli import main
+    from spe.exceptions import SpeInputError
+
+    monkeypatch.setitem(sys.modules, "pymc", None)  # as if not installed: importing it fails
+    s, y = simulate(300, 0.3, 0)
+    with pytest.raises(SpeInputError, match=r"pip install 'spe\[nuts\]'"):
+        spe.evaluate(s, {0: int(y[0]), 5: int(y[5])}, inference="nuts")
+    argv = ["estimate", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXAMPLES / "digits_labels.csv"),
+            "--inference", "nuts"]
+    assert main(argv) == 2
+    assert "spe estimate: error: --inference: 'nuts' needs PyMC" in capsys.readouterr().err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert spe.evaluate(s, {0: int(y[0]), 5: int(y[5])}, draws=100, rng=0).n_labeled == 2

@@ -48,6 +48,26 @@ ESS_GOOD = 100
 GRADIENT_STEP = 1e-5
 
 
+#: How to get PyMC, which only ``inference="nuts"`` needs.
+INSTALL_NUTS = "pip install 'spe[nuts]'"
+
+
+def require_pymc():
+    """Raise ``SpeInputError`` (argument ``inference``) saying how to install PyMC when it is not installed;
+    ``inference="nuts"`` checks this before any fit."""
+    import importlib.util
+
+    from ..exceptions import SpeInputError
+
+    try:
+        found = importlib.util.find_spec("pymc") is not None
+    except ValueError:  # sys.modules["pymc"] is None: imports of it fail
+        found = False
+    if not found:
+        raise SpeInputError(f"'nuts' needs PyMC, which is not installed: {INSTALL_NUTS} (or use the default, "
+                            "'importance')", argument="inference")
+
+
 def _value_and_gradient(log_posterior, u):
     """log p(u) and its central finite-difference gradient, from one batched call on 2P + 1 points."""
     u = np.asarray(u, dtype=float)
