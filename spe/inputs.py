@@ -137,18 +137,21 @@ def normalize_labels(labels, n_items, ids=None):
 
 
 def _labeled_only(items, values):
-    """The items whose value is not NaN or −1 (unlabeled), and those values."""
-    v = np.asarray(values, dtype=object)
-    f = np.array([_as_number(x) for x in v], dtype=float) if v.size else np.zeros(0)
+    """The items whose value is not NaN or −1 (unlabeled), and those values (vectorised for numbers; values that
+    are not numbers are kept, for the 0/1 check to name them)."""
+    try:
+        f = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        f = np.array([_as_number(x) for x in np.asarray(values, dtype=object)], dtype=float)
     keep = ~(np.isnan(f) | (f == -1))
-    return np.asarray(items)[keep], v[keep]
+    return np.asarray(items)[keep], np.asarray(values)[keep]
 
 
 def _as_number(x):
     try:
         return float(x)
     except (TypeError, ValueError):
-        return 0.5  # kept, and refused by the 0/1 check with the label as given
+        return 0.5  # not NaN or -1: kept, and refused by the 0/1 check with the label as given
 
 
 def _positions(keys, ids):
