@@ -1,10 +1,13 @@
 import os
+import warnings
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+
+import spe
 
 matplotlib.use("Agg")
 
@@ -45,6 +48,18 @@ def two_classifiers(tmp_path_factory):
     path = tmp_path_factory.mktemp("two") / "ab.csv"
     pd.DataFrame({"id": scores["id"], "a": scores["score"], "b": scores["score"] + noise}).to_csv(path, index=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def good_and_weak():
+    """spe.compare of two simulated classifiers of the same 1,500 items ('good', and 'weak' with added noise),
+    25 labels, 200 draws: shared by the tests of how a comparison shows and pickles (read only)."""
+    s, y = simulate(1500, 0.2, 3)
+    weak = s + np.random.default_rng(4).normal(0, 1.5, s.size)
+    known = {int(i): int(y[i]) for i in np.random.default_rng(5).choice(s.size, 25, replace=False)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.compare({"good": s, "weak": weak}, known, draws=200, rng=0)
 
 
 @pytest.fixture

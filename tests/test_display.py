@@ -1,15 +1,9 @@
 """How results show in a notebook and as DataFrames: short reprs, _repr_html_, to_frame (issue 25, item 1)."""
 
-import warnings
-
-import numpy as np
 import pandas as pd
 import pytest
 
-import spe
 from spe.metrics import ranking_metric_names
-
-from .conftest import simulate
 
 
 @pytest.fixture
@@ -40,17 +34,8 @@ def test_the_notebook_view_is_a_table_of_the_metrics(estimate):
     assert ("warning" in page) == bool(estimate.warnings)
 
 
-@pytest.fixture(scope="module")
-def comparison():
-    s, y = simulate(1500, 0.2, 3)
-    weak = s + np.random.default_rng(4).normal(0, 1.5, s.size)
-    known = {int(i): int(y[i]) for i in np.random.default_rng(5).choice(s.size, 25, replace=False)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return spe.compare({"good": s, "weak": weak}, known, draws=200, rng=0)
-
-
-def test_a_comparison_shows_every_classifier(comparison):
+def test_a_comparison_shows_every_classifier(good_and_weak):
+    comparison = good_and_weak
     frame = comparison.to_frame()
     assert list(frame["classifier"].unique()) == ["good", "weak"]
     good = comparison["good"].to_frame()

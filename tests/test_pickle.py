@@ -26,13 +26,8 @@ def test_an_evaluation_pickles_and_answers_as_before(twenty_labels_of_3000):
     np.testing.assert_array_equal(back.suggest(5, rng=1).items, ev.suggest(5, rng=1).items)
 
 
-def test_a_comparison_pickles_and_answers_as_before():
-    s, y = simulate(1500, 0.2, 3)
-    weak = s + np.random.default_rng(4).normal(0, 1.5, s.size)
-    known = {int(i): int(y[i]) for i in np.random.default_rng(5).choice(s.size, 25, replace=False)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cmp = spe.compare({"good": s, "weak": weak}, known, draws=200, rng=0)
+def test_a_comparison_pickles_and_answers_as_before(good_and_weak):
+    cmp = good_and_weak
     back = pickle.loads(pickle.dumps(cmp))
     assert back.summary() == cmp.summary()
     assert back.probability_better("good", "weak") == cmp.probability_better("good", "weak")
