@@ -30,14 +30,16 @@ PyMC and PyTensor are imported only here, and only when this sampler runs.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 
 import numpy as np
 
+from ..exceptions import SpeInputError
 from .importance import PosteriorDraws
 
-__all__ = ["nuts_sample", "nuts_warnings", "GRADIENT_STEP", "R_HAT_GOOD", "ESS_GOOD"]
+__all__ = ["nuts_sample", "nuts_warnings", "require_pymc", "INSTALL_NUTS", "GRADIENT_STEP", "R_HAT_GOOD", "ESS_GOOD"]
 
 #: R-hat above which the chains disagree (Vehtari et al. 2021).
 R_HAT_GOOD = 1.01
@@ -55,10 +57,6 @@ INSTALL_NUTS = "pip install 'spe[nuts]'"
 def require_pymc():
     """Raise ``SpeInputError`` (argument ``inference``) saying how to install PyMC when it is not installed;
     ``inference="nuts"`` checks this before any fit."""
-    import importlib.util
-
-    from ..exceptions import SpeInputError
-
     try:
         found = importlib.util.find_spec("pymc") is not None
     except ValueError:  # sys.modules["pymc"] is None: imports of it fail
