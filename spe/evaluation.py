@@ -75,6 +75,13 @@ class CurveBand:
     hi: np.ndarray
     level: float
 
+    def to_frame(self, x="x"):
+        """A tidy DataFrame, G rows: the grid (column named ``x``, e.g. ``"recall"``), ``median``, ``lo``,
+        ``hi`` and ``level``."""
+        import pandas as pd
+
+        return pd.DataFrame({x: self.x, "median": self.median, "lo": self.lo, "hi": self.hi, "level": self.level})
+
 
 @dataclass(frozen=True)
 class ClassDensities:
@@ -837,6 +844,20 @@ class Evaluation:
             rows.append({"metric": name, "name": METRICS[name].label, "mean": i.mean, "median": i.median,
                          "lo": i.lo, "hi": i.hi, "level": level})
         return pd.DataFrame(rows)
+
+    def score_model_table(self):
+        """The score models averaged (``diagnostics["score_models"]``) as a DataFrame, one row per model, by
+        weight: ``model``, ``weight`` (its share of the posterior draws), ``log_evidence`` (nats), and, where
+        computed, ``elpd_loo``, ``label_check_p``, ``excluded``; empty when no model was averaged."""
+        import pandas as pd
+
+        rows = self.diagnostics.get("score_models") or []
+        frame = pd.DataFrame([{k: v for k, v in m.items() if np.isscalar(v) or v is None} for m in rows])
+        if not len(frame):
+            return frame
+        first = [c for c in ("model", "weight", "log_evidence", "elpd_loo", "label_check_p") if c in frame]
+        frame = frame[first + [c for c in frame if c not in first]]
+        return frame.sort_values("weight", ascending=False, ignore_index=True)
 
     def __repr__(self):
         n_pos = int(np.sum(self.labeled_value == 1))

@@ -1,5 +1,6 @@
 """How results show in a notebook and as DataFrames: short reprs, _repr_html_, to_frame (issue 25, item 1)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -17,6 +18,20 @@ def test_to_frame_holds_every_whole_ranking_metric_as_its_interval(estimate):
     for row in frame.itertuples():
         i = estimate.metric(row.metric, level=0.8)
         assert (row.mean, row.median, row.lo, row.hi, row.level) == (i.mean, i.median, i.lo, i.hi, 0.8)
+
+
+def test_curves_and_the_score_models_are_tidy_frames(estimate):
+    pr = estimate.pr_curve(level=0.8)
+    frame = pr.to_frame("recall")
+    assert list(frame.columns) == ["recall", "median", "lo", "hi", "level"]
+    for column, values in [("recall", pr.x), ("median", pr.median), ("lo", pr.lo), ("hi", pr.hi)]:
+        np.testing.assert_array_equal(frame[column], values)
+    table = estimate.score_model_table()
+    models = {m["model"]: m for m in estimate.diagnostics["score_models"]}
+    assert set(table["model"]) == set(models) and table["weight"].is_monotonic_decreasing
+    assert table["weight"].sum() == pytest.approx(1.0)
+    for row in table.itertuples():
+        assert row.weight == models[row.model]["weight"] and row.log_evidence == models[row.model]["log_evidence"]
 
 
 def test_the_repr_is_one_short_line_with_the_counts_and_intervals(estimate):
