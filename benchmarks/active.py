@@ -156,14 +156,12 @@ def plot(df, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_run_arguments(ap, seeds=5, out="active.csv")
+    add_run_arguments(ap, seeds=5, out="active.csv", start=5, draws=300)
     ap.add_argument("--runs", nargs="+", default=DEFAULT_RUNS,
                     help="random, stratified, information:TARGET (default: %(default)s)")
-    ap.add_argument("--start", type=int, default=5, help="random labels to start from (default 5)")
     ap.add_argument("--batch", type=int, default=5, help="labels added per round (default 5)")
     ap.add_argument("--max-labels", type=int, default=50, help="labels at the end of a strategy's loop (default 50)")
     ap.add_argument("--random-max", type=int, default=100, help="labels at the end of the random loop (default 100)")
-    ap.add_argument("--draws", type=int, default=300, help="posterior draws per fit (default 300)")
     ap.add_argument("--plot", type=Path, help="write the figure of error against labels per run")
     args = ap.parse_args(argv)
     df = rows_of_run(args, run_loop, lambda paths: [

@@ -45,9 +45,10 @@ def run_tasks(worker, tasks, jobs, what="tasks"):
     return results, time.perf_counter() - t0
 
 
-def add_run_arguments(ap, seeds, out):
+def add_run_arguments(ap, seeds, out, start, draws):
     """The options every case loop shares: --cases-dir, --cases, --seeds (default ``seeds``), --seed-start, --jobs,
-    --out (default ``out``) and --from-csv (earlier runs' CSVs, read together: e.g. subsets of the cases run apart)."""
+    --out (default ``out``), --from-csv (earlier runs' CSVs, read together: e.g. subsets of the cases run apart),
+    --start (random labels to start from, default ``start``) and --draws (per fit, default ``draws``)."""
     ap.add_argument("--cases-dir", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--cases", nargs="*", help="case names (default: all)")
     ap.add_argument("--seeds", type=int, default=seeds)
@@ -57,6 +58,8 @@ def add_run_arguments(ap, seeds, out):
     ap.add_argument("--from-csv", type=Path, nargs="+",
                     help="print the tables of earlier runs' CSVs instead of running (several: their rows together; "
                          "a later CSV's rows replace an earlier one's of the same case, seed and run: a re-run)")
+    ap.add_argument("--start", type=int, default=start, help=f"random labels to start from (default {start})")
+    ap.add_argument("--draws", type=int, default=draws, help=f"posterior draws per fit (default {draws})")
 
 
 def rows_of_run(args, worker, tasks_of, what):

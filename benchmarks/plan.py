@@ -109,14 +109,12 @@ def report(df, batch):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_run_arguments(ap, seeds=2, out="plan.csv")
+    add_run_arguments(ap, seeds=2, out="plan.csv", start=10, draws=500)
     ap.add_argument("--strategies", nargs="+", default=["random", "information"])
-    ap.add_argument("--start", type=int, default=10, help="random labels to start from (default 10)")
     ap.add_argument("--batch", type=int, default=5, help="labels added per round (default 5)")
     ap.add_argument("--max-labels", type=int, default=100, help="further labels at most (default 100)")
     ap.add_argument("--shrink", type=float, default=0.5,
                     help="the goal: the AP interval this fraction of its width at the start (default 0.5)")
-    ap.add_argument("--draws", type=int, default=500, help="posterior draws per fit (default 500)")
     ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
     args = ap.parse_args(argv)
     df = rows_of_run(args, run_loop, lambda paths: [

@@ -97,9 +97,7 @@ def report(df):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_run_arguments(ap, seeds=2, out="plan_oracle.csv")
-    ap.add_argument("--start", type=int, default=10, help="random labels to start from (default 10)")
-    ap.add_argument("--draws", type=int, default=500, help="posterior draws per fit (default 500)")
+    add_run_arguments(ap, seeds=2, out="plan_oracle.csv", start=10, draws=500)
     ap.add_argument("--futures", type=int, default=200, help="the plan's simulated futures (default 200)")
     args = ap.parse_args(argv)
     report(rows_of_run(args, run_case, lambda paths: [(p, seed, args.start, args.draws, args.futures)

@@ -492,19 +492,19 @@ class Comparison:
         return pd.concat([self[n].to_frame(level, performance).assign(classifier=n) for n in self.names],
                          ignore_index=True)[["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
 
+    def _counts(self):
+        return f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} labeled"
+
     def __repr__(self):
         aps = ", ".join(f"{n} {self[n].average_precision()}" for n in self.names)
-        return (f"<spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "
-                f"labeled; average precision {aps} ({100 * self.level:g}% credible intervals)>")
+        return f"<{self._counts()}; average precision {aps} ({100 * self.level:g}% credible intervals)>"
 
     def _repr_html_(self):
         """A notebook's view: the counts and a table of every classifier's metrics (one column each)."""
         import pandas as pd
 
-        frame = self.to_frame()
-        table = pd.concat([interval_table(frame[frame.classifier == n], column=n) for n in self.names], axis=1)
-        head = (f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} "
-                f"labeled; metrics: posterior mean [{100 * self.level:g}% credible interval]")
+        table = pd.concat([interval_table(self[n].to_frame(), column=n) for n in self.names], axis=1)
+        head = f"{self._counts()}; metrics: posterior mean [{100 * self.level:g}% credible interval]"
         return html_view(head, table, self.warnings)
 
     def summary(self, level=None, performance="sample") -> str:

@@ -859,18 +859,18 @@ class Evaluation:
         frame = frame[first + [c for c in frame if c not in first]]
         return frame.sort_values("weight", ascending=False, ignore_index=True)
 
-    def __repr__(self):
+    def _counts(self):
         n_pos = int(np.sum(self.labeled_value == 1))
-        return (f"<spe.Evaluation: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive), "
-                f"{self.weights.size} posterior draws; prevalence {self.prevalence()}, average precision "
-                f"{self.average_precision()} ({100 * self.level:g}% credible intervals)>")
+        return (f"spe.Evaluation: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive), "
+                f"{self.weights.size} posterior draws")
+
+    def __repr__(self):
+        return (f"<{self._counts()}; prevalence {self.prevalence()}, average precision {self.average_precision()} "
+                f"({100 * self.level:g}% credible intervals)>")
 
     def _repr_html_(self):
         """A notebook's view: the counts, the metrics' table (:meth:`to_frame`) and how many warnings."""
-        n_pos = int(np.sum(self.labeled_value == 1))
-        head = (f"spe.Evaluation: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive), "
-                f"{self.weights.size} posterior draws")
-        return html_view(head, interval_table(self.to_frame()), self.warnings)
+        return html_view(self._counts(), interval_table(self.to_frame()), self.warnings)
 
     def summary(self, level=None, performance="sample") -> str:
         """A short human-readable report (what ``spe estimate`` prints)."""

@@ -44,13 +44,17 @@ def _axes(ax):
 _ESTIMATE = "spe-estimate"
 
 
-def _estimate_style(ax, color, label, pct):
-    """Colours and legend entries of an estimate's median line and band: (line colour, band colour, line
-    label, band label). The first estimate on an Axes is red on a purple band unless ``color`` is given; each
-    later one takes the next colour of matplotlib's cycle (C1, C2, ...), band and line alike, so overlays
-    differ. ``label`` names the estimate in the legend (default "SPE")."""
+def _earlier_estimates(ax):
+    """How many estimates' median lines ``ax`` already holds."""
+    return sum(line.get_gid() == _ESTIMATE for line in ax.get_lines())
+
+
+def _estimate_style(earlier, color, label, pct):
+    """Colours and legend entries of an estimate's median line and band, given how many estimates the Axes
+    already holds: (line colour, band colour, line label, band label). The first estimate on an Axes is red on a
+    purple band unless ``color`` is given; each later one takes the next colour of matplotlib's cycle (C1, C2,
+    ...), band and line alike, so overlays differ. ``label`` names the estimate in the legend (default "SPE")."""
     if color is None:
-        earlier = sum(line.get_gid() == _ESTIMATE for line in ax.get_lines())
         line, band = ("tab:red", "tab:purple") if earlier == 0 else (f"C{earlier}", f"C{earlier}")
     else:
         line = band = color
@@ -215,7 +219,7 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
                                label=f"requirement: precision ≥ {p_min:g}, recall ≥ {r_min:g}"))
     pr = evaluation.pr_curve(level)
     pct = f"{100 * pr.level:g}%"
-    line, band, line_label, band_label = _estimate_style(ax, color, label, pct)
+    line, band, line_label, band_label = _estimate_style(_earlier_estimates(ax), color, label, pct)
     ax.fill_between(pr.x, pr.lo, pr.hi, step="post", color=band, alpha=0.25, lw=0, label=band_label)
     ax.step(pr.x, pr.median, where="post", **{"color": line, "lw": 1.8, "label": line_label, **kwargs},
             gid=_ESTIMATE)
@@ -341,13 +345,13 @@ def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", tru
     ax = _axes(ax)
     roc = evaluation.roc_curve(level, performance)
     pct = f"{100 * roc.level:g}%"
-    first = not any(line.get_gid() == _ESTIMATE for line in ax.get_lines())
-    line, band, line_label, band_label = _estimate_style(ax, color, label, pct)
+    earlier = _earlier_estimates(ax)
+    line, band, line_label, band_label = _estimate_style(earlier, color, label, pct)
     ax.fill_between(roc.x, roc.lo, roc.hi, color=band, alpha=0.25, lw=0, label=band_label)
     ax.plot(roc.x, roc.median, **{"color": line, "lw": 1.8, "label": line_label, **kwargs}, gid=_ESTIMATE)
     if truth is not None:
         ax.plot(roc.x, truth, color="black", lw=1.2, label="true curve (all labels)")
-    if first:
+    if earlier == 0:
         ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="chance")
     auc = evaluation.roc_auc(level, performance)
     return _finish(ax, xlabel="false positive rate", ylabel="true positive rate (recall)",

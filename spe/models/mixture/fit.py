@@ -395,7 +395,7 @@ def _class_probability(mix, x_sorted, monotone):
     grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
     pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
 
-    return partial(_monotone_class_probability, mix, grid_x, pivot_x)
+    return partial(mix.monotone_class_probability, grid=grid_x, pivot=pivot_x)
 
 
 def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, inference, draws, monotone,
@@ -478,7 +478,3 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
 
 def _in_model_space(pp, space, u, s):
     return pp(u, space.to_model(s))
-
-
-def _monotone_class_probability(mix, grid_x, pivot_x, u, xq):
-    return mix.monotone_class_probability(u, xq, grid_x, pivot_x)
