@@ -21,6 +21,7 @@ from .models.features import LabeledScores
 from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_type  # noqa: F401  (public here too)
 from .models.registry import REGISTRY, score_model_names
 from .parallel import resolve_workers, usable_cpus
+from .progress import showing, shown, stage
 from .models.mixture.select import parse_families
 
 
@@ -115,7 +116,7 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
-             temper=True, monotone=True, progressbar=False, score_bins="auto",
+             temper=True, monotone=True, progressbar=None, score_bins="auto",
              likelihood_bins="auto", workers=None, reference=None, label_selection="random"):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
@@ -210,8 +211,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         check is still reported. Averaged (``score_model="average"``), a
         mixture that fails the check is left out instead, neither tempered
         nor its evidence computed (``histogram_check["left_out"]``).
-    progressbar : bool
-        Show a progress bar while NUTS samples (``inference="nuts"`` only).
+    progressbar : bool or None
+        Show a progress bar on standard error for each long stage (the
+        family screening, the sampling, the score models, the label draws;
+        NUTS's own): None (default) when standard error is a terminal or in
+        a Jupyter notebook (:mod:`spe.progress`). Each stage's time is
+        logged at INFO to the ``"spe"`` logger either way.
     score_bins : "auto", int or None
         For large N, draw the unknown labels per score bin instead of per
         item (:func:`spe.performance.sample_performance`): at most B bins, half
@@ -330,13 +335,14 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     index, value = normalize_labels(labels, s.size, item_ids(scores))
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
-    fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families, draws=draws,
-                          inference=inference, proposal=proposal, score_space=score_space, score_model=score_model,
-                          score_type=score_type, temper=temper, monotone=monotone, progressbar=progressbar,
-                          score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
-                          reference=reference)
-    perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
-                              sorted_scores=fitted.sorted_scores, workers=workers)
+    with shown(progressbar):
+        fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families,
+                              draws=draws, inference=inference, proposal=proposal, score_space=score_space,
+                              score_model=score_model, score_type=score_type, temper=temper, monotone=monotone,
+                              score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
+                              reference=reference)
+        perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
+                                  sorted_scores=fitted.sorted_scores, workers=workers)
     diagnostics = dict(fitted.diagnostics, seed=seed, label_selection=label_selection, score_model=fitted.score_model,
                        score_type=fitted.score_type,
                        score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
@@ -411,12 +417,13 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
     """
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size, item_ids(scores))
-    return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
+    with shown(options.pop("progressbar", None)):
+        return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
 
 
 def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inference="importance", proposal="full",
                  score_space="linear", score_model="average", score_type="auto", temper=True, monotone=True,
-                 progressbar=False, score_bins="auto", likelihood_bins="auto", workers=None, reference=None):
+                 score_bins="auto", likelihood_bins="auto", workers=None, reference=None):
     """Check the model options against the scores (N,) and labels, then fit: a :class:`ScoresFit`."""
     check_choice("score_model", score_model, ("average",) + score_model_names())
     check_choice("inference", inference, INFERENCE_METHODS)
@@ -439,7 +446,7 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     options = dict(families=families, draws=draws, proposal=proposal, score_space=score_space, temper=bool(temper),
                    score_type=score_type, monotone=bool(monotone), inference=inference,
-                   progressbar=bool(progressbar), likelihood_bins=like_bins, workers=workers)
+                   progressbar=showing(), likelihood_bins=like_bins, workers=workers)
     if n_distinct == 1:
         fit = _prevalence_only(value, draws, recal_rng)
     else:
@@ -551,14 +558,15 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
                                       if _uses_mixture(score_model) else (None, []))
     mixture = data.mixture
     fitted, specs, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
-    label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
-    if len(fitted) == 1:
-        model = fitted[0]
-    else:
-        model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
-                               prior=_model_prior(specs))
-    diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, check_rng,
-                                               draws)
+    with stage("checking and averaging the score models"):
+        label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
+        if len(fitted) == 1:
+            model = fitted[0]
+        else:
+            model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
+                                   prior=_model_prior(specs))
+        diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
+                                                   check_rng, draws)
     if mixture is None and not _uses_mixture(score_model):
         diagnostics["mixture_not_fitted"] = f"the score model {score_model!r} does not use it"
     messages += _reports(specs, fitted, diagnostics)
@@ -658,14 +666,16 @@ def _fit_registered(names, data, rng):
     their registry entries, their warnings as :class:`~spe.exceptions.Notice` objects whose source is the model's
     name)."""
     fitted, specs, notices = [], [], []
-    for name, stream in zip(names, rng.spawn(len(names))):
-        with collected_notices(name) as found:
-            model = REGISTRY[name].fit(data, stream)
-        source = name if model is None else model.name
-        notices.append((source, [Notice(n, n.category, source) for n in found]))
-        if model is not None:
-            fitted.append(model)
-            specs.append(REGISTRY[name])
+    with stage("fitting the score models", total=len(names), unit="model") as progress:
+        for name, stream in zip(names, rng.spawn(len(names))):
+            with collected_notices(name) as found:
+                model = REGISTRY[name].fit(data, stream)
+            progress.advance()
+            source = name if model is None else model.name
+            notices.append((source, [Notice(n, n.category, source) for n in found]))
+            if model is not None:
+                fitted.append(model)
+                specs.append(REGISTRY[name])
     return fitted, specs, notices
 
 

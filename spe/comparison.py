@@ -39,10 +39,10 @@ from .models.criticism import P_VALUE_THRESHOLD, label_check
 from .models.features import log_odds_feature
 from .models.joint import fit_joint_link, joint_log_odds, view_model
 from .models.mixture import resolve_score_type
-from .output import jsonable
+from .output import jsonable, save_json
 from .performance.joint import sample_joint_performance
 
-__all__ = ["compare", "Comparison", "compared_metric_names", "JOINT_VIEW"]
+__all__ = ["compare", "Comparison", "compared_metric_names", "differences_frame", "JOINT_VIEW"]
 
 #: The name of the joint log-odds in the tables of models.
 JOINT_VIEW = "joint"
@@ -259,6 +259,20 @@ def _classifier_evaluation(scores, index, value, level, model, perf, joint_diagn
                       performance=perf, families={"negative": None, "positive": None}, diagnostics=diagnostics)
 
 
+def differences_frame(comparisons, level):
+    """The rows of :meth:`Comparison.comparisons` (a list of dicts, the JSON contract's ``comparisons``) as a
+    tidy DataFrame: ``a``, ``b``, ``metric``, ``mean``, ``median``, ``lo``, ``hi``, ``level``, ``p_a_better``."""
+    import pandas as pd
+
+    nan = float("nan")
+    return pd.DataFrame([{"a": c["a"], "b": c["b"], "metric": c["metric"],
+                          **{k: nan if c["difference"].get(k) is None else c["difference"][k]
+                             for k in ("mean", "median", "lo", "hi")},
+                          "level": level, "p_a_better": nan if c["p_a_better"] is None else c["p_a_better"]}
+                         for c in comparisons],
+                        columns=["a", "b", "metric", "mean", "median", "lo", "hi", "level", "p_a_better"])
+
+
 @dataclass
 class Comparison:
     """SPE's joint estimate of several classifiers' performance on one pool.
@@ -303,6 +317,14 @@ class Comparison:
             Probabilities in [0, 1], in the items' order.
         """
         return self.evaluations[self.names[0]].item_probabilities()
+
+    def items_frame(self, ids=None):
+        """Every item as a DataFrame, N rows: one score column per classifier (named by it, score units),
+        ``label`` (0/1, <NA> unlabeled) and ``probability`` (:meth:`item_probabilities`), indexed by ``ids``
+        (N,) when given, else by position. Raises ``SpeInputError`` when ``ids`` does not have N entries."""
+        first = self.evaluations[self.names[0]].items_frame(ids)
+        scores = {n: self.evaluations[n].scores for n in self.names}
+        return first.drop(columns="score").assign(**scores)[[*self.names, "label", "probability"]]
 
     def suggest(self, k=10, target="compare", strategy="information", classifier=None, rng=None):
         """The k items to label next so that their labels settle ``target`` (default: which classifier is better
@@ -492,6 +514,19 @@ class Comparison:
         return pd.concat([self[n].to_frame(level, performance).assign(classifier=n) for n in self.names],
                          ignore_index=True)[["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
 
+    def differences_frame(self, metrics=None, level=None, performance="sample"):
+        """:meth:`comparisons` as a tidy DataFrame, one row per pair and metric: ``a``, ``b``, ``metric``,
+        ``mean``, ``median``, ``lo``, ``hi`` (of the difference a − b, with its credible interval at
+        ``level``), ``level`` and ``p_a_better``. Raises as :meth:`comparisons`."""
+        level = self._level(level)
+        return differences_frame(self.comparisons(metrics, level, performance), level)
+
+    def save(self, path, level=None, performance="sample"):
+        """Write :meth:`to_dict` to ``path`` as JSON (what ``spe compare --json`` writes), whole or not at all;
+        :func:`spe.load` reads it back as a :class:`spe.saved.SavedComparison`. Returns ``path``; raises
+        ``SpeInputError`` when it cannot be written."""
+        return save_json(self.to_dict(level, performance), path)
+
     def _counts(self):
         return f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} labeled"
 
@@ -507,8 +542,9 @@ class Comparison:
         head = f"{self._counts()}; metrics: posterior mean [{100 * self.level:g}% credible interval]"
         return html_view(head, table, self.warnings)
 
-    def summary(self, level=None, performance="sample") -> str:
-        """A short human-readable report (what ``spe compare`` prints)."""
+    def summary(self, level=None, performance="sample", warnings=True) -> str:
+        """A short human-readable report (what ``spe compare`` prints; ``warnings=False`` leaves out the
+        warnings, which the command prints on standard error)."""
         level = self._level(level)
         pct = f"{100 * level:g}%"
         n_pos = int(np.sum(self.labeled_value == 1))
@@ -537,6 +573,6 @@ class Comparison:
                          f"[{d['lo']:+.3f}, {d['hi']:+.3f}]  P = {c['p_a_better']:.3f}")
         lines.append(f"seed: {self.diagnostics['seed']} (--seed {self.diagnostics['seed']}, or "
                      f"rng={self.diagnostics['seed']} in Python, repeats this run)")
-        lines += [f"warning: {w}" for w in self.warnings]
+        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
         return "\n".join(lines)
 

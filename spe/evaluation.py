@@ -19,12 +19,13 @@ from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names, threshold_metric_names, threshold_metric_values
 from .models.base import FittedScoreModel
-from .output import format_items, jsonable
+from .output import format_items, jsonable, save_json
 from .performance import SamplePerformance, replay_true_positives
 from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
-           "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names"]
+           "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names", "metrics_frame",
+           "score_model_frame"]
 
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
@@ -197,6 +198,40 @@ class ThresholdChoice:
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
             "curve": {"threshold": self.curve.threshold, "probability": self.curve.probability},
         })
+
+
+def metrics_frame(intervals, level):
+    """The tidy metrics table of :meth:`Evaluation.to_frame` from {metric name: Interval}: columns ``metric``,
+    ``name`` (the registry's label), ``mean``, ``median``, ``lo``, ``hi``, ``level``."""
+    import pandas as pd
+
+    return pd.DataFrame([{"metric": name, "name": METRICS[name].label, "mean": i.mean, "median": i.median,
+                          "lo": i.lo, "hi": i.hi, "level": level} for name, i in intervals.items()])
+
+
+def score_model_frame(diagnostics):
+    """:meth:`Evaluation.score_model_table` from the diagnostics dict (also a saved one)."""
+    import pandas as pd
+
+    rows = diagnostics.get("score_models") or []
+    frame = pd.DataFrame([{k: v for k, v in m.items() if np.isscalar(v) or v is None} for m in rows])
+    if not len(frame):
+        return frame
+    first = [c for c in ("model", "weight", "log_evidence", "elpd_loo", "label_check_p") if c in frame]
+    frame = frame[first + [c for c in frame if c not in first]]
+    return frame.sort_values("weight", ascending=False, ignore_index=True)
+
+
+def _item_index(ids, n):
+    """The index of an items table: ``ids`` (n,) or the positions."""
+    import pandas as pd
+
+    if ids is None:
+        return pd.RangeIndex(n)
+    index = pd.Index(ids)
+    if len(index) != n:
+        raise SpeInputError(f"ids has {len(index)} entries for {n} items", argument="ids")
+    return index
 
 
 def most_likely_threshold(curve, mean_f1):
@@ -835,29 +870,35 @@ class Evaluation:
         it), ``mean``, ``median``, ``lo``, ``hi`` (the equal-tailed credible interval; all in [0, 1]) and
         ``level``. Raises ``SpeInputError`` on a level outside (0, 1) or an unknown ``performance``.
         """
-        import pandas as pd
-
         level = self._level(level)
-        rows = []
-        for name in ranking_metric_names():
-            i = self.metric(name, level=level, performance=performance)
-            rows.append({"metric": name, "name": METRICS[name].label, "mean": i.mean, "median": i.median,
-                         "lo": i.lo, "hi": i.hi, "level": level})
-        return pd.DataFrame(rows)
+        return metrics_frame({name: self.metric(name, level=level, performance=performance)
+                              for name in ranking_metric_names()}, level)
 
     def score_model_table(self):
         """The score models averaged (``diagnostics["score_models"]``) as a DataFrame, one row per model, by
         weight: ``model``, ``weight`` (its share of the posterior draws), ``log_evidence`` (nats), and, where
         computed, ``elpd_loo``, ``label_check_p``, ``excluded``; empty when no model was averaged."""
+        return score_model_frame(self.diagnostics)
+
+    def items_frame(self, ids=None):
+        """Every item as a DataFrame, N rows in the order of ``scores``: ``score`` (score units), ``label``
+        (the known label, 0 or 1; <NA> when unlabeled) and ``probability`` (:meth:`item_probabilities`),
+        indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by position. Raises
+        ``SpeInputError`` when ``ids`` does not have N entries."""
         import pandas as pd
 
-        rows = self.diagnostics.get("score_models") or []
-        frame = pd.DataFrame([{k: v for k, v in m.items() if np.isscalar(v) or v is None} for m in rows])
-        if not len(frame):
-            return frame
-        first = [c for c in ("model", "weight", "log_evidence", "elpd_loo", "label_check_p") if c in frame]
-        frame = frame[first + [c for c in frame if c not in first]]
-        return frame.sort_values("weight", ascending=False, ignore_index=True)
+        label = pd.array([pd.NA] * self.n_items, dtype="Int64")
+        label[self.labeled_index] = self.labeled_value
+        index = _item_index(ids, self.n_items)
+        return pd.DataFrame({"score": self.scores, "label": label, "probability": self.item_probabilities()},
+                            index=index)
+
+    def save(self, path, level=None, performance="sample"):
+        """Write :meth:`to_dict` to ``path`` as JSON (what ``spe estimate --json`` writes), whole or not at all;
+        :func:`spe.load` reads it back as a :class:`spe.saved.SavedEvaluation` (the summaries, curves and
+        diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those). Returns
+        ``path``; raises ``SpeInputError`` when it cannot be written."""
+        return save_json(self.to_dict(level, performance), path)
 
     def _counts(self):
         n_pos = int(np.sum(self.labeled_value == 1))
@@ -872,8 +913,9 @@ class Evaluation:
         """A notebook's view: the counts, the metrics' table (:meth:`to_frame`) and how many warnings."""
         return html_view(self._counts(), interval_table(self.to_frame()), self.warnings)
 
-    def summary(self, level=None, performance="sample") -> str:
-        """A short human-readable report (what ``spe estimate`` prints)."""
+    def summary(self, level=None, performance="sample", warnings=True) -> str:
+        """A short human-readable report (what ``spe estimate`` prints; ``warnings=False`` leaves out the
+        warnings, which the command prints on standard error)."""
         level = self._level(level)
         d = self.diagnostics
         n_pos = int(np.sum(self.labeled_value == 1))
@@ -925,7 +967,7 @@ class Evaluation:
         lines.append(self._sampler_line())
         if d.get("seed") is not None:
             lines.append(f"seed: {d['seed']} (--seed {d['seed']}, or rng={d['seed']} in Python, repeats this run)")
-        for w in self.warnings:
+        for w in self.warnings if warnings else ():
             lines.append(f"warning: {w}")
         for note in d.get("notes", []):
             lines.append(f"note: {note}")

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import SpeInputError
+from .progress import stage
 
 __all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_labels", "read_truth", "read_reference",
            "align_scores"]
@@ -404,6 +405,12 @@ def read_score_columns(path, score_columns, id_column="id"):
         if column == id_column:
             raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that "
                                 "holds the scores (--score-column)", path=_display_path(path))
+    with stage(f"reading {_display_path(path)}"):
+        return _read_score_columns(path, score_columns, id_column)
+
+
+def _read_score_columns(path, score_columns, id_column):
+    """:func:`read_score_columns` after its argument checks."""
     source = _source(path, "scores")
     fast = _read_columns_fast(path, score_columns, id_column, source)
     if fast is not None:

@@ -21,6 +21,7 @@ replaced, not the link.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -33,7 +34,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT", "jsonable", "format_items"]
+__all__ = ["Output", "check_outputs", "write_outputs", "STDOUT", "jsonable", "json_bytes", "save_json", "format_items"]
 
 #: The name that means standard output (and, for the scores, standard input).
 STDOUT = "-"
@@ -353,6 +354,21 @@ def _remove(path):
             path.unlink()
         except FileNotFoundError:
             pass
+
+
+def json_bytes(result):
+    """What a command's ``--json`` and ``save`` write: the dict as indented JSON, one final newline, UTF-8."""
+    return (json.dumps(result, indent=1) + "\n").encode()
+
+
+def save_json(result, path):
+    """Write ``result`` (a JSON-ready dict) to ``path`` as :func:`json_bytes`, whole or not at all (staged and
+    renamed into place; ``-`` is standard output). Raises :class:`SpeInputError` naming ``path`` when it
+    cannot be written (a missing or read-only directory, a directory in its place); returns ``path``."""
+    out = Output("path", str(path), stdout=True)
+    check_outputs([out], {})
+    write_outputs([(out, json_bytes(result))])
+    return path
 
 
 def jsonable(obj):

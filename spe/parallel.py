@@ -104,6 +104,13 @@ def thread_map(fn, items, workers):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _advanced(progress, result):
+    """``result``, after advancing ``progress`` (a :class:`spe.progress.Stage` or None) by one."""
+    if progress is not None:
+        progress.advance()
+    return result
+
+
 #: In a worker process only: the ``shared`` object of the :class:`TaskPool` that forked it (set by its
 #: initializer; the parent process never sets it).
 _WORKER_SHARED = None
@@ -201,14 +208,15 @@ class TaskPool:
         results = self._in_workers(fn, tasks)
         return results if results is not None else [fn(*args) for args in tasks]
 
-    def map_shared(self, fn, *iterables):
+    def map_shared(self, fn, *iterables, progress=None):
         """``[fn(shared, *args) for args in zip(*iterables)]``, over the workers when there are any: each task
-        reads the pool's ``shared`` object, which the workers received once when they started."""
+        reads the pool's ``shared`` object, which the workers received once when they started. ``progress``
+        (a :class:`spe.progress.Stage`) advances by one as each result arrives."""
         tasks = list(zip(*iterables))
-        results = self._in_workers(_call_with_shared, [(fn, *args) for args in tasks])
-        return results if results is not None else [fn(self.shared, *args) for args in tasks]
+        results = self._in_workers(_call_with_shared, [(fn, *args) for args in tasks], progress)
+        return results if results is not None else [_advanced(progress, fn(self.shared, *args)) for args in tasks]
 
-    def _in_workers(self, fn, tasks):
+    def _in_workers(self, fn, tasks, progress=None):
         """The results of ``fn`` on each task (a tuple of arguments) from the workers, or None when they cannot
         run them (one worker, one task, no fork, or a pool that broke: then never again in this pool)."""
         if self.workers <= 1 or len(tasks) <= 1:
@@ -223,7 +231,8 @@ class TaskPool:
                 # workers only run numpy/scipy on the data they inherit, and the pool falls back below
                 warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
                                         category=DeprecationWarning)
-                return list(self._executor.map(fn, *zip(*tasks)))  # submits every task: the workers start
+                # submits every task: the workers start
+                return [_advanced(progress, r) for r in self._executor.map(fn, *zip(*tasks))]
         except (OSError, BrokenProcessPool):
             self.close()
             self.workers = 1

@@ -156,7 +156,7 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
                                                    if v > 0.9999 else f"{v:.4g}"))
         ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(0, y_top)
-    if show_labeled and evaluation.n_labeled:
+    if show_labeled and evaluation.n_labeled and hasattr(evaluation, "labeled_points"):  # not a saved result
         pts = evaluation.labeled_points()
         at = np.clip(pts["score"], dens.score[0], dens.score[-1])  # exact 0/1 probabilities at the axis ends
         # just above the score axis: x in data units, y in axes fraction (positives above negatives)
@@ -227,7 +227,7 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
         ax.step(pr.x, truth, where="post", color="black", lw=1.2, label="true curve (all labels)")
     if labeled_only is not None:
         ax.step(pr.x, labeled_only, where="post", color="tab:gray", ls="--", lw=1.2, label="labeled items only")
-    if show_labeled and evaluation.n_labeled:
+    if show_labeled and evaluation.n_labeled and hasattr(evaluation, "labeled_points"):  # not a saved result
         pts = evaluation.labeled_points()
         _mark_labeled(ax, pts["recall"], pts["precision"], pts["label"])
     return _finish(ax, xlabel="recall", ylabel="precision",

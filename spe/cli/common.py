@@ -4,11 +4,12 @@ work and written all or none, the printed text."""
 from __future__ import annotations
 
 import io
-import json
 import math
 import sys
 import warnings
 from pathlib import Path
+
+from ..output import json_bytes  # noqa: F401  (the commands' --json, here with the other shared pieces)
 
 __all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
            "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
@@ -59,14 +60,17 @@ def say(plan, text):
     print(text, file=sys.stderr if any(o.to_stdout for o in plan.values()) else sys.stdout)
 
 
-def finish(plan, text, files, directories=()):
-    """Write every output (all or none), then print the text and what was written."""
+def finish(plan, text, files, directories=(), warnings=(), command="spe"):
+    """Write every output (all or none), then print the text and what was written, and the ``warnings`` on
+    standard error (``<command>: warning: ...``, as errors are worded)."""
     from ..output import write_outputs
 
     written = write_outputs(files, directories)
     say(plan, text.rstrip("\n"))
     for line in written:
         say(plan, line)
+    for w in warnings:
+        print(f"{command}: warning: {w}", file=sys.stderr)
 
 
 def figure_bytes(fig, path):
@@ -96,11 +100,6 @@ def items_csv(ids, scores, probability):
     return buf.getvalue().encode()
 
 
-def json_bytes(result):
-    """What a command's ``--json`` writes: the dict as indented JSON, one final newline, UTF-8."""
-    return (json.dumps(result, indent=1) + "\n").encode()
-
-
 def read_inputs(args, scores=None):
     """The scores file (read unless given) and the labels, (indices, values) or None, from the shared input
     options (:func:`spe.io.read_scores`, :func:`spe.io.read_labels`; they raise ``SpeInputError`` naming the
@@ -118,7 +117,7 @@ def model_options(args):
     return dict(families=args.families, draws=args.draws, level=args.level, inference=args.inference, rng=args.seed,
                 score_space=args.score_space, score_model=args.score_model, score_type=args.score_type,
                 temper=not args.no_tempering, monotone=not args.no_monotone,
-                progressbar=args.inference == "nuts" and sys.stderr.isatty(), score_bins=args.score_bins,
+                progressbar=False if args.quiet else None, score_bins=args.score_bins,
                 likelihood_bins=args.likelihood_bins, workers=args.workers)
 
 

@@ -77,7 +77,8 @@ def run(args):
         from ..plot import comparison_figure
 
         files.append((plan["--plot"], figure_bytes(comparison_figure(cmp, performance=args.performance), args.plot)))
-    finish(plan, cmp.summary(performance=args.performance), files)
+    finish(plan, cmp.summary(performance=args.performance, warnings=False), files, warnings=cmp.warnings,
+           command="spe compare")
     return 0
 
 

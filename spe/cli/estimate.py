@@ -25,11 +25,14 @@ Prints prevalence, average precision and ROC AUC with credible intervals and
 precision at a few recall levels with bands; --json writes everything,
 including the whole PR and ROC curves with bands.
 
---report DIR writes every figure (score histogram with the fitted
-class-conditional densities, precision and recall against the threshold, PR
-and ROC curves with bands; with --requirement the probability that each
-threshold meets it; with --truth the true curves and a reliability diagram)
-next to the JSON, the item probabilities and a README.md that lists them.
+--report OUT.html writes one web page to open or send: every figure
+embedded (score histogram with the fitted class-conditional densities,
+precision and recall against the threshold, PR and ROC curves with bands;
+with --requirement the probability that each threshold meets it; with
+--truth the true curves and a reliability diagram), the intervals, every
+diagnostic explained and the warnings. --report DIR writes the same
+figures as PNG files next to the JSON, the item probabilities and a
+README.md that lists them.
 
 Every option and output path is checked before the work starts; outputs are
 written all or none. Exit status: 0 an answer (degenerate data get one, with
@@ -41,7 +44,7 @@ examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --json out.json --plot pr.png --seed 0
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
-      --report digits_report --requirement 0.9,0.5 --truth examples/digits_truth.csv
+      --report digits.html --requirement 0.9,0.5 --truth examples/digits_truth.csv
 """
 
 
@@ -57,9 +60,11 @@ def add_arguments(est):
     est.add_argument("--threshold", type=finite, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
-    est.add_argument("--report", metavar="DIR", action=Once,
-                     help="write every figure (PNG) with the JSON, the item probabilities, the summary and a "
-                          "README.md listing them to directory DIR (created if missing)")
+    est.add_argument("--report", metavar="OUT.html|DIR", action=Once,
+                     help="OUT.html: one self-contained web page (figures embedded, the intervals, the "
+                          "diagnostics explained, the warnings) to open in any browser or send; DIR: every figure "
+                          "(PNG) with the JSON, the item probabilities, the summary and a README.md listing them, "
+                          "in directory DIR (created if missing)")
     est.add_argument("--requirement", metavar="P,R", type=requirement,
                      help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
                           "--report adds p(requirement met) against the threshold (paper Fig. 4)")
@@ -72,9 +77,11 @@ def run(args):
     """Run ``spe estimate``; returns the exit status."""
     from ..io import read_scores, read_truth
 
+    page = args.report is not None and _is_page(args.report)
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
-                        ("--plot", args.plot, False), directories=[("--report", args.report, REPORT_NAMES)])
-    if args.report is not None:
+                        ("--plot", args.plot, False), ("--report", args.report if page else None, False),
+                        directories=[("--report", None if page else args.report, REPORT_NAMES)])
+    if args.report is not None and not page:
         _check_report_directory(args.report)
     scores = read_scores(args.scores, score_column=args.score_column)
     truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
@@ -91,7 +98,7 @@ def run(args):
         result["truth"] = jsonable(true)
     result_bytes = json_bytes(result)
     items_bytes = None
-    if args.items is not None or args.report is not None:
+    if args.items is not None or (args.report is not None and not page):
         items_bytes = items_csv(scores.ids, {"score": scores.scores}, ev.item_probabilities())
     files = {"--json": result_bytes, "--items": items_bytes}
     files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
@@ -103,10 +110,14 @@ def run(args):
         files.append((plan["--plot"], _pr_figure(args, ev, base, truth)))
     summary = _estimate_summary(args, ev, base, at, perf, true)
     directories = []
-    if args.report is not None:
+    with_warnings = summary + "".join(f"warning: {w}\n" for w in ev.warnings)
+    if page:
+        files.append((plan["--report"], _report_page(ev, scores, base, truth, args.requirement, perf,
+                                                     with_warnings)))
+    elif args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
-                                                              result_bytes, items_bytes, summary)))
-    finish(plan, summary, files, directories)
+                                                              result_bytes, items_bytes, with_warnings)))
+    finish(plan, summary, files, directories, warnings=ev.warnings, command="spe estimate")
     return 0
 
 
@@ -141,7 +152,7 @@ def _pr_figure(args, ev, base, truth):
 def _estimate_summary(args, ev, base, at, perf, true):
     """The text the command prints; ``true``: :func:`spe.baselines.true_performance` under ``--truth``, else None."""
     level = ev.level
-    lines = [ev.summary(performance=perf)]
+    lines = [ev.summary(performance=perf, warnings=False)]
     if true is not None:
         lines.append(_truth_line(true))
     for t, m, b in at:
@@ -184,6 +195,20 @@ def _comparison_lines(ev, base, level, performance):
         lines.append(f"  precision at recall {pr.x[g]:.2f}: SPE {fmt(pr.median[g])} [{fmt(pr.lo[g])}, "
                      f"{fmt(pr.hi[g])}]   labeled only {fmt(bpr.median[g])} [{fmt(bpr.lo[g])}, {fmt(bpr.hi[g])}]")
     return lines
+
+
+def _is_page(path):
+    """``--report`` names one HTML page (``.html``/``.htm``) rather than a directory of files."""
+    return Path(path).suffix.lower() in (".html", ".htm")
+
+
+def _report_page(ev, scores, base, truth, requirement, perf, summary):
+    """``--report OUT.html``: the self-contained page of :func:`spe.report.html_report`, UTF-8."""
+    from ..plot import report_figures
+    from ..report import html_report
+
+    figures = report_figures(ev, labeled_only=base, truth=truth, requirement=requirement, performance=perf)
+    return html_report(ev, figures, summary, title=f"spe estimate: {Path(scores.path).name}").encode()
 
 
 def _report_files(ev, scores, base, truth, requirement, perf, json_bytes, items_bytes, summary):

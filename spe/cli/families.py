@@ -61,7 +61,8 @@ def run(args):
     files = []
     if args.json is not None:
         files.append((plan["--json"], json_bytes(dict(result, seed=seed))))
-    finish(plan, text + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files)
+    finish(plan, text + f"\nseed: {seed} (--seed {seed} repeats the held-out folds)", files,
+           warnings=result["warnings"], command="spe families")
     return 0
 
 
@@ -74,8 +75,7 @@ def _no_family_table(scores, labels, error):
                "is nothing to rank; `spe estimate` still answers for them")
     result = {"n_items": int(scores.scores.size), "n_labeled": n_labeled, "score_type": None, "classes": {},
               "pairs": [], "auto": None, "notes": [], "warnings": [warning]}
-    return result, (f"spe families: {scores.scores.size} items, {n_labeled} labeled; no ranking\n"
-                    f"warning: {warning}")
+    return result, f"spe families: {scores.scores.size} items, {n_labeled} labeled; no ranking"
 
 
 register(Command(name="families",

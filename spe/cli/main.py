@@ -39,9 +39,36 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"spe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for command in COMMANDS.values():
-        command.add_arguments(sub.add_parser(command.name, help=command.help, description=command.description,
-                                             formatter_class=argparse.RawDescriptionHelpFormatter))
+        sub_parser = sub.add_parser(command.name, help=command.help, description=command.description,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+        command.add_arguments(sub_parser)
+        _add_verbosity(sub_parser)
     return parser
+
+
+def _add_verbosity(parser):
+    """``-q`` and ``-v``, on every command."""
+    group = parser.add_argument_group("progress and logging (standard error)").add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress bars (shown by default when standard error is a terminal); warnings "
+                            "and errors are still printed")
+    group.add_argument("-v", "--verbose", action="count", default=0,
+                       help="log each stage's wall time (-vv: also when each starts)")
+
+
+def _configure_logging(verbose):
+    """``-v``: the ``spe`` logger's stage timings on standard error, as ``spe: <stage>: <seconds> s``."""
+    import logging
+
+    from ..progress import LOGGER
+
+    if verbose:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("spe: %(message)s"))
+        LOGGER.addHandler(handler)
+        LOGGER.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+        return handler
+    return None
 
 
 def _number_options():
@@ -126,8 +153,12 @@ def _main(argv, watch):
     if args.command is None:
         print(f"spe: error: name a command: {', '.join(COMMANDS)} (see spe --help)", file=sys.stderr)
         return 2
+    from ..progress import LOGGER, shown
+
+    handler = _configure_logging(args.verbose)
     try:
-        return _run(args)
+        with shown(False if args.quiet else None):
+            return _run(args)
     except SpeInputError as e:
         print(f"spe {args.command}: error: {_error_text(e, args)}", file=sys.stderr)  # as argparse words its errors
         return 2
@@ -146,6 +177,9 @@ def _main(argv, watch):
         print(f"spe: internal error: {type(e).__name__}: {' '.join(str(e).split())} (please report it; "
               "SPE_DEBUG=1 shows where)", file=sys.stderr)
         return 1
+    finally:
+        if handler is not None:
+            LOGGER.removeHandler(handler)
 
 
 def _tolerant_streams():

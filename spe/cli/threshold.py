@@ -60,7 +60,8 @@ def run(args):
         files.append((plan["--json"], json_bytes(result)))
     if args.plot is not None:
         files.append((plan["--plot"], _threshold_figure(args, ev, base)))
-    finish(plan, "\n".join(_threshold_lines(args, ev, choice, base, bchoice)), files)
+    finish(plan, "\n".join(_threshold_lines(args, ev, choice, base, bchoice)), files, warnings=ev.warnings,
+           command="spe threshold")
     return 0
 
 
@@ -115,7 +116,6 @@ def _threshold_lines(args, ev, choice, base, bchoice):
     seed = ev.diagnostics["seed"]
     lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
     lines += notes(args, ev)
-    lines += [f"warning: {w}" for w in ev.warnings]
     lines += [f"note: {n}" for n in ev.diagnostics.get("notes", [])]
     return lines
 

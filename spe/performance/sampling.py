@@ -25,6 +25,7 @@ from ..metrics import Curves, ranking_metric_values
 from ..metrics.curves import FPR_GRID, RECALL_GRID, curves_from_counts, pr_at_recall, roc_at_fpr
 from ..models.base import FittedScoreModel
 from ..parallel import resolve_workers, thread_map
+from ..progress import stage
 from ..quantiles import sorted_quantile
 from .groups import MAX_THRESHOLDS, ScoreGroups, groups_at, threshold_grid_groups
 
@@ -229,10 +230,16 @@ class Accumulator:
         for key, value in part.items():
             self.parts[key].append(value)
 
-    def fill(self, counts, replay, workers):
-        """Add the curves of every block of draws, from ``counts(rows)`` → positives per group (M_block, K)."""
-        for part in map_draw_blocks(lambda rows: self.counted(counts(rows), replay.groups.counts), replay.n_draws,
-                                    replay.cells, workers):
+    def fill(self, counts, replay, workers, progress=None):
+        """Add the curves of every block of draws, from ``counts(rows)`` → positives per group (M_block, K);
+        ``progress`` (a :class:`spe.progress.Stage`) advances by each block's draws."""
+        def block(rows):
+            part = self.counted(counts(rows), replay.groups.counts)
+            if progress is not None:
+                progress.advance(rows.stop - rows.start)
+            return part
+
+        for part in map_draw_blocks(block, replay.n_draws, replay.cells, workers):
             self.add(part)
 
     def result(self, weights, replay, kind, workers):
@@ -438,7 +445,8 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     sample = Accumulator(recall_grid, fpr_grid, lab_groups, grid_groups, n)
     threads = resolve_workers(workers)
     replay = LabelReplay(model, groups, seeds, lab_groups, grid_groups, bit_generator)
-    sample.fill(lambda rows: replay.positive_counts(rows, streams), replay, threads)
+    with stage("drawing the unknown labels", model.n_draws, "draw") as progress:
+        sample.fill(lambda rows: replay.positive_counts(rows, streams), replay, threads, progress)
     return sample.result(weights, replay, "sample", threads)
 
 

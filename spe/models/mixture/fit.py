@@ -22,6 +22,7 @@ from ...inference import INFERENCE_METHODS, PROPOSALS, find_map, importance_samp
 from ...inputs import check_choice
 from ...output import format_items
 from ...parallel import resolve_workers
+from ...progress import stage
 from ...quantiles import sorted_quantile
 from ..base import FittedScoreModel
 from .check import histogram_check
@@ -269,15 +270,18 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
-    post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
-                                                            temper=temper, leave_out=leave_out_misfit, rng=check_rng)
+    with stage(f"sampling the mixture's posterior ({inference})"):
+        post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
+                                                                temper=temper, leave_out=leave_out_misfit,
+                                                                rng=check_rng)
     pp = _class_probability(mix, x_sorted, monotone)
 
     probability = partial(_in_model_space, pp, space)
 
-    log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
-        mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
-        proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
+    with stage("the mixture's evidence"):
+        log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
+            mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
+            proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size:
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)

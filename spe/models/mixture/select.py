@@ -21,6 +21,7 @@ from ...families import family_names, get_family
 from ...inference import find_map
 from .model import Mixture
 from ...parallel import TaskPool
+from ...progress import stage
 
 __all__ = ["FamilyFit", "ClassFamilyFit", "rank_family_pairs", "rank_class_families", "fit_family_weighted",
            "parse_families", "DEFAULT_CANDIDATES", "EXTENDED_CANDIDATES", "DECISION_NEGATIVE_CANDIDATES"]
@@ -235,8 +236,8 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         return [f for f in fits if f is not None and np.isfinite(f.schwarz)]
     screen = data if screen_data is None else screen_data
     shared = (x, screen, dict(prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top, bottom=bottom))
-    with TaskPool(workers, shared=shared) as pool:
-        fits = pool.map_shared(_screen_pair, *zip(*pairs))
+    with TaskPool(workers, shared=shared) as pool, stage("screening family pairs", len(pairs), "pair") as progress:
+        fits = pool.map_shared(_screen_pair, *zip(*pairs), progress=progress)
         fits = sorted([f for f in fits if f is not None and np.isfinite(f.schwarz)], key=lambda f: -f.schwarz)
         if extend and fits:
             names = list(dict.fromkeys([n for pair in pairs for n in pair
@@ -245,19 +246,26 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
             tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
             extra = [(n.family, p.family) for n in per_class["negative"][:class_top]
                      for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
-            more = pool.map_shared(_screen_pair, *zip(*extra)) if extra else []
+            progress.add_total(len(extra))
+            more = pool.map_shared(_screen_pair, *zip(*extra), progress=progress) if extra else []
             fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.schwarz)],
                           key=lambda f: -f.schwarz)
-    refitted = []
-    for f in fits[:refit]:
-        g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
-                     starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
-        if g is not None and np.isfinite(g.schwarz):
-            # how many starts agreed is the screening's answer (the refit has one start)
-            refitted.append(dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g)
-    refitted = sorted(refitted, key=lambda f: -f.schwarz)
+    with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
+        refitted = [_refit(f, x, data, screen, prevalence_prior, top, bottom, progress) for f in fits[:refit]]
+    refitted = sorted([g for g in refitted if g is not None], key=lambda f: -f.schwarz)
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
+
+
+def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
+    """One screened pair refitted on the final data (None when it fails there)."""
+    g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
+                 starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
+    progress.advance()
+    if g is None or not np.isfinite(g.schwarz):
+        return None
+    # how many starts agreed is the screening's answer (the refit has one start)
+    return dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g
 
 
 @dataclass

@@ -1,0 +1,110 @@
+"""Progress of the long stages: a bar on standard error for each (tqdm), and its time in the log.
+
+An estimate spends seconds to minutes in a few stages (the family
+screening, the posterior sampling, the score models, the label draws; NUTS
+in PyMC's own bar). :func:`stage` wraps one: while it runs, a bar on
+standard error counts its steps (when bars are shown, see :func:`shown`),
+and when it ends its wall time is logged at INFO to the ``"spe"`` logger
+(``spe -v``, or ``logging.getLogger("spe").setLevel(logging.INFO)`` with a
+handler, shows it). Whether bars are shown is set once per call of the
+library (:func:`shown`, from ``spe.evaluate(progressbar=...)``): by
+default only when standard error is a terminal or the code runs in a
+Jupyter kernel, so that pipes, logs and tests stay clean. The bars are
+removed when their stage ends (``leave=False``): what is left is the
+result.
+
+Steps are counted where the work is split anyway (family pairs, score
+models, blocks of posterior draws), through the :class:`Stage` handle that
+:func:`stage` yields.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["stage", "Stage", "shown", "showing", "resolve_progressbar", "LOGGER"]
+
+#: The logger of the stages' timings (INFO) and starts (DEBUG).
+LOGGER = logging.getLogger("spe")
+
+_SHOW = ContextVar("spe_progress_show", default=False)
+_BARS = ContextVar("spe_progress_bars", default=())
+
+
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (its standard error is shown under the cell, not a terminal)."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    return get is not None and type(get()).__name__ == "ZMQInteractiveShell"
+
+
+def resolve_progressbar(progressbar) -> bool:
+    """``progressbar`` True or False as given; None: show bars when standard error is a terminal or in a
+    Jupyter notebook."""
+    if progressbar is None:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)()) or _in_notebook()
+    return bool(progressbar)
+
+
+def showing() -> bool:
+    """Whether bars are shown in the current call (PyMC's bar follows it)."""
+    return _SHOW.get()
+
+
+@contextmanager
+def shown(progressbar):
+    """Within the block, show the stages' bars or not (:func:`resolve_progressbar` of ``progressbar``)."""
+    token = _SHOW.set(resolve_progressbar(progressbar))
+    try:
+        yield
+    finally:
+        _SHOW.reset(token)
+
+
+def _bar(name, total, unit):
+    from tqdm import tqdm
+
+    # a stage without a count of steps shows its name and how long it has run
+    return tqdm(total=total, desc=name, unit=unit, leave=False, file=sys.stderr, dynamic_ncols=True,
+                position=len([b for b in _BARS.get() if b is not None]), mininterval=0.2,
+                bar_format=None if total is not None else "{desc}: {elapsed}")
+
+
+class Stage:
+    """The handle of an open :func:`stage`: advance its bar, or grow its total when more work appears."""
+
+    def __init__(self, bar):
+        self._bar = bar
+
+    def advance(self, n=1):
+        """n more steps done; safe from worker threads (tqdm locks its updates)."""
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def add_total(self, n):
+        """n more steps to do (e.g. the family pairs the per-class ranking adds to the screening)."""
+        if self._bar is not None and self._bar.total is not None:
+            self._bar.total += n
+            self._bar.refresh()
+
+
+@contextmanager
+def stage(name, total=None, unit="step"):
+    """One long stage, as ``with stage(name, total) as s: ... s.advance()``: a bar of ``total`` steps (None: a
+    count without an end) while bars are shown, and ``"<name>: <seconds> s"`` logged at INFO to
+    :data:`LOGGER` when it ends (also when it fails)."""
+    LOGGER.debug("%s ...", name)
+    start = time.perf_counter()
+    bar = _bar(name, total, unit) if _SHOW.get() else None
+    token = _BARS.set(_BARS.get() + (bar,))
+    try:
+        yield Stage(bar)
+    finally:
+        _BARS.reset(token)
+        if bar is not None:
+            bar.close()
+        LOGGER.info("%s: %.2f s", name, time.perf_counter() - start)

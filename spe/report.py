@@ -1,0 +1,201 @@
+"""One self-contained HTML page of an evaluation (``spe estimate --report out.html``): what to send a colleague.
+
+The page holds the counts, the metrics with their credible intervals, the
+warnings (first, where they cannot be missed), every figure of
+:func:`spe.plot.report_figures` embedded as a PNG data URI (no other file,
+no network), the score models' table, each diagnostic with its value, a
+verdict and what it means in plain words (:data:`DIAGNOSTICS`), and the
+printed summary. It opens in any browser, offline.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+import numpy as np
+
+__all__ = ["html_report", "diagnostic_rows", "DIAGNOSTICS"]
+
+#: Each diagnostic in plain words: name → (what it measures, when to worry).
+DIAGNOSTICS = {
+    "effective sample size (ESS)": (
+        "How many independent posterior draws the weighted importance-sampling draws are worth (Kish's n_eff = "
+        "(Σw)²/Σw²). The bands are quantiles of these draws: with few effective draws they are noisy.",
+        "below 100: rerun with more --draws"),
+    "Pareto k̂": (
+        "The shape of the tail of the importance weights (Vehtari et al., PSIS). It says whether the proposal "
+        "around the MAP covers the posterior.",
+        "above 0.7: the weighted draws are unreliable and the intervals may be too narrow"),
+    "histogram check": (
+        "A posterior-predictive check of the SPE mixture against the histogram of all the scores: would scores "
+        "drawn from the fitted class-conditional densities look like these? p is the share of replicated "
+        "histograms that fit worse than the real one.",
+        "p below 0.01: the mixture's families do not fit these scores; it is down-weighted or left out"),
+    "label check": (
+        "A posterior-predictive check of the averaged model against the labeled items: are their labels as "
+        "probable as labels the model generates itself at the same scores?",
+        "p below 0.01: no score model predicts the labeled items well; trust the intervals less"),
+    "log evidence": (
+        "log p(labels | scores) of each score model, in nats: how well it predicted the labeled items before "
+        "seeing them. The models are averaged with weights proportional to exp(log evidence).",
+        "a difference of 2-3 nats between models is decisive; all close: the labels cannot tell the models apart"),
+    "LOO": (
+        "The leave-one-out expected log predictive density (PSIS-LOO) of the labeled items under each model, "
+        "in nats: a check of the evidence that does not depend on the prior.",
+        "a model with much better evidence than LOO may be overfitting the few labels"),
+    "MAP starts agreeing": (
+        "How many of the optimiser's starting points reached the same mode of the mixture's posterior.",
+        "fewer than all: the posterior has several modes; the importance sampler is around the best one"),
+}
+
+
+def _png_uri(fig):
+    """A matplotlib figure as a ``data:image/png;base64`` URI (and closed)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _fmt(value, digits=3):
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "—"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def diagnostic_rows(diagnostics):
+    """The diagnostics of an evaluation (``Evaluation.diagnostics``) as rows (name, value, verdict, meaning):
+    the verdict is ``"ok"`` or ``"check"`` by the thresholds of :data:`DIAGNOSTICS`, ``""`` where there is
+    none."""
+    rows = []
+    ess, k = diagnostics.get("ess"), diagnostics.get("pareto_k")
+    if diagnostics.get("inference") in ("importance", "nuts") and ess is not None:
+        rows.append(("effective sample size (ESS)", f"{ess:.0f} of {diagnostics.get('draws')}",
+                     "ok" if ess >= 100 else "check"))
+    if k is not None:
+        rows.append(("Pareto k̂", f"{k:.2f}", "ok" if k <= 0.7 else "check"))
+    hc = diagnostics.get("histogram_check")
+    if hc:
+        rows.append(("histogram check", f"p = {hc['p_value']:.3f}", "ok" if hc["passed"] else "check"))
+    lc = diagnostics.get("label_check")
+    if lc:
+        rows.append(("label check", f"p = {lc['p_value']:.3f}", "ok" if lc["passed"] else "check"))
+    models = diagnostics.get("score_models") or []
+    if len(models) > 1:
+        best = max(models, key=lambda m: m["weight"])
+        rows.append(("log evidence", f"best: {best['model']} ({best['log_evidence']:.2f}, weight "
+                                     f"{best['weight']:.2f})", ""))
+        if best.get("elpd_loo") is not None:
+            rows.append(("LOO", f"{best['model']}: {best['elpd_loo']:.2f}", ""))
+    if diagnostics.get("map_starts_agreeing"):
+        agree = str(diagnostics["map_starts_agreeing"])
+        a, _, b = agree.partition("/")
+        rows.append(("MAP starts agreeing", agree, "ok" if a == b else "check"))
+    return [(name, value, verdict, *DIAGNOSTICS[name]) for name, value, verdict in rows]
+
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0} th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
+.warning{background:#fff4e5;border-left:4px solid #e69500;padding:.5em .8em;margin:.4em 0}
+.ok{color:#17803d;font-weight:600} .check{color:#b00020;font-weight:600}
+figure{margin:1.2em 0} figure img{max-width:100%;border:1px solid #eee} figcaption{color:#555;font-size:.92em}
+pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
+.meta{color:#666}
+"""
+
+
+def _table(header, rows, numeric=()):
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{html.escape(str(c))}</td>' if i in numeric else
+                         f"<td>{html.escape(str(c))}</td>" for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _metrics_section(evaluation, level):
+    rows = [(r["name"], _fmt(r["mean"]), _fmt(r["lo"]), _fmt(r["hi"]))
+            for _, r in evaluation.to_frame(level).iterrows()]
+    pct = f"{100 * level:g}%"
+    return (f"<h2>Performance on these {evaluation.n_items} items</h2><p>Posterior mean and {pct} credible "
+            "interval (equal-tailed): the truth lies in the interval with probability " + pct + " under the model."
+            "</p>" + _table(["metric", "mean", "lo", "hi"], rows, numeric=(1, 2, 3)))
+
+
+def _pr_points_section(evaluation, level):
+    pr = evaluation.pr_curve(level)
+    rows = []
+    for r in (0.1, 0.25, 0.5, 0.75, 0.9):
+        g = int(np.argmin(np.abs(pr.x - r)))
+        rows.append((f"{pr.x[g]:.2f}", _fmt(float(pr.median[g])), _fmt(float(pr.lo[g])), _fmt(float(pr.hi[g]))))
+    return ("<h2>Precision at recall</h2>"
+            + _table(["recall", "precision (median)", "lo", "hi"], rows, numeric=(0, 1, 2, 3)))
+
+
+def _models_section(evaluation):
+    table = evaluation.score_model_table()
+    if not len(table):
+        return ""
+    cols = [c for c in ("model", "weight", "log_evidence", "elpd_loo", "label_check_p") if c in table]
+    rows = [[_fmt(v) if isinstance(v, float) else v for v in row] for row in table[cols].itertuples(index=False)]
+    return ("<h2>Score models</h2><p>The models of p(y = 1 | score) averaged by how well they predicted the "
+            "labeled items (their evidence); weight is each one's share of the posterior draws.</p>"
+            + _table([c.replace("_", " ") for c in cols], rows, numeric=tuple(range(1, len(cols)))))
+
+
+def _diagnostics_section(evaluation):
+    rows = diagnostic_rows(evaluation.diagnostics)
+    body = "".join(
+        f"<tr><td>{html.escape(name)}</td><td class=\"num\">{html.escape(value)}</td>"
+        f"<td class=\"{verdict}\">{verdict}</td><td>{html.escape(meaning)}<br><i>Worry when: "
+        f"{html.escape(worry)}.</i></td></tr>" for name, value, verdict, meaning, worry in rows)
+    return ("<h2>Diagnostics, explained</h2><table><thead><tr><th>diagnostic</th><th>value</th><th>verdict</th>"
+            f"<th>what it means</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+def html_report(evaluation, figures, summary, title="spe estimate"):
+    """The report as one HTML document.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    figures : dict of str → (matplotlib Figure, str)
+        Name → (figure, caption), as :func:`spe.plot.report_figures` gives them; each is embedded as a PNG
+        and closed.
+    summary : str
+        The printed summary (shown as text at the end).
+    title : str
+        The page's heading (e.g. the scores file's name).
+
+    Returns
+    -------
+    str
+        A complete HTML5 document with no external resources.
+    """
+    from . import __version__
+
+    level = evaluation.level
+    n_pos = int(np.sum(evaluation.labeled_value == 1))
+    warnings = "".join(f'<div class="warning"><b>Warning:</b> {html.escape(str(w))}</div>'
+                       for w in evaluation.warnings)
+    figs = "".join(f'<figure><img alt="{html.escape(name)}" src="{_png_uri(fig)}"><figcaption>'
+                   f"{html.escape(caption)}</figcaption></figure>" for name, (fig, caption) in figures.items())
+    seed = evaluation.diagnostics.get("seed")
+    return (
+        f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{_STYLE}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1><p class=\"meta\">{evaluation.n_items} items, "
+        f"{evaluation.n_labeled} labeled ({n_pos} positive, {evaluation.n_labeled - n_pos} negative); "
+        f"semisupervised performance evaluation (Welinder, Welling &amp; Perona 2013) with spe {__version__}"
+        + (f", seed {seed}" if seed is not None else "") + ".</p>"
+        + (f"<h2>Warnings</h2>{warnings}" if warnings else "")
+        + _metrics_section(evaluation, level) + _pr_points_section(evaluation, level)
+        + f"<h2>Figures</h2>{figs}" + _models_section(evaluation) + _diagnostics_section(evaluation)
+        + f"<h2>Summary as printed</h2><pre>{html.escape(summary)}</pre></body></html>\n")

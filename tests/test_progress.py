@@ -1,0 +1,111 @@
+"""Progress bars on standard error for the long stages, their timings in the log, -q and -v, and warnings on
+standard error (spe.progress)."""
+
+import io
+import logging
+import sys
+import warnings
+
+import pytest
+
+import spe
+from spe.cli import main
+from spe.progress import LOGGER, resolve_progressbar, shown, showing, stage
+
+from .conftest import EXAMPLES, simulate
+
+STAGES = ("screening family pairs", "sampling the mixture's posterior", "fitting the score models",
+          "drawing the unknown labels")
+
+
+def _small_estimate(progressbar):
+    s, y = simulate(600, 0.2, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(s, {i: int(y[i]) for i in range(15)}, draws=100, rng=0, progressbar=progressbar,
+                            workers=1)
+
+
+def test_each_long_stage_shows_a_bar_on_standard_error_when_asked(capsys):
+    _small_estimate(progressbar=True)
+    out = capsys.readouterr()
+    assert out.out == ""
+    for name in STAGES:
+        assert name in out.err, name
+    assert "0/100 " in out.err  # the label draws counted in draws
+
+
+def test_no_bar_when_not_asked_nor_on_a_terminal(capsys):
+    _small_estimate(progressbar=False)
+    assert capsys.readouterr().err == ""
+    _small_estimate(progressbar=None)  # pytest's captured standard error is not a terminal
+    assert capsys.readouterr().err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_auto_shows_bars_on_a_terminal_only(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert resolve_progressbar(None) and not resolve_progressbar(False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not resolve_progressbar(None) and resolve_progressbar(True)
+
+
+def test_a_stage_logs_its_time_and_grows_its_total(capsys, caplog):
+    with caplog.at_level(logging.INFO, logger="spe"), shown(True):
+        assert showing()
+        with stage("counting", total=2, unit="thing") as s:
+            s.advance()
+            s.add_total(1)
+            s.advance(2)
+    assert not showing()
+    assert "1/3" in capsys.readouterr().err  # the total grew from 2 to 3
+    assert any(r.getMessage().startswith("counting: ") and r.getMessage().endswith(" s") for r in caplog.records)
+
+
+def _cli(argv, monkeypatch, terminal):
+    err = _Terminal() if terminal else io.StringIO()
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    rc = main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+ESTIMATE = ["estimate", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXAMPLES / "digits_labels.csv"),
+            "--families", "truncnorm,truncnorm", "--draws", "100", "--seed", "0", "--workers", "1"]
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_cli_bars_on_a_terminal_unless_quiet(monkeypatch, quiet):
+    rc, out, err = _cli(ESTIMATE + (["-q"] if quiet else []), monkeypatch, terminal=True)
+    assert rc == 0 and "average precision" in out
+    assert ("drawing the unknown labels" in err) != quiet
+    assert "spe: drawing" not in err  # no timings without -v
+
+
+def test_cli_verbose_logs_each_stage_time(monkeypatch):
+    rc, out, err = _cli(ESTIMATE + ["-v"], monkeypatch, terminal=False)
+    lines = [line for line in err.splitlines() if line.startswith("spe: ")]
+    assert rc == 0 and any(line.startswith("spe: reading ") for line in lines)
+    assert any(line.startswith("spe: drawing the unknown labels: ") and line.endswith(" s") for line in lines)
+    assert not LOGGER.handlers  # the command's handler is removed when it returns
+
+
+def test_cli_quiet_and_verbose_exclude_each_other(capsys):
+    assert main(ESTIMATE + ["-q", "-v"]) == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_cli_warnings_go_to_standard_error(monkeypatch, tmp_path):
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + "".join(f"{x}\n" for x in (0.1, 0.2, 0.3, 0.4) * 50))
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n0,0\n1,0\n2,0\n")  # one class only: an answer with a warning
+    rc, out, err = _cli(["estimate", str(scores), "--labels", str(labels), "--draws", "100", "--seed", "0"],
+                        monkeypatch, terminal=False)
+    assert rc == 0 and "prevalence" in out and "warning" not in out
+    assert "spe estimate: warning: " in err
