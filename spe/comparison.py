@@ -295,6 +295,21 @@ class Comparison:
         (the diagnostics of the score models fitted on the joint log-odds) and ``alone`` (name → the diagnostics
         of that classifier's own score models).
     warnings : list of str
+
+    Examples
+    --------
+    The examples of the queries below start from this ``cmp``: two
+    classifiers of the same 1,500 simulated items, 25 of them labeled.
+
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(3)
+    >>> y = (rng.random(1500) < 0.2).astype(int)
+    >>> good = np.where(y == 1, rng.normal(2, 1, 1500), rng.normal(0, 1, 1500))
+    >>> weak = good + np.random.default_rng(4).normal(0, 1.5, 1500)
+    >>> known = {int(i): int(y[i]) for i in np.random.default_rng(5).choice(1500, 25, replace=False)}
+    >>> cmp = spe.compare({"good": good, "weak": weak}, known, draws=200, rng=0)
+    >>> cmp.names
+    ['good', 'weak']
     """
 
     names: list
@@ -315,13 +330,24 @@ class Comparison:
         -------
         array, shape (N,)
             Probabilities in [0, 1], in the items' order.
+
+        Examples
+        --------
+        >>> cmp.item_probabilities().shape
+        (1500,)
         """
         return self.evaluations[self.names[0]].item_probabilities()
 
     def items_frame(self, ids=None):
         """Every item as a DataFrame, N rows: one score column per classifier (named by it, score units),
         ``label`` (0/1, <NA> unlabeled) and ``probability`` (:meth:`item_probabilities`), indexed by ``ids``
-        (N,) when given, else by position. Raises ``SpeInputError`` when ``ids`` does not have N entries."""
+        (N,) when given, else by position. Raises ``SpeInputError`` when ``ids`` does not have N entries.
+
+        Examples
+        --------
+        >>> list(cmp.items_frame().columns)
+        ['good', 'weak', 'label', 'probability']
+        """
         first = self.evaluations[self.names[0]].items_frame(ids)
         scores = {n: self.evaluations[n].scores for n in self.names}
         return first.drop(columns="score").assign(**scores)[[*self.names, "label", "probability"]]
@@ -340,6 +366,12 @@ class Comparison:
         ------
         SpeInputError
             An unknown target, strategy or classifier, k not an integer in [1, unlabeled items].
+
+        Examples
+        --------
+        >>> s = cmp.suggest(5, rng=0)
+        >>> len(s.items), s.names
+        (5, ('good', 'weak'))
         """
         from .active import suggest
 
@@ -360,6 +392,13 @@ class Comparison:
         SpeInputError
             Both goals, a goal that does not fit the target, an unknown target, strategy or classifier,
             max_labels beyond the unlabeled items.
+
+        Examples
+        --------
+        >>> plan = cmp.plan_labels(target="compare", max_labels=60, futures=20, rng=0)
+        >>> q10, median, q90 = plan.labels_needed()
+        >>> bool(q10 <= median <= q90)
+        True
         """
         from .active import plan
 
@@ -402,6 +441,11 @@ class Comparison:
         ------
         SpeInputError
             An unknown classifier, or a metric that does not say which value is better.
+
+        Examples
+        --------
+        >>> cmp.metric_draws("good", "roc_auc").shape == cmp.weights.shape
+        True
         """
         perf = self[name].performance_of(performance)
         kind, _, at = str(metric).partition(":")
@@ -444,6 +488,12 @@ class Comparison:
         ------
         SpeInputError
             An unknown classifier or metric (:meth:`metric_draws`), or a bad ``level``.
+
+        Examples
+        --------
+        >>> d = cmp.difference("good", "weak")
+        >>> bool(d.lo <= d.mean <= d.hi)
+        True
         """
         return summarise_draws(self._difference_draws(a, b, metric, performance), self.weights, self._level(level))
 
@@ -457,13 +507,24 @@ class Comparison:
         ------
         SpeInputError
             An unknown classifier or metric.
+
+        Examples
+        --------
+        >>> bool(0.5 < cmp.probability_better("good", "weak") <= 1)
+        True
         """
         return self._p_better(self._difference_draws(a, b, metric, performance), metric)
 
     def ranking(self, metric="average_precision", performance="sample") -> list:
         """Each classifier's posterior probability of being the best by ``metric`` (ties shared) and its
         posterior mean, best first: a list of ``{"name", "p_best", "mean"}`` (p_best sums to 1 over the K).
-        Raises :class:`SpeInputError` on an unknown metric (:meth:`metric_draws`)."""
+        Raises :class:`SpeInputError` on an unknown metric (:meth:`metric_draws`).
+
+        Examples
+        --------
+        >>> cmp.ranking()[0]["name"]
+        'good'
+        """
         values = np.column_stack([self.metric_draws(n, metric, performance) for n in self.names])
         means = [summarise_draws(v, self.weights, self.level).mean for v in values.T]
         values = -values if self._lower_is_better(metric) else values
@@ -478,7 +539,14 @@ class Comparison:
         """Every pair (a before b in ``names``) and metric: ``{"a", "b", "metric", "difference", "p_a_better"}``
         (the ``spe compare --json`` contract). Default metrics: those of :func:`compared_metric_names`,
         ``precision_at_recall`` and ``recall_at_precision``. Raises :class:`SpeInputError` on an unknown metric
-        or a bad ``level``."""
+        or a bad ``level``.
+
+        Examples
+        --------
+        >>> c = cmp.comparisons(["roc_auc"])
+        >>> (c[0]["a"], c[0]["b"], c[0]["metric"])
+        ('good', 'weak', 'roc_auc')
+        """
         metrics = list(metrics or (*compared_metric_names(), "precision_at_recall", "recall_at_precision"))
         level = self._level(level)
         out = []
@@ -492,7 +560,13 @@ class Comparison:
         return out
 
     def to_dict(self, level=None, performance="sample") -> dict:
-        """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract)."""
+        """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract).
+
+        Examples
+        --------
+        >>> sorted(cmp.to_dict()["classifiers"])
+        ['good', 'weak']
+        """
         level = self._level(level)
         return {
             "n_items": self.n_items,
@@ -508,7 +582,13 @@ class Comparison:
 
     def to_frame(self, level=None, performance="sample"):
         """Every classifier's whole-ranking metrics as one tidy DataFrame: :meth:`Evaluation.to_frame`'s rows
-        with a first column ``classifier`` (K × 5 rows). Raises as :meth:`Evaluation.to_frame`."""
+        with a first column ``classifier`` (K × 5 rows). Raises as :meth:`Evaluation.to_frame`.
+
+        Examples
+        --------
+        >>> cmp.to_frame()["classifier"].unique().tolist()
+        ['good', 'weak']
+        """
         import pandas as pd
 
         return pd.concat([self[n].to_frame(level, performance).assign(classifier=n) for n in self.names],
@@ -517,14 +597,28 @@ class Comparison:
     def differences_frame(self, metrics=None, level=None, performance="sample"):
         """:meth:`comparisons` as a tidy DataFrame, one row per pair and metric: ``a``, ``b``, ``metric``,
         ``mean``, ``median``, ``lo``, ``hi`` (of the difference a − b, with its credible interval at
-        ``level``), ``level`` and ``p_a_better``. Raises as :meth:`comparisons`."""
+        ``level``), ``level`` and ``p_a_better``. Raises as :meth:`comparisons`.
+
+        Examples
+        --------
+        >>> cmp.differences_frame(["average_precision"])[["a", "b"]].values.tolist()
+        [['good', 'weak']]
+        """
         level = self._level(level)
         return differences_frame(self.comparisons(metrics, level, performance), level)
 
     def save(self, path, level=None, performance="sample"):
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe compare --json`` writes), whole or not at all;
         :func:`spe.load` reads it back as a :class:`spe.saved.SavedComparison`. Returns ``path``; raises
-        ``SpeInputError`` when it cannot be written."""
+        ``SpeInputError`` when it cannot be written.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> back = spe.load(cmp.save(os.path.join(tempfile.mkdtemp(), "cmp.json")))
+        >>> back.names
+        ['good', 'weak']
+        """
         return save_json(self.to_dict(level, performance), path)
 
     def _counts(self):
@@ -544,7 +638,14 @@ class Comparison:
 
     def summary(self, level=None, performance="sample", warnings=True) -> str:
         """A short human-readable report (what ``spe compare`` prints; ``warnings=False`` leaves out the
-        warnings, which the command prints on standard error)."""
+        warnings, which the command prints on standard error).
+
+        Examples
+        --------
+        >>> print(cmp.summary())  # doctest: +ELLIPSIS
+        spe compare: 2 classifiers, 1500 items, 25 labeled ...
+        ...
+        """
         level = self._level(level)
         pct = f"{100 * level:g}%"
         n_pos = int(np.sum(self.labeled_value == 1))

@@ -313,6 +313,19 @@ class Evaluation:
     diagnostics : dict
     warnings : list of str
         Every warning issued while fitting, in order.
+
+    Examples
+    --------
+    The examples of the queries below start from this ``ev``: 2,000
+    simulated items, 30 of them labeled.
+
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(2000) < 0.2
+    >>> s = np.where(y, rng.normal(2, 1, 2000), rng.normal(0, 1, 2000))
+    >>> ev = spe.evaluate(s, {i: int(y[i]) for i in range(30)}, draws=300, rng=0)
+    >>> ev.n_items, ev.n_labeled
+    (2000, 30)
     """
 
     scores: np.ndarray
@@ -344,7 +357,13 @@ class Evaluation:
         return self.level if level is None else check_level(level)
 
     def performance_of(self, performance="sample") -> SamplePerformance:
-        """The per-draw performance behind the queries: ``"sample"`` or ``"population"`` (paper §3)."""
+        """The per-draw performance behind the queries: ``"sample"`` or ``"population"`` (paper §3).
+
+        Examples
+        --------
+        >>> ev.performance_of("sample") is ev.performance
+        True
+        """
         if performance == "sample":
             return self.performance
         if performance == "population":
@@ -357,15 +376,34 @@ class Evaluation:
         ``performance="population"`` gives the prevalence from θ alone (the
         mean of p(y = 1 | s, θ) over the pool's scores) instead of the
         fraction of positives among these N items (paper §3).
+
+        Examples
+        --------
+        >>> i = ev.prevalence()
+        >>> bool(0 <= i.lo <= i.mean <= i.hi <= 1), i.level
+        (True, 0.9)
         """
         return self.metric("prevalence", level=level, performance=performance)
 
     def average_precision(self, level=None, performance="sample") -> Interval:
-        """Average precision (``sklearn.metrics.average_precision_score`` convention)."""
+        """Average precision (``sklearn.metrics.average_precision_score`` convention).
+
+        Examples
+        --------
+        >>> i = ev.average_precision(level=0.5)
+        >>> bool(i.lo <= i.median <= i.hi), i.level
+        (True, 0.5)
+        """
         return self.metric("average_precision", level=level, performance=performance)
 
     def roc_auc(self, level=None, performance="sample") -> Interval:
-        """Area under the ROC curve."""
+        """Area under the ROC curve.
+
+        Examples
+        --------
+        >>> bool(0.5 < ev.roc_auc().mean <= 1)
+        True
+        """
         return self.metric("roc_auc", level=level, performance=performance)
 
     def equal_error_rate(self, level=None, performance="sample") -> Interval:
@@ -373,6 +411,11 @@ class Evaluation:
 
         Read off the ROC polyline (linear between thresholds); see
         :func:`spe.metrics.curves.equal_error_rate`.
+
+        Examples
+        --------
+        >>> bool(0 <= ev.equal_error_rate().mean < 0.5)
+        True
         """
         return self.metric("equal_error_rate", level=level, performance=performance)
 
@@ -386,12 +429,27 @@ class Evaluation:
 
         Precision at recall r is that of the highest threshold whose recall
         is ≥ r (paper §3, Fig. 1C).
+
+        Examples
+        --------
+        >>> pr = ev.pr_curve()
+        >>> float(pr.x[0]), float(pr.x[-1]), bool((pr.lo <= pr.hi).all())
+        (0.0, 1.0, True)
+        >>> list(pr.to_frame("recall").columns)
+        ['recall', 'median', 'lo', 'hi', 'level']
         """
         p = self.performance_of(performance)
         return self._band(p.recall_grid, p.precision_at_recall, level)
 
     def roc_curve(self, level=None, performance="sample") -> CurveBand:
-        """True positive rate against false positive rate, on the FPR grid."""
+        """True positive rate against false positive rate, on the FPR grid.
+
+        Examples
+        --------
+        >>> roc = ev.roc_curve()
+        >>> bool((roc.lo <= roc.median).all() and (roc.median <= roc.hi).all())
+        True
+        """
         p = self.performance_of(performance)
         return self._band(p.fpr_grid, p.tpr_at_fpr, level)
 
@@ -421,17 +479,37 @@ class Evaluation:
         ------
         ValueError
             Unknown metric or performance kind.
+
+        Examples
+        --------
+        >>> c = ev.threshold_curve("f1")
+        >>> c.x.shape == c.lo.shape
+        True
         """
         check_choice("metric", metric, threshold_metric_names())
         p, values = self._grid_metrics(performance)
         return self._band(p.thresholds, values[metric], level)
 
     def precision_curve(self, level=None, performance="sample") -> CurveBand:
-        """Precision against the threshold (T,), with its band; see :meth:`threshold_curve`."""
+        """Precision against the threshold (T,), with its band; see :meth:`threshold_curve`.
+
+        Examples
+        --------
+        >>> c = ev.precision_curve()
+        >>> c.x.shape == c.median.shape
+        True
+        """
         return self.threshold_curve("precision", level, performance)
 
     def recall_curve(self, level=None, performance="sample") -> CurveBand:
-        """Recall against the threshold (T,), with its band; see :meth:`threshold_curve`."""
+        """Recall against the threshold (T,), with its band; see :meth:`threshold_curve`.
+
+        Examples
+        --------
+        >>> c = ev.recall_curve()
+        >>> bool(c.median[0] >= c.median[-1])  # recall falls as the threshold rises
+        True
+        """
         return self.threshold_curve("recall", level, performance)
 
     def _metric_draws_at(self, thresholds, performance):
@@ -461,6 +539,12 @@ class Evaluation:
         dict of str → Interval
             precision, recall, F1, accuracy, false positive rate (rates in
             [0, 1]) and the confusion counts (items).
+
+        Examples
+        --------
+        >>> m = ev.metrics_at(1.0)
+        >>> sorted(m)[:3]
+        ['accuracy', 'f1', 'false_negatives']
         """
         level = self._level(level)
         values = self._metric_draws_at([float(threshold)], performance)
@@ -483,6 +567,13 @@ class Evaluation:
         ------
         ValueError
             Unknown name; a threshold metric without a threshold.
+
+        Examples
+        --------
+        >>> ev.metric("max_f1").level
+        0.9
+        >>> bool(0 <= ev.metric("precision", threshold=1.0).mean <= 1)
+        True
         """
         if name not in METRICS:
             raise SpeInputError(f"unknown metric {name!r}; known: {tuple(METRICS)}", argument="name")
@@ -516,6 +607,12 @@ class Evaluation:
         ------
         ValueError
             A requirement outside [0, 1].
+
+        Examples
+        --------
+        >>> c = ev.threshold_probability(min_precision=0.8, min_recall=0.5)
+        >>> bool(((c.probability >= 0) & (c.probability <= 1)).all())
+        True
         """
         p, values = self._grid_metrics(performance)
         return self._threshold_probability(p, _meets(values, min_precision, min_recall), min_precision, min_recall,
@@ -535,6 +632,12 @@ class Evaluation:
         ------
         SpeInputError
             A requirement outside [0, 1].
+
+        Examples
+        --------
+        >>> thresholds, met = ev.requirement_draws(0.8, 0.5)
+        >>> met.shape == (ev.weights.size, thresholds.size)
+        True
         """
         p, values = self._grid_metrics(performance)
         return p.thresholds.copy(), _meets(values, min_precision, min_recall)
@@ -557,6 +660,12 @@ class Evaluation:
         ThresholdChoice
             ``likely`` is False when even the best threshold meets the
             requirement with probability < 0.5.
+
+        Examples
+        --------
+        >>> choice = ev.best_threshold(min_precision=0.8, min_recall=0.5)
+        >>> bool(0 <= choice.probability <= 1), sorted(choice.metrics)[:2]
+        (True, ['accuracy', 'f1'])
         """
         p, values = self._grid_metrics(performance)
         meets = _meets(values, min_precision, min_recall)
@@ -631,14 +740,26 @@ class Evaluation:
 
     def mixture_model(self):
         """The fitted SPE mixture among the score models (a :class:`FittedScoreModel` whose ``mixture_fit`` holds
-        its families, score space, MAP and histogram check), or None when it was not fitted."""
+        its families, score space, MAP and histogram check), or None when it was not fitted.
+
+        Examples
+        --------
+        >>> ev.mixture_model().name.startswith("mixture(")
+        True
+        """
         if self.model.mixture_fit is not None:
             return self.model
         models = self.model.components.models if self.model.components is not None else ()
         return next((m for m in models if m.mixture_fit is not None), None)
 
-    def _mixture_weight(self, fit):
-        """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model)."""
+    def mixture_weight(self, fit):
+        """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model).
+
+        Examples
+        --------
+        >>> bool(0 <= ev.mixture_weight(ev.mixture_model()) <= 1)
+        True
+        """
         if fit is self.model:
             return 1.0
         c = self.model.components
@@ -669,6 +790,12 @@ class Evaluation:
         ValueError
             The evaluation has no SPE mixture among its score models, or
             ``points`` < 2.
+
+        Examples
+        --------
+        >>> d = ev.class_densities()
+        >>> d.axis, d.score.shape == d.total.median.shape
+        ('score', True)
         """
         level = self._level(level)
         if int(points) != points or points < 2:
@@ -697,87 +824,56 @@ class Evaluation:
             score=score, z=space.lo + x * (space.hi - space.lo),
             axis="logit(score)" if space.kind == "logit" else "score",
             negative=band(neg), positive=band(pos), total=band(neg + pos),
-            prevalence=summarise_draws(pi, w, level), weight=self._mixture_weight(fit),
+            prevalence=summarise_draws(pi, w, level), weight=self.mixture_weight(fit),
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
     def to_inference_data(self):
-        """The SPE mixture's posterior as an ``arviz.InferenceData``, for ArviZ's summaries and plots.
+        """The evaluation as an ``arviz.InferenceData``, for ArviZ's summaries, plots and LOO, for every score
+        model (:mod:`spe.idata`).
 
         Groups:
 
-        * ``posterior``: the parameters θ in their natural units, one
-          variable per name (``prevalence``, ``negative.loc``, …; the
-          families' parameters of model-space scores in (0, 1)), dims
-          (chain, draw). Importance draws are weighted, and ArviZ assumes
-          equal weights, so they are resampled systematically by their
-          weights (M draws, one chain; duplicates are expected). NUTS draws
-          keep their chains, each cut to the same number of draws in the
-          identified region.
-        * ``importance_sampling`` (importance only): the raw draws θ (draw,)
-          with their PSIS-smoothed normalised ``weight``; attrs ``pareto_k``,
-          ``ess``, ``proposal``.
+        * ``posterior``: the whole-ranking metrics per draw (``prevalence``,
+          ``average_precision``, ``roc_auc``, ``equal_error_rate``,
+          ``max_f1``; the sample performance, in [0, 1]), dims (chain,
+          draw). Weighted draws are resampled systematically by their
+          weights (M draws, one chain; duplicates are expected). When the
+          SPE mixture is the only score model, its parameters join them on
+          the same draws as ``mixture.prevalence``, ``mixture.negative.loc``,
+          … (natural units; model-space scores), and NUTS draws keep their
+          chains, each cut to the same number of draws in the identified
+          region.
+        * ``log_likelihood`` (with labels): ``label`` (chain, draw, labeled),
+          log p(y_i | s_i, draw) of the n labeled items, so that
+          ``arviz.loo`` works.
+        * ``mixture_posterior`` (the mixture averaged with other models):
+          its own parameters, resampled by its own weights.
+        * ``importance_sampling`` (the mixture by importance sampling): its
+          raw draws (draw,) and their PSIS-smoothed normalised ``weight``;
+          attrs ``pareto_k``, ``ess``, ``proposal``.
         * ``sample_stats`` (NUTS only): PyMC's (step size, tree depth,
           divergences, energy) of the same draws.
-        * ``observed_data``: ``score`` (N,), the scores in score units;
-          ``constant_data``: ``labeled_index`` (n,) and ``labeled_value`` (n,).
+        * ``observed_data``: ``score`` (N,), score units, and ``label`` (n,);
+          ``constant_data``: ``labeled_index`` (n,).
 
-        attrs carry the inference method, the families, and the mixture's
-        weight among the averaged score models.
+        attrs of ``posterior``: the score model, the inference method, the
+        families, the level and the mixture's weight among the models.
 
         Returns
         -------
         arviz.InferenceData
 
-        Raises
-        ------
-        ValueError
-            The evaluation has no SPE mixture among its score models.
+        Examples
+        --------
+        >>> import arviz as az
+        >>> idata = ev.to_inference_data()
+        >>> list(az.summary(idata, var_names=["average_precision"], kind="stats").index)
+        ['average_precision']
         """
-        import arviz as az
-        import xarray as xr
+        from .idata import to_inference_data
 
-        from .models.average import systematic_resample
-
-        fit = self.mixture_model()
-        if fit is None:
-            raise ValueError("this evaluation has no SPE mixture among its score models")
-        names = list(fit.param_names)
-        theta = np.asarray(fit.constrained_draws, dtype=float)
-        d = fit.diagnostics
-        attrs = {"inference": d.get("inference"), "negative_family": self.families["negative"],
-                 "positive_family": self.families["positive"], "level": self.level}
-        groups = {}
-        nuts_idata = fit.mixture_fit.inference_data
-        if d.get("inference") == "nuts" and nuts_idata is not None:
-            mix = fit.mixture_fit.mixture
-            u = nuts_idata.posterior["u"].values  # (chains, per_chain, P), before the identification filter
-            kept = [np.flatnonzero(mix.identified(*mix.unpack(uc)[1:3])) for uc in u]
-            length = min(k.size for k in kept)
-            kept = [k[:length] for k in kept]
-            stacked = np.stack([mix.constrained(uc[k]) for uc, k in zip(u, kept)])  # (chains, length, P)
-            stats = nuts_idata.sample_stats
-            groups["sample_stats"] = xr.concat(
-                [stats.isel(chain=c, draw=k).assign_coords(draw=np.arange(length)) for c, k in enumerate(kept)],
-                dim="chain")
-        else:
-            idx = systematic_resample(np.asarray(fit.weights, dtype=float), theta.shape[0], np.random.default_rng(0))
-            stacked = theta[np.sort(idx)][None]
-            groups["importance_sampling"] = xr.Dataset(
-                {**{n: ("draw", theta[:, j]) for j, n in enumerate(names)},
-                 "weight": ("draw", np.asarray(fit.weights, dtype=float))},
-                coords={"draw": np.arange(theta.shape[0])},
-                attrs={"pareto_k": d.get("pareto_k"), "ess": d.get("ess"), "proposal": d.get("proposal")})
-        groups["posterior"] = xr.Dataset(
-            {n: (("chain", "draw"), stacked[:, :, j]) for j, n in enumerate(names)},
-            coords={"chain": np.arange(stacked.shape[0]), "draw": np.arange(stacked.shape[1])}, attrs=attrs)
-        groups["observed_data"] = xr.Dataset({"score": ("item", self.scores)},
-                                             coords={"item": np.arange(self.n_items)})
-        groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", self.labeled_index),
-                                              "labeled_value": ("labeled", self.labeled_value)},
-                                             coords={"labeled": np.arange(self.n_labeled)})
-        groups["posterior"].attrs["mixture_weight"] = self._mixture_weight(fit)
-        return az.InferenceData(**groups)
+        return to_inference_data(self)
 
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.
@@ -787,6 +883,12 @@ class Evaluation:
         dict of arrays, shape (n,) each
             ``score``, ``label``, and the weighted median ``recall`` and
             ``precision`` at the item's score taken as the threshold.
+
+        Examples
+        --------
+        >>> pts = ev.labeled_points()
+        >>> pts["recall"].shape
+        (30,)
         """
         p = self.performance
         if self.n_labeled == 0:
@@ -812,6 +914,12 @@ class Evaluation:
         -------
         array, shape (N,)
             Probabilities in [0, 1], in the order of ``scores``.
+
+        Examples
+        --------
+        >>> p = ev.item_probabilities()
+        >>> p.shape, bool(((p >= 0) & (p <= 1)).all())
+        ((2000,), True)
         """
         out = self.performance.replay.item_probabilities(self.scores, self.weights)
         out[self.labeled_index] = self.labeled_value
@@ -825,6 +933,12 @@ class Evaluation:
         ranking registered in :mod:`spe.metrics` (``equal_error_rate``, …) and
         ``threshold_curve`` (precision and recall against the T thresholds,
         score units, with bands).
+
+        Examples
+        --------
+        >>> d = ev.to_dict()
+        >>> d["n_items"], d["n_labeled"], sorted(d["pr_curve"])
+        (2000, 30, ['precision', 'precision_hi', 'precision_lo', 'recall'])
         """
         level = self._level(level)
         pr = self.pr_curve(level, performance)
@@ -869,6 +983,11 @@ class Evaluation:
         Columns: ``metric`` (the registry name, as :meth:`metric` takes it), ``name`` (as the summary prints
         it), ``mean``, ``median``, ``lo``, ``hi`` (the equal-tailed credible interval; all in [0, 1]) and
         ``level``. Raises ``SpeInputError`` on a level outside (0, 1) or an unknown ``performance``.
+
+        Examples
+        --------
+        >>> ev.to_frame()["metric"].tolist()
+        ['prevalence', 'average_precision', 'roc_auc', 'equal_error_rate', 'max_f1']
         """
         level = self._level(level)
         return metrics_frame({name: self.metric(name, level=level, performance=performance)
@@ -877,14 +996,28 @@ class Evaluation:
     def score_model_table(self):
         """The score models averaged (``diagnostics["score_models"]``) as a DataFrame, one row per model, by
         weight: ``model``, ``weight`` (its share of the posterior draws), ``log_evidence`` (nats), and, where
-        computed, ``elpd_loo``, ``label_check_p``, ``excluded``; empty when no model was averaged."""
+        computed, ``elpd_loo``, ``label_check_p``, ``excluded``; empty when no model was averaged.
+
+        Examples
+        --------
+        >>> t = ev.score_model_table()
+        >>> list(t.columns[:3]), bool(abs(t["weight"].sum() - 1) < 1e-9)
+        (['model', 'weight', 'log_evidence'], True)
+        """
         return score_model_frame(self.diagnostics)
 
     def items_frame(self, ids=None):
         """Every item as a DataFrame, N rows in the order of ``scores``: ``score`` (score units), ``label``
         (the known label, 0 or 1; <NA> when unlabeled) and ``probability`` (:meth:`item_probabilities`),
         indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by position. Raises
-        ``SpeInputError`` when ``ids`` does not have N entries."""
+        ``SpeInputError`` when ``ids`` does not have N entries.
+
+        Examples
+        --------
+        >>> f = ev.items_frame()
+        >>> list(f.columns), int(f["label"].notna().sum())
+        (['score', 'label', 'probability'], 30)
+        """
         import pandas as pd
 
         label = pd.array([pd.NA] * self.n_items, dtype="Int64")
@@ -897,7 +1030,15 @@ class Evaluation:
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe estimate --json`` writes), whole or not at all;
         :func:`spe.load` reads it back as a :class:`spe.saved.SavedEvaluation` (the summaries, curves and
         diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those). Returns
-        ``path``; raises ``SpeInputError`` when it cannot be written."""
+        ``path``; raises ``SpeInputError`` when it cannot be written.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> path = ev.save(os.path.join(tempfile.mkdtemp(), "ev.json"))
+        >>> spe.load(path).average_precision() == ev.average_precision()
+        True
+        """
         return save_json(self.to_dict(level, performance), path)
 
     def _counts(self):
@@ -915,7 +1056,14 @@ class Evaluation:
 
     def summary(self, level=None, performance="sample", warnings=True) -> str:
         """A short human-readable report (what ``spe estimate`` prints; ``warnings=False`` leaves out the
-        warnings, which the command prints on standard error)."""
+        warnings, which the command prints on standard error).
+
+        Examples
+        --------
+        >>> print(ev.summary())  # doctest: +ELLIPSIS
+        spe: 2000 items, 30 labeled (...)
+        ...
+        """
         level = self._level(level)
         d = self.diagnostics
         n_pos = int(np.sum(self.labeled_value == 1))

@@ -236,7 +236,8 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
                    legend="lower left", unit_x=True)
 
 
-def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sample", truth=None):
+def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sample", truth=None, label=None,
+                          **kwargs):
     """Precision and recall against the threshold, with their credible bands (paper Fig. 1B).
 
     Parameters
@@ -249,6 +250,11 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
     truth : 0/1 array, shape (N,), optional
         Every item's true label: the true precision and recall are drawn
         as thin dark lines.
+    label : str, optional
+        Prefixed to the legend entries (``"old: precision, median"``), to
+        tell several evaluations apart on one Axes.
+    **kwargs
+        Passed to both median lines (``Axes.plot``): ``ls``, ``lw``, ``alpha``...
 
     Returns
     -------
@@ -262,8 +268,9 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
     rec = evaluation.recall_curve(level, performance)
     pct = f"{100 * prec.level:g}%"
     for band, color, name in ((prec, "tab:blue", "precision"), (rec, "tab:orange", "recall")):
+        name = name if label is None else f"{label}: {name}"
         ax.fill_between(band.x, band.lo, band.hi, color=color, alpha=0.2, lw=0, label=f"{name}, {pct} credible band")
-        ax.plot(band.x, band.median, color=color, lw=1.8, label=f"{name}, median")
+        ax.plot(band.x, band.median, **{"color": color, "lw": 1.8, "label": f"{name}, median", **kwargs})
     if truth is not None:
         from .baselines import metrics_from_labels
 
@@ -279,7 +286,8 @@ def plot_threshold_curves(evaluation, ax=None, *, level=None, performance="sampl
 ZOOM_PROBABILITY = 0.01
 
 
-def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_recall=0.0, performance="sample"):
+def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_recall=0.0, performance="sample",
+                               label=None, color="tab:green", **kwargs):
     """p(C(τ)): the probability that each threshold meets a precision/recall requirement (paper Fig. 4B).
 
     Parameters
@@ -289,6 +297,12 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     min_precision, min_recall : float in [0, 1]
         The requirement C = [precision ≥ min_precision ∧ recall ≥ min_recall].
     performance : {"sample", "population"}
+    label : str, optional
+        The curve's legend entry (default "p(requirement met)").
+    color : matplotlib colour
+        Of the curve and the chosen threshold's line.
+    **kwargs
+        Passed to the curve (``Axes.plot``).
 
     Returns
     -------
@@ -304,8 +318,9 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     ax = _axes(ax)
     choice = evaluation.best_threshold(min_precision, min_recall, performance=performance)
     curve = choice.curve
-    ax.plot(curve.threshold, curve.probability, color="tab:green", lw=1.8, label="p(requirement met)")
-    ax.axvline(choice.threshold, color="black", lw=1.0,
+    ax.plot(curve.threshold, curve.probability,
+            **{"color": color, "lw": 1.8, "label": label or "p(requirement met)", **kwargs})
+    ax.axvline(choice.threshold, color=color, lw=1.0,
                label=f"best threshold {choice.threshold:.4g} (p = {choice.probability:.2f})")
     ax.axhline(0.5, color="tab:gray", ls="--", lw=0.8)
     t, prob = np.asarray(curve.threshold, dtype=float), np.asarray(curve.probability, dtype=float)

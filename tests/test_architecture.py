@@ -64,7 +64,7 @@ LAYERS = [
     {"models"},
     {"metrics"},
     {"performance"},
-    {"evaluation"},
+    {"evaluation", "idata"},
     {"baselines", "plot", "api", "benchmark"},
     {"comparison", "saved"},
     {"active"},

@@ -1,21 +1,45 @@
-"""The examples in the public docstrings run and print what they say (doctest; each of three fits a model:
-slow)."""
+"""The examples in the public docstrings run and print what they say (doctest; they fit models: slow).
+
+The queries' examples start from the ``ev`` of :class:`spe.Evaluation`'s example and the ``cmp`` of
+:class:`spe.Comparison`'s, which run first and lend their names to the rest, as a reader of the docs reads
+them."""
 
 import doctest
 import importlib
 import importlib.util
 import pkgutil
+import warnings
 
 import pytest
 
-MODULES = ["spe.api", "spe.comparison", "spe.evaluation", "spe.parallel"]
+MODULES = ["spe.api", "spe.comparison", "spe.evaluation", "spe.parallel", "spe.saved"]
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+@pytest.fixture(scope="module")
+def setup_names():
+    """The names the class examples of Evaluation and Comparison define (ev, cmp, ...)."""
+    import spe
+
+    names = {}
+    for cls in (spe.Evaluation, spe.Comparison):
+        test = doctest.DocTestParser().get_doctest(cls.__doc__, {}, cls.__name__, None, 0)
+        runner = doctest.DocTestRunner(optionflags=FLAGS)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = runner.run(test, clear_globs=False)
+        assert result.failed == 0, cls.__name__
+        names.update(test.globs)
+    return names
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", MODULES)
-def test_the_docstring_examples_hold(name):
+def test_the_docstring_examples_hold(name, setup_names):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = doctest.testmod(module, extraglobs=setup_names, optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0, result
 
 
@@ -25,3 +49,12 @@ def test_every_module_with_examples_is_listed():
     found = {m.name for m in pkgutil.walk_packages(spe.__path__, "spe.")
              if ">>>" in (importlib.util.find_spec(m.name).loader.get_source(m.name) or "")}
     assert found == set(MODULES)
+
+
+def test_every_public_query_has_an_example():
+    import spe
+
+    for cls in (spe.Evaluation, spe.Comparison):
+        missing = [n for n, f in vars(cls).items()
+                   if not n.startswith("_") and callable(f) and ">>>" not in (f.__doc__ or "")]
+        assert not missing, (cls.__name__, missing)

@@ -27,3 +27,7 @@ def test_notebook_runs(path):
                    resources={"metadata": {"path": str(path.parent)}}).execute()  # raises on any cell's error
     figures = sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
     assert figures >= 1, "every notebook draws at least one figure"
+    # in a notebook the estimate shows its progress under the cell (standard error), unasked
+    progress = ["".join(o.get("text", "") for o in c.outputs if o.get("name") == "stderr")
+                for c in nb.cells if c.cell_type == "code" and "spe.evaluate(" in c.source]
+    assert any("drawing the unknown labels" in err for err in progress)

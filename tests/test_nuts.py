@@ -83,7 +83,9 @@ def test_inference_data_round_trips_through_arviz(digits_pair, tmp_path):
 
     matplotlib.use("Agg")
     imp, nuts = digits_pair
-    names = ["prevalence", "negative.loc", "negative.scale", "positive.loc", "positive.scale"]
+    metrics = ["prevalence", "average_precision", "roc_auc", "equal_error_rate", "max_f1"]
+    names = metrics + ["mixture." + n for n in ("prevalence", "negative.loc", "negative.scale", "positive.loc",
+                                                "positive.scale")]
     for ev in (imp, nuts):
         idata = ev.to_inference_data()
         assert list(idata.posterior.data_vars) == names
@@ -103,12 +105,15 @@ def test_inference_data_round_trips_through_arviz(digits_pair, tmp_path):
     idata = imp.to_inference_data()
     raw = idata.importance_sampling
     assert float(raw["weight"].sum()) == pytest.approx(1.0)
-    weighted = float((raw["weight"] * raw["prevalence"]).sum())
-    assert float(idata.posterior["prevalence"].mean()) == pytest.approx(weighted, abs=0.01)
+    weighted = float((raw["weight"] * raw["mixture.prevalence"]).sum())
+    assert float(idata.posterior["mixture.prevalence"].mean()) == pytest.approx(weighted, abs=0.01)
     nuts_idata = nuts.to_inference_data()
     assert nuts_idata.posterior.sizes["chain"] == 2
     assert nuts_idata.sample_stats.sizes["draw"] == nuts_idata.posterior.sizes["draw"]
     assert np.isfinite(az.summary(nuts_idata)["r_hat"]).all()
+    # the metrics per draw are the evaluation's own: their mean over the chains is its posterior mean
+    assert float(nuts_idata.posterior["average_precision"].mean()) == pytest.approx(
+        nuts.average_precision().mean, abs=0.01)
 
 
 def test_nuts_warnings_name_the_problem_and_the_remedy():

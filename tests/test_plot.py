@@ -244,3 +244,20 @@ def test_two_evaluations_overlay_on_one_axes_in_different_colours(plot):
     olive = {line.get_label(): line for line in given.get_lines()}["olive"]
     assert mcolors.to_hex(olive.get_color()) == mcolors.to_hex("tab:olive")
 
+
+
+def test_threshold_plots_overlay_with_labels_colours_and_matplotlib_options():
+    import matplotlib.pyplot as plt
+
+    from spe.plot import plot_threshold_curves, plot_threshold_probability
+
+    ev = _evaluation()
+    ax = plot_threshold_curves(ev, label="a", ls="--")
+    plot_threshold_curves(ev, ax=ax, label="b")
+    names = [line.get_label() for line in ax.get_lines()]
+    assert names == ["a: precision, median", "a: recall, median", "b: precision, median", "b: recall, median"]
+    assert ax.get_lines()[0].get_linestyle() == "--" and ax.get_lines()[2].get_linestyle() == "-"
+    ax = plot_threshold_probability(ev, min_precision=0.8, min_recall=0.5, label="p, a", color="tab:red", lw=3)
+    curve = {line.get_label(): line for line in ax.get_lines()}["p, a"]
+    assert curve.get_color() == "tab:red" and curve.get_linewidth() == 3
+    plt.close("all")
