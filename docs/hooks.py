@@ -1,5 +1,6 @@
 """MkDocs hooks: pages generated from the code, so that they cannot drift from it.
 
+The tutorials' progress bars are switched off (``TQDM_DISABLE``).
 ``<!-- spe:cli -->`` becomes the ``--help`` of ``spe`` and of every
 registered command (from the parser itself); ``<!-- spe:diagnostics -->``
 the table of :data:`spe.report.DIAGNOSTICS` (what the HTML report says of
@@ -12,6 +13,10 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The tutorials are executed at build time in kernels started from this process: their progress bars (tqdm,
+# drawn with carriage returns that a static page cannot replay) would be left on the page as many lines.
+os.environ.setdefault("TQDM_DISABLE", "1")
 
 
 def _help(argv):

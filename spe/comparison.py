@@ -40,6 +40,7 @@ from .models.features import log_odds_feature
 from .models.joint import fit_joint_link, joint_log_odds, view_model
 from .models.mixture import resolve_score_type
 from .output import jsonable, save_json
+from .progress import shown
 from .performance.joint import sample_joint_performance
 
 __all__ = ["compare", "Comparison", "compared_metric_names", "differences_frame", "JOINT_VIEW"]
@@ -160,6 +161,12 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
     >>> cmp.probability_better("good", "weak") > 0.9
     True
     """
+    with shown(options.pop("progressbar", None)):
+        return _compare(scores, labels, names, draws, level, rng, score_bins, workers, options)
+
+
+def _compare(scores, labels, names, draws, level, rng, score_bins, workers, options):
+    """:func:`compare`, with the progress bars set."""
     level = check_level(level)
     if options.get("reference") is not None:
         raise SpeInputError("a reference set belongs to one classifier; spe.compare does not take one",

@@ -31,7 +31,7 @@ __all__ = ["stage", "Stage", "shown", "showing", "resolve_progressbar", "LOGGER"
 #: The logger of the stages' timings (INFO) and starts (DEBUG).
 LOGGER = logging.getLogger("spe")
 
-_SHOW = ContextVar("spe_progress_show", default=False)
+_SHOW = ContextVar("spe_progress_show", default=None)  # None: no call has set it
 _BARS = ContextVar("spe_progress_bars", default=())
 
 
@@ -52,13 +52,15 @@ def resolve_progressbar(progressbar) -> bool:
 
 def showing() -> bool:
     """Whether bars are shown in the current call (PyMC's bar follows it)."""
-    return _SHOW.get()
+    return bool(_SHOW.get())
 
 
 @contextmanager
 def shown(progressbar):
-    """Within the block, show the stages' bars or not (:func:`resolve_progressbar` of ``progressbar``)."""
-    token = _SHOW.set(resolve_progressbar(progressbar))
+    """Within the block, show the stages' bars or not (:func:`resolve_progressbar` of ``progressbar``); None
+    inside an outer block keeps the outer choice (``spe.compare`` → ``fit_scores``, ``spe -q``)."""
+    outer = _SHOW.get()
+    token = _SHOW.set(outer if progressbar is None and outer is not None else resolve_progressbar(progressbar))
     try:
         yield
     finally:
@@ -99,7 +101,7 @@ def stage(name, total=None, unit="step"):
     :data:`LOGGER` when it ends (also when it fails)."""
     LOGGER.debug("%s ...", name)
     start = time.perf_counter()
-    bar = _bar(name, total, unit) if _SHOW.get() else None
+    bar = _bar(name, total, unit) if showing() else None
     token = _BARS.set(_BARS.get() + (bar,))
     try:
         yield Stage(bar)

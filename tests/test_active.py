@@ -185,10 +185,10 @@ def test_labels_chosen_for_the_ap_narrow_its_interval_more_than_random_ones():
         known = list(range(10))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ev = spe.evaluate(s, {i: int(y[i]) for i in known}, draws=300, rng=seed, workers=1)
+            ev = spe.evaluate(s, {i: int(y[i]) for i in known}, draws=300, rng=seed)
             for strategy in widths:
                 more = known + ev.suggest(10, target="ap", strategy=strategy, rng=seed).items.tolist()
-                after = spe.evaluate(s, {i: int(y[i]) for i in more}, draws=300, rng=seed, workers=1)
+                after = spe.evaluate(s, {i: int(y[i]) for i in more}, draws=300, rng=seed)
                 ap = after.average_precision()
                 widths[strategy].append(ap.hi - ap.lo)
     assert np.mean(widths["information"]) < np.mean(widths["random"])

@@ -6,6 +6,7 @@ import logging
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 import spe
@@ -18,16 +19,16 @@ STAGES = ("screening family pairs", "sampling the mixture's posterior", "fitting
           "drawing the unknown labels")
 
 
-def _small_estimate(progressbar):
-    s, y = simulate(600, 0.2, seed=2)
+def _small_estimate(progressbar, families="truncnorm,truncnorm"):
+    s, y = simulate(400, 0.2, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return spe.evaluate(s, {i: int(y[i]) for i in range(15)}, draws=100, rng=0, progressbar=progressbar,
-                            workers=1)
+                            workers=1, families=families)
 
 
 def test_each_long_stage_shows_a_bar_on_standard_error_when_asked(capsys):
-    _small_estimate(progressbar=True)
+    _small_estimate(progressbar=True, families="auto")
     out = capsys.readouterr()
     assert out.out == ""
     for name in STAGES:
@@ -109,3 +110,20 @@ def test_cli_warnings_go_to_standard_error(monkeypatch, tmp_path):
                         monkeypatch, terminal=False)
     assert rc == 0 and "prevalence" in out and "warning" not in out
     assert "spe estimate: warning: " in err
+
+
+def test_an_outer_choice_holds_inside_and_compare_shows_its_label_draws(capsys):
+    with shown(False):
+        with shown(None):
+            assert not showing()
+    with shown(True):
+        with shown(None):
+            assert showing()
+    s, y = simulate(300, 0.3, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spe.compare({"a": s, "b": s + 0.5 * np.random.default_rng(1).normal(size=300)},
+                    {i: int(y[i]) for i in range(20)}, draws=100, rng=0, progressbar=True, workers=1,
+                    families="truncnorm,truncnorm")
+    err = capsys.readouterr().err
+    assert "fitting the score models" in err and "drawing the unknown labels" in err

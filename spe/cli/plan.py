@@ -95,7 +95,8 @@ def run(args):
         results.append((outputs["--json"], json_bytes(plan.to_dict())))
     if args.plot is not None:
         results.append((outputs["--plot"], _figure(plan, args.plot)))
-    finish(outputs, f"{plan.summary()}\nseed: {seed} (--seed repeats this run)", results)
+    finish(outputs, f"{plan.summary()}\nseed: {seed} (--seed repeats this run)", results, warnings=source.warnings,
+           command="spe plan")
     return 0
 
 

@@ -91,7 +91,7 @@ def run(args):
     table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
     text = f"{suggestion.summary()}\n{table}\nseed: {seed} (--seed repeats this run)"
     data = frame[["id", "expected_gain"]].to_csv(index=False, float_format="%.6g").encode()
-    finish(plan, text, [(plan["--out"], data)])
+    finish(plan, text, [(plan["--out"], data)], warnings=source.warnings, command="spe suggest")
     return 0
 
 

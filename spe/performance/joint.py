@@ -27,6 +27,7 @@ from scipy import sparse
 
 from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..parallel import resolve_workers
+from ..progress import stage
 from .groups import MAX_THRESHOLDS, ScoreGroups, threshold_grid_groups
 from .sampling import Accumulator, map_draw_blocks, weighted_positive_probability
 
@@ -212,12 +213,15 @@ def sample_joint_performance(model, features, classifier_scores, labeled_index, 
         replays.append(replay)
         accumulators.append(Accumulator(recall_grid, fpr_grid, replay.labeled_groups, replay.threshold_groups, n))
 
-    def block(rows):
-        labels = draws.labels(rows)
-        return [acc.counted(r.count(labels), r.groups.counts) for acc, r in zip(accumulators, replays)]
+    with stage("drawing the unknown labels", draws.n_draws, "draw") as progress:
+        def block(rows):
+            labels = draws.labels(rows)
+            parts = [acc.counted(r.count(labels), r.groups.counts) for acc, r in zip(accumulators, replays)]
+            progress.advance(rows.stop - rows.start)
+            return parts
 
-    threads = resolve_workers(workers)
-    for parts in map_draw_blocks(block, draws.n_draws, n, threads):
-        for acc, part in zip(accumulators, parts):
-            acc.add(part)
+        threads = resolve_workers(workers)
+        for parts in map_draw_blocks(block, draws.n_draws, n, threads):
+            for acc, part in zip(accumulators, parts):
+                acc.add(part)
     return [acc.result(weights, replay, "sample", threads) for acc, replay in zip(accumulators, replays)]
