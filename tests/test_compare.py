@@ -28,7 +28,7 @@ def _pool(n=1500, seed=0, prevalence=0.25):
 def _compare(scores, labels, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return spe.compare(scores, labels, draws=kw.pop("draws", 200), rng=kw.pop("rng", 1), workers=kw.pop("workers", None), **kw)
+        return spe.compare(scores, labels, draws=kw.pop("draws", 200), rng=kw.pop("rng", 1), **kw)
 
 
 def test_every_label_known_gives_each_classifiers_exact_metrics_in_every_draw():
