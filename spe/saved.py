@@ -245,10 +245,12 @@ class SavedComparison:
     @classmethod
     def from_dict(cls, data, path=None):
         """Check that ``data`` is a comparison's JSON (raises ``SpeInputError`` naming a missing key)."""
+        if not isinstance(data, dict):
+            raise SpeInputError("not a result of spe compare --json (not a JSON object)", path=path)
         for key in ("classifiers", "comparisons", "level"):
             if key not in data:
                 raise SpeInputError(f"not a result of spe compare --json: no {key!r}", path=path)
-        for name, entry in data["classifiers"].items():
+        for entry in data["classifiers"].values():
             SavedEvaluation.from_dict(entry, path)
         return cls(data, path)
 

@@ -93,7 +93,7 @@ def test_cli_verbose_logs_each_stage_time(monkeypatch):
     lines = [line for line in err.splitlines() if line.startswith("spe: ")]
     assert rc == 0 and any(line.startswith("spe: reading ") for line in lines)
     assert any(line.startswith("spe: drawing the unknown labels: ") and line.endswith(" s") for line in lines)
-    assert not LOGGER.handlers  # the command's handler is removed when it returns
+    assert not LOGGER.handlers and LOGGER.level == logging.NOTSET  # the command's handler and level are undone
 
 
 def test_cli_quiet_and_verbose_exclude_each_other(capsys):

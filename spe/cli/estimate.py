@@ -112,8 +112,8 @@ def run(args):
     directories = []
     with_warnings = summary + "".join(f"warning: {w}\n" for w in ev.warnings)
     if page:
-        files.append((plan["--report"], _report_page(ev, scores, base, truth, args.requirement, perf,
-                                                     with_warnings)))
+        # the page shows the warnings at its top; its copy of the summary is the one printed
+        files.append((plan["--report"], _report_page(ev, scores, base, truth, args.requirement, perf, summary)))
     elif args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
                                                               result_bytes, items_bytes, with_warnings)))

@@ -65,6 +65,7 @@ def _configure_logging(verbose):
     if verbose:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("spe: %(message)s"))
+        handler.previous_level = LOGGER.level  # restored when the command returns
         LOGGER.addHandler(handler)
         LOGGER.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
         return handler
@@ -180,6 +181,7 @@ def _main(argv, watch):
     finally:
         if handler is not None:
             LOGGER.removeHandler(handler)
+            LOGGER.setLevel(handler.previous_level)
 
 
 def _tolerant_streams():
