@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import fit_scores, resolve_score_bins
-from .display import html_view, interval_table
+from .display import classifiers_frame, comparison_html, comparison_repr
 from .evaluation import Evaluation, Interval, summarise_draws
 from .exceptions import Notice, SpeInputError, SpeWarning
 from .inputs import as_scores, check_level, item_ids, normalize_labels, seed_of
@@ -596,10 +596,7 @@ class Comparison:
         >>> cmp.to_frame()["classifier"].unique().tolist()
         ['good', 'weak']
         """
-        import pandas as pd
-
-        return pd.concat([self[n].to_frame(level, performance).assign(classifier=n) for n in self.names],
-                         ignore_index=True)[["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
+        return classifiers_frame({n: self[n].to_frame(level, performance) for n in self.names})
 
     def differences_frame(self, metrics=None, level=None, performance="sample"):
         """:meth:`comparisons` as a tidy DataFrame, one row per pair and metric: ``a``, ``b``, ``metric``,
@@ -632,16 +629,11 @@ class Comparison:
         return f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} labeled"
 
     def __repr__(self):
-        aps = ", ".join(f"{n} {self[n].average_precision()}" for n in self.names)
-        return f"<{self._counts()}; average precision {aps} ({100 * self.level:g}% credible intervals)>"
+        return comparison_repr(self._counts(), self)
 
     def _repr_html_(self):
         """A notebook's view: the counts and a table of every classifier's metrics (one column each)."""
-        import pandas as pd
-
-        table = pd.concat([interval_table(self[n].to_frame(), column=n) for n in self.names], axis=1)
-        head = f"{self._counts()}; metrics: posterior mean [{100 * self.level:g}% credible interval]"
-        return html_view(head, table, self.warnings)
+        return comparison_html(self._counts(), self)
 
     def summary(self, level=None, performance="sample", warnings=True) -> str:
         """A short human-readable report (what ``spe compare`` prints; ``warnings=False`` leaves out the

@@ -6,7 +6,8 @@ import html
 
 import numpy as np
 
-__all__ = ["interval_table", "html_view"]
+__all__ = ["interval_table", "html_view", "result_repr", "result_html", "comparison_repr", "comparison_html",
+           "classifiers_frame"]
 
 
 def interval_table(frame, column=None):
@@ -24,3 +25,42 @@ def html_view(head, table, warnings=()):
     note = (f"<p>{len(warnings)} warning{'s' if len(warnings) != 1 else ''}: see <code>.warnings</code></p>"
             if warnings else "")
     return f"<p><b>{html.escape(head)}</b></p>{table.to_html(escape=True)}{note}"
+
+
+# An Evaluation and a saved one (spe.saved) show the same way, and so do a Comparison and a saved one: the
+# functions below take any result with their queries (prevalence(), average_precision(), to_frame(), level,
+# warnings; a comparison's names and [name]).
+
+def result_repr(counts, result):
+    """One line: the counts, the prevalence and the average precision with their intervals."""
+    return (f"<{counts}; prevalence {result.prevalence()}, average precision {result.average_precision()} "
+            f"({100 * result.level:g}% credible intervals)>")
+
+
+def result_html(counts, result):
+    """A notebook's view of one result: the counts, its metrics' table and how many warnings."""
+    return html_view(counts, interval_table(result.to_frame()), result.warnings)
+
+
+def comparison_repr(counts, comparison):
+    """One line: the counts and each classifier's average precision with its interval."""
+    aps = ", ".join(f"{n} {comparison[n].average_precision()}" for n in comparison.names)
+    return f"<{counts}; average precision {aps} ({100 * comparison.level:g}% credible intervals)>"
+
+
+def comparison_html(counts, comparison):
+    """A notebook's view of a comparison: the counts and a table of every classifier's metrics (a column each)."""
+    import pandas as pd
+
+    table = pd.concat([interval_table(comparison[n].to_frame(), column=n) for n in comparison.names], axis=1)
+    return html_view(f"{counts}; metrics: posterior mean [{100 * comparison.level:g}% credible interval]", table,
+                     comparison.warnings)
+
+
+def classifiers_frame(frames):
+    """Each classifier's metrics DataFrame ({name: frame}, as ``to_frame`` gives them) in one, with a first
+    column ``classifier``."""
+    import pandas as pd
+
+    return pd.concat([f.assign(classifier=n) for n, f in frames.items()], ignore_index=True)[
+        ["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]

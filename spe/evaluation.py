@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .display import html_view, interval_table
+from .display import result_html, result_repr
 from .exceptions import SpeInputError
 from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
@@ -752,14 +752,18 @@ class Evaluation:
         models = self.model.components.models if self.model.components is not None else ()
         return next((m for m in models if m.mixture_fit is not None), None)
 
-    def mixture_weight(self, fit):
-        """The posterior probability the averaged model gave the mixture ``fit`` (1 when it is the only model).
+    def mixture_weight(self) -> float:
+        """The posterior probability, in [0, 1], the averaged model gave the SPE mixture (:meth:`mixture_model`):
+        1 when it is the only model, 0 when it was not fitted.
 
         Examples
         --------
-        >>> bool(0 <= ev.mixture_weight(ev.mixture_model()) <= 1)
+        >>> bool(0 <= ev.mixture_weight() <= 1)
         True
         """
+        fit = self.mixture_model()
+        if fit is None:
+            return 0.0
         if fit is self.model:
             return 1.0
         c = self.model.components
@@ -824,7 +828,7 @@ class Evaluation:
             score=score, z=space.lo + x * (space.hi - space.lo),
             axis="logit(score)" if space.kind == "logit" else "score",
             negative=band(neg), positive=band(pos), total=band(neg + pos),
-            prevalence=summarise_draws(pi, w, level), weight=self.mixture_weight(fit),
+            prevalence=summarise_draws(pi, w, level), weight=self.mixture_weight(),
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
@@ -1047,12 +1051,11 @@ class Evaluation:
                 f"{self.weights.size} posterior draws")
 
     def __repr__(self):
-        return (f"<{self._counts()}; prevalence {self.prevalence()}, average precision {self.average_precision()} "
-                f"({100 * self.level:g}% credible intervals)>")
+        return result_repr(self._counts(), self)
 
     def _repr_html_(self):
         """A notebook's view: the counts, the metrics' table (:meth:`to_frame`) and how many warnings."""
-        return html_view(self._counts(), interval_table(self.to_frame()), self.warnings)
+        return result_html(self._counts(), self)
 
     def summary(self, level=None, performance="sample", warnings=True) -> str:
         """A short human-readable report (what ``spe estimate`` prints; ``warnings=False`` leaves out the

@@ -84,21 +84,18 @@ def to_inference_data(evaluation):
              "inference": evaluation.diagnostics.get("inference"),
              "negative_family": evaluation.families.get("negative") or "",
              "positive_family": evaluation.families.get("positive") or "",
-             "mixture_weight": 0.0 if fit is None else evaluation.mixture_weight(fit)}
+             "mixture_weight": evaluation.mixture_weight()}
     groups["posterior"] = xr.Dataset(posterior, coords=coords, attrs=attrs)
+    labeled = {"labeled": np.arange(evaluation.n_labeled)}
+    observed = {"score": ("item", evaluation.scores)}
     if evaluation.n_labeled:
         ll = _log_likelihood(evaluation, layout.ravel()).reshape(chains, per_chain, -1)
         groups["log_likelihood"] = xr.Dataset({"label": (("chain", "draw", "labeled"), ll)},
-                                              coords={**coords, "labeled": np.arange(evaluation.n_labeled)})
-        groups["observed_data"] = xr.Dataset({"score": ("item", evaluation.scores),
-                                              "label": ("labeled", evaluation.labeled_value)},
-                                             coords={"item": np.arange(evaluation.n_items),
-                                                     "labeled": np.arange(evaluation.n_labeled)})
-    else:
-        groups["observed_data"] = xr.Dataset({"score": ("item", evaluation.scores)},
-                                             coords={"item": np.arange(evaluation.n_items)})
-    groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", evaluation.labeled_index)},
-                                         coords={"labeled": np.arange(evaluation.n_labeled)})
+                                              coords={**coords, **labeled})
+        observed["label"] = ("labeled", evaluation.labeled_value)
+    groups["observed_data"] = xr.Dataset(observed, coords={"item": np.arange(evaluation.n_items),
+                                                           **(labeled if evaluation.n_labeled else {})})
+    groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", evaluation.labeled_index)}, coords=labeled)
     if sample_stats is not None:
         groups["sample_stats"] = sample_stats
     if fit is not None and fit.diagnostics.get("inference") == "importance":

@@ -78,10 +78,9 @@ def as_scores(scores, *, argument="scores", min_items=4):
 def item_ids(scores):
     """The items' ids when the scores carry them (a pandas Series or DataFrame whose index is not 0..N-1), else
     None: labels keyed by those ids are then matched to the items by id (:func:`normalize_labels`)."""
-    index = getattr(scores, "index", None)
-    if index is None or not hasattr(scores, "to_numpy"):
+    if not _is_pandas(scores):
         return None
-    ids = np.asarray(index)
+    ids = np.asarray(scores.index)
     return None if np.array_equal(ids, np.arange(ids.size)) else ids
 
 
@@ -116,7 +115,7 @@ def normalize_labels(labels, n_items, ids=None):
     """
     if labels is None:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    if hasattr(labels, "index") and hasattr(labels, "to_numpy") and np.ndim(labels) == 1:  # a pandas Series
+    if _is_pandas(labels) and np.ndim(labels) == 1:  # a Series
         idx, val = _labeled_only(np.asarray(labels.index), labels.to_numpy())
         idx = _positions(idx, ids)
     elif isinstance(labels, Mapping) or (isinstance(labels, tuple) and len(labels) == 2):
@@ -134,6 +133,11 @@ def normalize_labels(labels, n_items, ids=None):
                 argument="labels")
         idx, val = _labeled_only(np.arange(n_items), arr)
     return _checked_labels(idx, val, n_items)
+
+
+def _is_pandas(obj):
+    """Whether ``obj`` is a pandas Series or DataFrame (it has an index and ``to_numpy``), without importing pandas."""
+    return hasattr(obj, "index") and hasattr(obj, "to_numpy")
 
 
 def _labeled_only(items, values):

@@ -31,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from .exceptions import SpeInputError
+from .progress import NO_PROGRESS
 
 __all__ = ["TaskPool", "thread_map", "resolve_workers", "usable_cpus", "can_fork", "MAX_AUTO_WORKERS"]
 
@@ -102,13 +103,6 @@ def thread_map(fn, items, workers):
         return list(pool.map(fn, items))
     finally:  # on an interrupt, the tasks not yet started are dropped instead of run to the end
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _advanced(progress, result):
-    """``result``, after advancing ``progress`` (a :class:`spe.progress.Stage` or None) by one."""
-    if progress is not None:
-        progress.advance()
-    return result
 
 
 #: In a worker process only: the ``shared`` object of the :class:`TaskPool` that forked it (set by its
@@ -208,15 +202,15 @@ class TaskPool:
         results = self._in_workers(fn, tasks)
         return results if results is not None else [fn(*args) for args in tasks]
 
-    def map_shared(self, fn, *iterables, progress=None):
+    def map_shared(self, fn, *iterables, progress=NO_PROGRESS):
         """``[fn(shared, *args) for args in zip(*iterables)]``, over the workers when there are any: each task
         reads the pool's ``shared`` object, which the workers received once when they started. ``progress``
         (a :class:`spe.progress.Stage`) advances by one as each result arrives."""
         tasks = list(zip(*iterables))
         results = self._in_workers(_call_with_shared, [(fn, *args) for args in tasks], progress)
-        return results if results is not None else [_advanced(progress, fn(self.shared, *args)) for args in tasks]
+        return results if results is not None else list(progress.counted(fn(self.shared, *args) for args in tasks))
 
-    def _in_workers(self, fn, tasks, progress=None):
+    def _in_workers(self, fn, tasks, progress=NO_PROGRESS):
         """The results of ``fn`` on each task (a tuple of arguments) from the workers, or None when they cannot
         run them (one worker, one task, no fork, or a pool that broke: then never again in this pool)."""
         if self.workers <= 1 or len(tasks) <= 1:
@@ -232,7 +226,7 @@ class TaskPool:
                 warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
                                         category=DeprecationWarning)
                 # submits every task: the workers start
-                return [_advanced(progress, r) for r in self._executor.map(fn, *zip(*tasks))]
+                return list(progress.counted(self._executor.map(fn, *zip(*tasks))))
         except (OSError, BrokenProcessPool):
             self.close()
             self.workers = 1

@@ -156,7 +156,7 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
                                                    if v > 0.9999 else f"{v:.4g}"))
         ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(0, y_top)
-    if show_labeled and evaluation.n_labeled and hasattr(evaluation, "labeled_points"):  # not a saved result
+    if show_labeled and evaluation.n_labeled:
         pts = evaluation.labeled_points()
         at = np.clip(pts["score"], dens.score[0], dens.score[-1])  # exact 0/1 probabilities at the axis ends
         # just above the score axis: x in data units, y in axes fraction (positives above negatives)

@@ -26,13 +26,13 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["stage", "Stage", "shown", "showing", "resolve_progressbar", "LOGGER"]
+__all__ = ["stage", "Stage", "NO_PROGRESS", "shown", "showing", "resolve_progressbar", "LOGGER"]
 
 #: The logger of the stages' timings (INFO) and starts (DEBUG).
 LOGGER = logging.getLogger("spe")
 
 _SHOW = ContextVar("spe_progress_show", default=None)  # None: no call has set it
-_BARS = ContextVar("spe_progress_bars", default=())
+_DEPTH = ContextVar("spe_progress_depth", default=0)  # bars open: where the next one is drawn
 
 
 def _in_notebook() -> bool:
@@ -72,7 +72,7 @@ def _bar(name, total, unit):
 
     # a stage without a count of steps shows its name and how long it has run
     return tqdm(total=total, desc=name, unit=unit, leave=False, file=sys.stderr, dynamic_ncols=True,
-                position=len([b for b in _BARS.get() if b is not None]), mininterval=0.2,
+                position=_DEPTH.get(), mininterval=0.2,
                 bar_format=None if total is not None else "{desc}: {elapsed}")
 
 
@@ -93,6 +93,16 @@ class Stage:
             self._bar.total += n
             self._bar.refresh()
 
+    def counted(self, results):
+        """The items of ``results`` (an iterable), advancing by one as each arrives."""
+        for r in results:
+            self.advance()
+            yield r
+
+
+#: A stage that shows nothing: the default where a function may be given one.
+NO_PROGRESS = Stage(None)
+
 
 @contextmanager
 def stage(name, total=None, unit="step"):
@@ -102,11 +112,11 @@ def stage(name, total=None, unit="step"):
     LOGGER.debug("%s ...", name)
     start = time.perf_counter()
     bar = _bar(name, total, unit) if showing() else None
-    token = _BARS.set(_BARS.get() + (bar,))
+    token = _DEPTH.set(_DEPTH.get() + (bar is not None))
     try:
         yield Stage(bar)
     finally:
-        _BARS.reset(token)
+        _DEPTH.reset(token)
         if bar is not None:
             bar.close()
         LOGGER.info("%s: %.2f s", name, time.perf_counter() - start)

@@ -16,6 +16,10 @@ import io
 
 import numpy as np
 
+from .inference.importance import PARETO_K_GOOD
+from .inference.nuts import ESS_GOOD
+from .models.criticism import P_VALUE_THRESHOLD
+
 __all__ = ["html_report", "diagnostic_rows", "DIAGNOSTICS"]
 
 #: Each diagnostic in plain words: name → (what it measures, when to worry).
@@ -23,20 +27,21 @@ DIAGNOSTICS = {
     "effective sample size (ESS)": (
         "How many independent posterior draws the weighted importance-sampling draws are worth (Kish's n_eff = "
         "(Σw)²/Σw²). The bands are quantiles of these draws: with few effective draws they are noisy.",
-        "below 100: rerun with more --draws"),
+        f"below {ESS_GOOD}: rerun with more --draws"),
     "Pareto k̂": (
         "The shape of the tail of the importance weights (Vehtari et al., PSIS). It says whether the proposal "
         "around the MAP covers the posterior.",
-        "above 0.7: the weighted draws are unreliable and the intervals may be too narrow"),
+        f"above {PARETO_K_GOOD}: the weighted draws are unreliable and the intervals may be too narrow"),
     "histogram check": (
         "A posterior-predictive check of the SPE mixture against the histogram of all the scores: would scores "
         "drawn from the fitted class-conditional densities look like these? p is the share of replicated "
         "histograms that fit worse than the real one.",
-        "p below 0.01: the mixture's families do not fit these scores; it is down-weighted or left out"),
+        f"p below {P_VALUE_THRESHOLD}: the mixture's families do not fit these scores; it is down-weighted or "
+        "left out"),
     "label check": (
         "A posterior-predictive check of the averaged model against the labeled items: are their labels as "
         "probable as labels the model generates itself at the same scores?",
-        "p below 0.01: no score model predicts the labeled items well; trust the intervals less"),
+        f"p below {P_VALUE_THRESHOLD}: no score model predicts the labeled items well; trust the intervals less"),
     "log evidence": (
         "log p(labels | scores) of each score model, in nats: how well it predicted the labeled items before "
         "seeing them. The models are averaged with weights proportional to exp(log evidence).",
@@ -75,9 +80,9 @@ def diagnostic_rows(diagnostics):
     ess, k = diagnostics.get("ess"), diagnostics.get("pareto_k")
     if diagnostics.get("inference") in ("importance", "nuts") and ess is not None:
         rows.append(("effective sample size (ESS)", f"{ess:.0f} of {diagnostics.get('draws')}",
-                     "ok" if ess >= 100 else "check"))
+                     "ok" if ess >= ESS_GOOD else "check"))
     if k is not None:
-        rows.append(("Pareto k̂", f"{k:.2f}", "ok" if k <= 0.7 else "check"))
+        rows.append(("Pareto k̂", f"{k:.2f}", "ok" if k <= PARETO_K_GOOD else "check"))
     hc = diagnostics.get("histogram_check")
     if hc:
         rows.append(("histogram check", f"p = {hc['p_value']:.3f}", "ok" if hc["passed"] else "check"))

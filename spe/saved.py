@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .comparison import differences_frame
-from .display import html_view, interval_table
+from .display import classifiers_frame, comparison_html, comparison_repr, result_html, result_repr
 from .evaluation import CurveBand, Interval, metrics_frame, score_model_frame
 from .exceptions import SpeInputError
 from .metrics import REGISTRY as METRICS
@@ -83,6 +83,15 @@ def _read_json(path):
         raise SpeInputError(f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}", path=str(path)) from None
 
 
+def _check_keys(data, keys, what, path):
+    """Raise ``SpeInputError`` (naming ``path``) unless ``data`` is a JSON object holding every one of ``keys``."""
+    if not isinstance(data, dict):
+        raise SpeInputError(f"not a result of {what} (not a JSON object)", path=path)
+    missing = next((k for k in keys if k not in data), None)
+    if missing is not None:
+        raise SpeInputError(f"not a result of {what}: no {missing!r}", path=path)
+
+
 def _number(value):
     """A JSON number, with null (what the JSON writes for NaN) back to NaN."""
     return float("nan") if value is None else float(value)
@@ -110,11 +119,7 @@ class SavedEvaluation:
     @classmethod
     def from_dict(cls, data, path=None):
         """Check that ``data`` is an estimate's JSON (raises ``SpeInputError`` naming a missing key)."""
-        if not isinstance(data, dict):
-            raise SpeInputError("not a result of spe estimate or spe compare --json (not a JSON object)", path=path)
-        missing = [k for k in _ESTIMATE_KEYS if k not in data]
-        if missing:
-            raise SpeInputError(f"not a result of spe estimate or spe compare --json: no {missing[0]!r}", path=path)
+        _check_keys(data, _ESTIMATE_KEYS, "spe estimate or spe compare --json", path)
         return cls(data, path)
 
     n_items = property(lambda self: int(self.data["n_items"]), doc="N, the items evaluated.")
@@ -221,11 +226,10 @@ class SavedEvaluation:
         return f"spe.SavedEvaluation{where}: {self.n_items} items, {self.n_labeled} labeled"
 
     def __repr__(self):
-        return (f"<{self._counts()}; prevalence {self.prevalence()}, average precision {self.average_precision()} "
-                f"({100 * self.level:g}% credible intervals)>")
+        return result_repr(self._counts(), self)
 
     def _repr_html_(self):
-        return html_view(self._counts(), interval_table(self.to_frame()), self.warnings)
+        return result_html(self._counts(), self)
 
 
 @dataclass(frozen=True)
@@ -245,11 +249,7 @@ class SavedComparison:
     @classmethod
     def from_dict(cls, data, path=None):
         """Check that ``data`` is a comparison's JSON (raises ``SpeInputError`` naming a missing key)."""
-        if not isinstance(data, dict):
-            raise SpeInputError("not a result of spe compare --json (not a JSON object)", path=path)
-        for key in ("classifiers", "comparisons", "level"):
-            if key not in data:
-                raise SpeInputError(f"not a result of spe compare --json: no {key!r}", path=path)
+        _check_keys(data, ("classifiers", "comparisons", "level"), "spe compare --json", path)
         for entry in data["classifiers"].values():
             SavedEvaluation.from_dict(entry, path)
         return cls(data, path)
@@ -271,10 +271,7 @@ class SavedComparison:
 
     def to_frame(self):
         """Every classifier's saved metrics as one tidy DataFrame (a first column ``classifier``)."""
-        import pandas as pd
-
-        return pd.concat([self[n].to_frame().assign(classifier=n) for n in self.names], ignore_index=True)[
-            ["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
+        return classifiers_frame({n: self[n].to_frame() for n in self.names})
 
     def differences_frame(self):
         """The saved pairwise differences as :meth:`Comparison.differences_frame`'s DataFrame."""
@@ -289,12 +286,7 @@ class SavedComparison:
         return f"spe.SavedComparison{where}: {len(self.names)} classifiers, {self.n_items} items"
 
     def __repr__(self):
-        aps = ", ".join(f"{n} {self[n].average_precision()}" for n in self.names)
-        return f"<{self._counts()}; average precision {aps} ({100 * self.level:g}% credible intervals)>"
+        return comparison_repr(self._counts(), self)
 
     def _repr_html_(self):
-        import pandas as pd
-
-        table = pd.concat([interval_table(self[n].to_frame(), column=n) for n in self.names], axis=1)
-        return html_view(f"{self._counts()}; metrics: posterior mean [{100 * self.level:g}% credible interval]",
-                         table, self.warnings)
+        return comparison_html(self._counts(), self)

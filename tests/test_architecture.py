@@ -65,7 +65,7 @@ LAYERS = [
     {"metrics"},
     {"performance"},
     {"evaluation", "idata"},
-    {"baselines", "plot", "api", "benchmark"},
+    {"baselines", "plot", "api", "benchmark", "report"},
     {"comparison", "saved"},
     {"active"},
     {"cli", "__main__", "__init__"},

@@ -213,15 +213,13 @@ def sample_joint_performance(model, features, classifier_scores, labeled_index, 
         replays.append(replay)
         accumulators.append(Accumulator(recall_grid, fpr_grid, replay.labeled_groups, replay.threshold_groups, n))
 
-    with stage("drawing the unknown labels", draws.n_draws, "draw") as progress:
-        def block(rows):
-            labels = draws.labels(rows)
-            parts = [acc.counted(r.count(labels), r.groups.counts) for acc, r in zip(accumulators, replays)]
-            progress.advance(rows.stop - rows.start)
-            return parts
+    def block(rows):
+        labels = draws.labels(rows)
+        return [acc.counted(r.count(labels), r.groups.counts) for acc, r in zip(accumulators, replays)]
 
-        threads = resolve_workers(workers)
-        for parts in map_draw_blocks(block, draws.n_draws, n, threads):
+    threads = resolve_workers(workers)
+    with stage("drawing the unknown labels", draws.n_draws, "draw") as progress:
+        for parts in map_draw_blocks(block, draws.n_draws, n, threads, progress):
             for acc, part in zip(accumulators, parts):
                 acc.add(part)
     return [acc.result(weights, replay, "sample", threads) for acc, replay in zip(accumulators, replays)]

@@ -25,7 +25,7 @@ from ..metrics import Curves, ranking_metric_values
 from ..metrics.curves import FPR_GRID, RECALL_GRID, curves_from_counts, pr_at_recall, roc_at_fpr
 from ..models.base import FittedScoreModel
 from ..parallel import resolve_workers, thread_map
-from ..progress import stage
+from ..progress import NO_PROGRESS, stage
 from ..quantiles import sorted_quantile
 from .groups import MAX_THRESHOLDS, ScoreGroups, groups_at, threshold_grid_groups
 
@@ -230,16 +230,11 @@ class Accumulator:
         for key, value in part.items():
             self.parts[key].append(value)
 
-    def fill(self, counts, replay, workers, progress=None):
+    def fill(self, counts, replay, workers, progress=NO_PROGRESS):
         """Add the curves of every block of draws, from ``counts(rows)`` → positives per group (M_block, K);
         ``progress`` (a :class:`spe.progress.Stage`) advances by each block's draws."""
-        def block(rows):
-            part = self.counted(counts(rows), replay.groups.counts)
-            if progress is not None:
-                progress.advance(rows.stop - rows.start)
-            return part
-
-        for part in map_draw_blocks(block, replay.n_draws, replay.cells, workers):
+        for part in map_draw_blocks(lambda rows: self.counted(counts(rows), replay.groups.counts), replay.n_draws,
+                                    replay.cells, workers, progress):
             self.add(part)
 
     def result(self, weights, replay, kind, workers):
@@ -277,10 +272,16 @@ def draw_blocks(n_draws, n_groups, workers=1):
     return [slice(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
 
 
-def map_draw_blocks(fn, n_draws, cells, workers):
+def map_draw_blocks(fn, n_draws, cells, workers, progress=NO_PROGRESS):
     """``[fn(rows) for rows in the blocks of the M = n_draws draws]`` (blocks of at most ``_BLOCK`` cells, ``cells``
-    per draw) in the order of the draws, over ``workers`` threads."""
-    return thread_map(fn, draw_blocks(n_draws, cells, workers), workers)
+    per draw) in the order of the draws, over ``workers`` threads; ``progress`` (a :class:`spe.progress.Stage`)
+    advances by each block's draws as it is done."""
+    def counted(rows):
+        out = fn(rows)
+        progress.advance(rows.stop - rows.start)
+        return out
+
+    return thread_map(counted, draw_blocks(n_draws, cells, workers), workers)
 
 
 def _cumulative_at(counts, replay, j, workers):
