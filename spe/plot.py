@@ -684,3 +684,79 @@ def plot_label_plan(plan, ax=None):
     if width_goal:
         ax.set_ylim(0, max(np.nanmax(hi) if np.isfinite(hi).any() else goal, goal) * 1.05)
     return ax
+
+
+def plot_reliability_diagram(probabilities, labels, ax=None, *, bins=10, title=None, **kwargs):
+    """Reliability diagram of one or several sets of probabilities against the same 0/1 labels.
+
+    Parameters
+    ----------
+    probabilities : dict of str → array, shape (n,)
+        p(y = 1) of the n items under each method (e.g. ``CalibrationComparison.probabilities``).
+    labels : array, shape (n,)
+        0/1.
+    ax : matplotlib Axes, optional
+    bins : int
+        Equal-width bins of the probability on [0, 1]; a point per non-empty bin at (mean probability,
+        fraction positive), its size the bin's count.
+    title : str, optional
+    **kwargs
+        Passed to each method's line (``ax.plot``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    y = np.asarray(labels, dtype=float)
+    ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="perfect calibration")
+    for name, p in probabilities.items():
+        p = np.asarray(p, dtype=float)
+        which = np.minimum((p * bins).astype(int), bins - 1)
+        n = np.bincount(which, minlength=bins)
+        keep = n > 0
+        mean_p = np.bincount(which, p, bins)[keep] / n[keep]
+        frac = np.bincount(which, y, bins)[keep] / n[keep]
+        line, = ax.plot(mean_p, frac, **{"marker": "o", "ms": 3, "lw": 1.4, "label": name, **kwargs})
+        ax.scatter(mean_p, frac, s=8 + 60 * n[keep] / n.max(), color=line.get_color(), alpha=0.35, lw=0)
+    _finish(ax, xlabel="predicted probability p(y=1)", ylabel="fraction positive", unit_x=True,
+            title=title or f"Reliability diagram ({bins} equal-width bins; marker area ∝ items)")
+    return ax
+
+
+def plot_calibration_map(calibrator, scores, labeled_scores=None, labels=None, ax=None, *, label=None, **kwargs):
+    """A fitted calibrator's p(y = 1 | s) over the range of the pool's scores, with the labeled items.
+
+    Parameters
+    ----------
+    calibrator : fitted calibrator (``spe.calibration``)
+        Anything with ``positive_probability(scores)``.
+    scores : array, shape (N,)
+        The pool's scores (score units): the x range and a rug of their deciles.
+    labeled_scores, labels : arrays, shape (n,), optional
+        The labeled items, drawn at 0 and 1.
+    ax : matplotlib Axes, optional
+    label : str, optional
+        The map's legend entry.
+    **kwargs
+        Passed to the map's line.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    s = np.asarray(scores, dtype=float)
+    grid = np.unique(np.concatenate([np.linspace(s.min(), s.max(), 400), np.percentile(s, np.arange(0, 101))]))
+    ax.plot(grid, calibrator.positive_probability(grid), **{"lw": 1.8, "label": label or "p(y=1 | score)",
+                                                            **kwargs})
+    if labeled_scores is not None:
+        y = np.asarray(labels)
+        ls = np.asarray(labeled_scores, dtype=float)
+        ax.scatter(ls, y + np.where(y == 1, -0.02, 0.02), marker="|", s=40, color="black",
+                   label=f"labeled items ({int(y.sum())} positive, {int(y.size - y.sum())} negative)")
+    for q in np.percentile(s, np.arange(10, 100, 10)):
+        ax.axvline(q, color="0.85", lw=0.6, zorder=0)
+    _finish(ax, xlabel="score", ylabel="p(y=1 | score)",
+            title="Calibration map (grey lines: deciles of the pool's scores)")
+    return ax

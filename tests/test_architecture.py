@@ -66,7 +66,7 @@ LAYERS = [
     {"performance"},
     {"evaluation", "idata"},
     {"baselines", "plot", "api", "benchmark", "report"},
-    {"comparison", "saved"},
+    {"comparison", "saved", "calibration", "prevalence"},
     {"active"},
     {"cli", "__main__", "__init__"},
 ]

@@ -46,7 +46,7 @@ def method_names():
     return tuple(REGISTRY)
 
 
-def make(name, **options):
+def make(name, argument="method", **options):
     """A new, unfitted calibrator of the registered method ``name`` with ``options``.
 
     Raises
@@ -56,7 +56,7 @@ def make(name, **options):
     """
     if name not in REGISTRY:
         raise SpeInputError(f"unknown calibration method {name!r}; one of {', '.join(REGISTRY)}",
-                            argument="method")
+                            argument=argument)
     return REGISTRY[name](**options)
 
 

@@ -57,7 +57,7 @@ def number_of_folds(labels, folds):
     return k
 
 
-def cross_validated_probabilities(method, scores, labels, unlabeled_scores=None, folds=5, rng=0, **options):
+def cross_validated_probabilities(method, scores, labels, unlabeled_scores=None, folds=5, seed=0, options=None):
     """Out-of-fold p(y = 1) of each labeled item under the registered ``method``: (n,) probabilities.
 
     Parameters
@@ -70,9 +70,9 @@ def cross_validated_probabilities(method, scores, labels, unlabeled_scores=None,
         Seen by semisupervised methods, with the held-out fold's scores.
     folds : int
         At most this many folds (fewer when a class has fewer items).
-    rng : int
+    seed : int
         Seed of the fold assignment.
-    **options
+    options : dict, optional
         The method's parameters.
 
     Raises
@@ -85,9 +85,9 @@ def cross_validated_probabilities(method, scores, labels, unlabeled_scores=None,
     s, y = check_training(scores, labels)
     u = np.empty(0) if unlabeled_scores is None else check_scores(unlabeled_scores)
     out = np.empty(s.size)
-    split = StratifiedKFold(number_of_folds(y, folds), shuffle=True, random_state=int(rng))
+    split = StratifiedKFold(number_of_folds(y, folds), shuffle=True, random_state=int(seed))
     for train, test in split.split(s, y):
-        calibrator = make(method, **options).fit(s[train], y[train], np.concatenate([s[test], u]))
+        calibrator = make(method, **(options or {})).fit(s[train], y[train], np.concatenate([s[test], u]))
         out[test] = calibrator.positive_probability(s[test])
     return out
 
@@ -167,7 +167,7 @@ def compare_methods(scores, labels, unlabeled_scores=None, methods=None, folds=5
         warnings.simplefilter("ignore")  # the K refits repeat the estimate's warnings
         for name in names:
             preds[name] = cross_validated_probabilities(name, s, y, unlabeled_scores, folds, rng,
-                                                        **(options or {}).get(name, {}))
+                                                        (options or {}).get(name))
     rows = {name: calibration_scores(p, y) for name, p in preds.items()}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("method").sort_values("log_loss")
     return CalibrationComparison(table, preds, y, number_of_folds(y, folds))

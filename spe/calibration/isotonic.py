@@ -14,7 +14,7 @@ __all__ = ["Isotonic"]
 
 
 class Isotonic(Calibrator):
-    """``sklearn.isotonic.IsotonicRegression`` (increasing, ``out_of_bounds="clip"``) as a calibrator.
+    """Isotonic regression (scikit-learn's, increasing, clipped beyond the labeled scores) as a calibrator.
 
     Attributes (after ``fit``)
     ----------
@@ -25,8 +25,8 @@ class Isotonic(Calibrator):
     >>> import numpy as np
     >>> from spe.calibration import Isotonic
     >>> cal = Isotonic().fit([0.1, 0.2, 0.3, 0.6, 0.7, 0.9], [0, 0, 1, 0, 1, 1])
-    >>> cal.positive_probability([0.0, 0.65, 1.0]).tolist()
-    [0.0, 0.5, 1.0]
+    >>> cal.positive_probability([0.0, 0.65, 1.0]).round(3).tolist()
+    [0.0, 0.75, 1.0]
     """
 
     def _fit(self, feature, labels, unlabeled_feature, scores, unlabeled_scores):

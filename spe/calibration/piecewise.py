@@ -4,11 +4,12 @@ p(y = 1 | s) = σ(f(s)), f continuous and linear between four knots θ₀ < θ�
 §3.3): f(x) = Σ_j w_j l_j(x), l_j the hat functions of the knots (linear interpolation of the values w_j at
 the knots; beyond θ₀ and θ₃ the end pieces continue, where the paper's l_j vanish). θ₀ and θ₃ are the
 smallest and largest labeled scores; θ₁ is one of the 10%, …, 90% percentiles of the negatives' scores, θ₂
-of the positives', the pair of highest (penalised) likelihood. The regulariser is the paper's
+of the positives', the pair of highest penalised likelihood at λ = 1. The regulariser is the paper's
 λ Σ_j (slope_j − slope_{j−1})², slope_j = (w_j − w_{j−1})/(θ_j − θ_{j−1}), which lets the fit fall back to
 Platt's single line. λ ("empirically chosen using a holdout dataset") is chosen here from :data:`LAMBDAS` by
-stratified K-fold cross-validated log-loss on the labeled items (K = min(5, fewest items of a class); the
-knots are those chosen on all of them); with fewer than two items of a class, λ = 1. The fit uses Platt's
+stratified K-fold cross-validated log-loss on the labeled items (K = min(5, fewest items of a class), with
+the knots chosen on all of them), and the knot values are refitted at that λ; with fewer than two items of a
+class, λ = 1. The fit uses Platt's
 regularised targets (:func:`spe.calibration.base.smoothed_targets`), which keep it finite when the labeled
 items are separated by the score. The score is read as log-odds, as for the other methods.
 """
@@ -24,6 +25,8 @@ __all__ = ["PiecewiseLogistic", "hat_basis", "slope_penalty", "LAMBDAS", "PERCEN
 
 #: The candidate smoothness weights λ.
 LAMBDAS = (0.01, 0.1, 1.0, 10.0, 100.0)
+#: The λ at which the knots are chosen (and the λ when too few labels for cross-validation).
+KNOT_LAMBDA = 1.0
 #: The percentiles of each class's scores the inner knots are chosen from (Zhang & Yang 2004, §3.3).
 PERCENTILES = tuple(range(10, 100, 10))
 
@@ -130,13 +133,12 @@ class PiecewiseLogistic(Calibrator):
 
     def _fit(self, feature, labels, unlabeled_feature, scores, unlabeled_scores):
         folds = min(5, int(labels.sum()), int(labels.size - labels.sum()))
+        self.knots_, _ = best_knots(feature, labels, KNOT_LAMBDA if self.smoothness is None else self.smoothness)
         if self.smoothness is not None or folds < 2:
-            lam = 1.0 if self.smoothness is None else float(self.smoothness)
-            self.knots_, self.values_ = best_knots(feature, labels, lam)
+            lam = KNOT_LAMBDA if self.smoothness is None else float(self.smoothness)
         else:
-            fits = [(best_knots(feature, labels, lam), lam) for lam in LAMBDAS]
-            (self.knots_, self.values_), lam = min(
-                fits, key=lambda f: cross_validated_loss(feature, labels, f[0][0], f[1], folds))
+            lam = min(LAMBDAS, key=lambda v: cross_validated_loss(feature, labels, self.knots_, v, folds))
+        self.values_, _ = _penalised_fit(feature, smoothed_targets(labels), self.knots_, lam)
         self.smoothness_ = lam
 
     def _positive(self, feature, scores):

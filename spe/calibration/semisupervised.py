@@ -17,7 +17,7 @@ __all__ = ["SemisupervisedSPE"]
 
 
 class SemisupervisedSPE(Calibrator):
-    """The calibration map of :func:`spe.evaluate` on the labeled and unlabeled scores.
+    """SPE's semisupervised calibration map: spe.evaluate on the labeled and unlabeled scores (Welinder et al. §4.4).
 
     Parameters
     ----------

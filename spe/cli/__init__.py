@@ -5,7 +5,8 @@ below (the order of ``spe --help``). A new command is one new module here,
 imported last.
 """
 
-from . import estimate, threshold, families, listing, compare, suggest, plan  # noqa: F401  (registers, in this order)
+from . import (estimate, threshold, families, listing, compare, suggest, plan,  # noqa: F401  (registers, in order)
+               calibrate, prevalence)
 from .main import build_parser, console_main, main
 
 __all__ = ["main", "build_parser", "console_main"]

@@ -18,6 +18,8 @@ new family, score model, metric or command joins:
   metrics        the metrics spe estimates: of the whole ranking (in the summary
                  and the JSON) and at a threshold (--threshold, `spe threshold`)
   commands       the spe commands
+  calibration    the calibration methods of `spe calibrate --method`
+  prevalence     the prevalence methods of `spe prevalence --method`
 
 examples:
   spe list
@@ -25,7 +27,7 @@ examples:
 """
 
 #: What ``spe list`` lists.
-KINDS = ("families", "score-models", "metrics", "commands")
+KINDS = ("families", "score-models", "metrics", "commands", "calibration", "prevalence")
 
 
 def add_arguments(p):
@@ -61,13 +63,26 @@ def _commands():
     return [{"name": name, "about": command.help} for name, command in COMMANDS.items()]
 
 
+def _calibration():
+    from ..calibration import REGISTRY
+
+    return [{"name": name, "about": _first_line(cls.__doc__)} for name, cls in REGISTRY.items()]
+
+
+def _prevalence():
+    from ..prevalence import REGISTRY
+
+    return [{"name": name, "about": m.about} for name, m in REGISTRY.items()]
+
+
 def _first_line(text):
     return (text or "").strip().splitlines()[0].rstrip(".") if text else ""
 
 
 def lists(kinds=KINDS):
     """{kind: [entries]} for the kinds asked for; each entry has at least ``name`` and ``about``."""
-    makers = {"families": _families, "score-models": _score_models, "metrics": _metrics, "commands": _commands}
+    makers = {"families": _families, "score-models": _score_models, "metrics": _metrics, "commands": _commands,
+              "calibration": _calibration, "prevalence": _prevalence}
     return {kind: makers[kind]() for kind in kinds}
 
 

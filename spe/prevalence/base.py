@@ -20,7 +20,7 @@ from ..inputs import as_scores, check_level, normalize_labels, seed_of
 from ..registries import add_unique
 
 __all__ = ["PrevalenceEstimate", "Method", "REGISTRY", "register", "PoolLabels", "estimate_prevalence",
-           "compare_prevalence", "stratified_bootstrap", "natural_threshold", "pool_fraction"]
+           "compare_prevalence", "check_method", "stratified_bootstrap", "natural_threshold", "pool_fraction"]
 
 
 @dataclass
@@ -140,6 +140,12 @@ def stratified_bootstrap(statistic, scores, labels, level, rng, n_resamples):
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def check_method(name, argument="method"):
+    """Raise :class:`SpeInputError` naming ``argument`` unless ``name`` is a registered method."""
+    if name not in REGISTRY:
+        raise SpeInputError(f"unknown prevalence method {name!r}; one of {', '.join(REGISTRY)}", argument=argument)
+
+
 def _pool(scores, labels, reference, score_type):
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size)
@@ -193,8 +199,7 @@ def estimate_prevalence(method, scores, labels=None, *, level=0.9, rng=None, ref
     >>> bool(est.lo < y.mean() < est.hi)
     True
     """
-    if method not in REGISTRY:
-        raise SpeInputError(f"unknown prevalence method {method!r}; one of {', '.join(REGISTRY)}", argument="method")
+    check_method(method)
     level = check_level(level)
     data = _pool(scores, labels, reference, score_type)
     return REGISTRY[method].estimate(data, level, np.random.default_rng(seed_of(rng)), **options)

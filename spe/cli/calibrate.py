@@ -1,0 +1,200 @@
+"""``spe calibrate``: calibrated per-item probabilities from the scores and a few labels, by one method or all of
+them compared (issue 26; DESIGN.md "Calibration and prevalence")."""
+
+from __future__ import annotations
+
+from .common import figure_bytes, finish, plan_outputs, read_inputs
+from .options import Once, add_input_options, positive, seed
+from .registry import Command, register
+
+CALIBRATE_HELP = """\
+Turn the classifier's scores into calibrated probabilities p(y=1 | score),
+learned from the labeled items (and, for 'spe', from every score).
+
+Methods (`spe list calibration` describes each):
+  spe          SPE's semisupervised item probabilities (default): every
+               score and the labels, the score models averaged by evidence
+  platt        Platt scaling: a logistic regression on the score's log-odds
+  asymlaplace  Bennett (2003): asymmetric Laplace class-conditionals
+  asymgauss    Bennett (2003): asymmetric Gaussian class-conditionals
+  piecewise    Zhang & Yang (2004): piecewise logistic regression, 3 pieces
+  isotonic     isotonic regression (scikit-learn), the non-parametric reference
+
+Writes 'id,probability' for every item to --out (the calibration map at each
+item's score; a labeled item's probability is the map's, not its label).
+--compare fits every method K times on K-1 folds of the labeled items
+(stratified; K = min(--folds, the fewest labels of a class)) and prints the
+held-out log-loss (nats per item), Brier score and expected calibration
+error (10 equal-width probability bins), best log-loss first; --plot then
+draws their reliability diagram from the held-out probabilities.
+
+examples:
+  spe calibrate examples/digits_scores.csv --labels examples/digits_labels.csv --out probs.csv --seed 0
+  spe calibrate examples/digits_scores.csv --labels examples/digits_labels.csv --compare --plot reliability.png
+"""
+
+
+def add_arguments(p):
+    """The options of ``spe calibrate``."""
+    add_input_options(p)
+    p.add_argument("--method", default="spe", metavar="NAME",
+                   help="the calibration method (default 'spe'; the list above, or `spe list calibration`)")
+    p.add_argument("--out", metavar="PROBS.csv", action=Once,
+                   help="write 'id,probability' for every item ('-': standard output)")
+    p.add_argument("--compare", action="store_true",
+                   help="compare every method by cross-validation on the labeled items (instead of one method)")
+    p.add_argument("--folds", type=positive, default=5, metavar="K",
+                   help="at most K cross-validation folds for --compare (default 5)")
+    p.add_argument("--plot", metavar="OUT.png", action=Once,
+                   help="with --compare: the reliability diagram of every method; else the calibration map")
+    p.add_argument("--json", metavar="OUT.json", action=Once,
+                   help="write the method, the map at the pool's score quantiles (or the comparison) as JSON")
+    p.add_argument("--draws", type=positive, default=1000, metavar="M",
+                   help="posterior draws of the 'spe' method (default 1000)")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the 'spe' method's draws and of the folds (default 0)")
+
+
+def _training(args):
+    """(scores file, labeled scores, labels, unlabeled scores); an input error without labels of both classes."""
+    import numpy as np
+
+    from ..exceptions import SpeInputError
+
+    scores, labels = read_inputs(args)
+    if labels is None or len(labels[0]) == 0:
+        raise SpeInputError("calibration needs labeled items (--labels LABELS.csv)", argument="--labels")
+    index, value = (np.asarray(v) for v in labels)
+    rest = np.ones(scores.scores.size, dtype=bool)
+    rest[index] = False
+    return scores, scores.scores[index], value.astype(int), scores.scores[rest]
+
+
+def _method_options(args, name):
+    return {"score_type": args.score_type, **({"draws": args.draws, "rng": args.seed} if name == "spe" else {})}
+
+
+def map_table(calibrator, scores):
+    """The fitted map at the pool's score quantiles (0, 1, 10, 25, 50, 75, 90, 99, 100 %): list of dicts."""
+    import numpy as np
+
+    q = np.array([0, 1, 10, 25, 50, 75, 90, 99, 100])
+    at = np.percentile(scores, q, method="inverted_cdf")
+    p = calibrator.positive_probability(at)
+    return [{"quantile": int(a), "score": float(s), "probability": float(b)} for a, s, b in zip(q, at, p)]
+
+
+def run(args):
+    """Run ``spe calibrate``; returns the exit status."""
+    plan = plan_outputs(args, ("--out", args.out, True), ("--json", args.json, True), ("--plot", args.plot, False))
+    if args.compare:
+        return _run_compare(args, plan)
+    from ..calibration import make
+    from ..output import json_bytes
+
+    calibrator = make(args.method, argument="--method", **_method_options(args, args.method))
+    scores, s, y, unlabeled = _training(args)
+    calibrator.fit(s, y, unlabeled)
+    table = map_table(calibrator, scores.scores)
+    warns = list(getattr(getattr(calibrator, "evaluation_", None), "warnings", []))
+    files = []
+    if args.out is not None:
+        files.append((plan["--out"], _probabilities_csv(scores, calibrator.positive_probability(scores.scores))))
+    if args.json is not None:
+        files.append((plan["--json"], json_bytes({"method": args.method, "n_items": int(scores.scores.size),
+                                                  "n_labeled": int(y.size), "map": table, "warnings": warns})))
+    if args.plot is not None:
+        files.append((plan["--plot"], _map_figure(args, calibrator, scores.scores, s, y)))
+    finish(plan, _map_text(args, scores, y, table), files, warnings=warns, command="spe calibrate")
+    return 0
+
+
+def _run_compare(args, plan):
+    from ..calibration import compare_methods, method_names
+    from ..output import json_bytes
+
+    scores, s, y, unlabeled = _training(args)
+    cmp = compare_methods(s, y, unlabeled, folds=args.folds, rng=args.seed,
+                          options={m: _method_options(args, m) for m in method_names()})
+    files = []
+    if args.json is not None:
+        files.append((plan["--json"], json_bytes(cmp.to_dict())))
+    if args.plot is not None:
+        files.append((plan["--plot"], _reliability_figure(args, cmp)))
+    if args.out is not None:
+        from ..calibration import make
+
+        best = cmp.table.index[0]
+        fitted = make(best, **_method_options(args, best)).fit(s, y, unlabeled)
+        files.append((plan["--out"], _probabilities_csv(scores, fitted.positive_probability(scores.scores))))
+    finish(plan, _compare_text(args, cmp, y), files, command="spe calibrate")
+    return 0
+
+
+def _probabilities_csv(scores, probability):
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    ids = scores.ids if scores.ids is not None else np.arange(probability.size)
+    buf = io.StringIO()
+    pd.DataFrame({"id": ids, "probability": list(map("{:.6g}".format, probability.tolist()))}).to_csv(buf,
+                                                                                                     index=False)
+    return buf.getvalue().encode()
+
+
+def _map_text(args, scores, y, table):
+    lines = [f"spe calibrate: {scores.scores.size} items, {y.size} labeled ({int(y.sum())} positive, "
+             f"{int(y.size - y.sum())} negative); method {args.method}",
+             "calibration map at quantiles of the pool's scores:",
+             "  quantile      score  p(y=1 | score)"]
+    lines += [f"  {r['quantile']:>7d}%  {r['score']:>9.4g}  {r['probability']:.4f}" for r in table]
+    if args.out is None:
+        lines.append("(--out PROBS.csv writes every item's probability)")
+    return "\n".join(lines)
+
+
+def _compare_text(args, cmp, y):
+    t = cmp.table
+    lines = [f"spe calibrate --compare: {y.size} labeled items ({int(y.sum())} positive), {cmp.folds}-fold "
+             f"cross-validation (held-out items only; ECE: {cmp.bins} equal-width bins)",
+             f"  {'method':<12s} {'log-loss':>9s} {'Brier':>8s} {'ECE':>7s}"]
+    lines += [f"  {m:<12s} {r.log_loss:9.4f} {r.brier:8.4f} {r.ece:7.4f}" for m, r in t.iterrows()]
+    lines.append(f"lowest held-out log-loss: {t.index[0]}" + (" (its probabilities are in --out)" if args.out else ""))
+    if y.size < 50:
+        lines.append(f"with {y.size} labels these scores are noisy: differences of a few hundredths are not "
+                     "significant")
+    return "\n".join(lines)
+
+
+def _reliability_figure(args, cmp):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plot import plot_reliability_diagram
+
+    fig, ax = plt.subplots(figsize=(6, 5), layout="constrained")
+    plot_reliability_diagram(cmp.probabilities, cmp.labels, ax=ax, bins=cmp.bins,
+                             title=f"Reliability of each method ({cmp.folds}-fold held-out probabilities of "
+                                   f"{cmp.labels.size} labeled items)")
+    return figure_bytes(fig, args.plot)
+
+
+def _map_figure(args, calibrator, pool, s, y):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plot import plot_calibration_map
+
+    fig, ax = plt.subplots(figsize=(6, 4.5), layout="constrained")
+    plot_calibration_map(calibrator, pool, s, y, ax=ax, label=args.method)
+    return figure_bytes(fig, args.plot)
+
+
+register(Command(name="calibrate", help="calibrated probabilities per item, by one method or all compared",
+                 description=CALIBRATE_HELP, add_arguments=add_arguments, run=run))
