@@ -148,7 +148,7 @@ class _Asymmetric(Calibrator):
 class AsymmetricLaplace(_Asymmetric):
     """Bennett's (2003) asymmetric Laplace method: eq. 1 per class, fitted by eq. 3 and the sweep of §3.3.1.
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     negative_, positive_ : (θ, β, γ)
         Mode (log-odds units) and inverse scales left and right of it, per class.
@@ -172,7 +172,7 @@ class AsymmetricLaplace(_Asymmetric):
 class AsymmetricGaussian(_Asymmetric):
     """Bennett's (2003) asymmetric Gaussian method: eq. 2 per class, fitted by eqs. 4–5 and the sweep of §3.3.2.
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     negative_, positive_ : (θ, σ_l, σ_r)
         Mode and the spreads left and right of it (log-odds units), per class.

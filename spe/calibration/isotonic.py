@@ -16,7 +16,7 @@ __all__ = ["Isotonic"]
 class Isotonic(Calibrator):
     """Isotonic regression (scikit-learn's, increasing, clipped beyond the labeled scores) as a calibrator.
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     regression_ : sklearn.isotonic.IsotonicRegression
 

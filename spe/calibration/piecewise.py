@@ -106,7 +106,7 @@ class PiecewiseLogistic(Calibrator):
     smoothness : float or None
         λ; None (default) chooses it from :data:`LAMBDAS` by cross-validation on the labeled items.
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     knots_ : array, shape (4,) (or (2,) when no inner knots fit)
         Log-odds units.

@@ -18,7 +18,7 @@ __all__ = ["Platt"]
 class Platt(Calibrator):
     """Platt scaling (Platt 1999, eq. 1): a logistic regression of the label on the score's log-odds feature.
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     slope_, intercept_ : float
         a and b of σ(a f(s) + b), f in log-odds units.

@@ -29,7 +29,7 @@ class SemisupervisedSPE(Calibrator):
     options : dict, optional
         Further keyword arguments of :func:`spe.evaluate` (``families``, ``score_model``, ``reference``, …).
 
-    Attributes (after ``fit``)
+    Attributes
     ----------
     evaluation_ : spe.Evaluation
         The estimate behind the map (its diagnostics, warnings and curves).
