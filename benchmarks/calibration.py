@@ -39,7 +39,7 @@ def _calibration_rows(s, y, labeled, unl, draws, seed):
 
     rows, spe_eval = [], None
     for method in ("platt", "asymlaplace", "asymgauss", "piecewise", "isotonic", "spe"):
-        options = {"draws": draws, "rng": seed} if method == "spe" else {}
+        options = {"draws": draws, "rng": seed, "options": {"workers": 1}} if method == "spe" else {}
         cal = make(method, **options).fit(s[labeled], y[labeled], s[unl])
         rows.append({"kind": "calibration", "method": method,
                      **calibration_scores(cal.positive_probability(s[unl]), y[unl])})
@@ -60,7 +60,8 @@ def _prevalence_rows(s, y, labeled, seed, spe_eval):
     i = spe_eval.prevalence(level=LEVEL)
     rows.append(("spe", i.mean, i.lo, i.hi))
     return [{"kind": "prevalence", "method": m, "estimate": est, "error": abs(est - truth),
-             "covered": bool(lo <= truth <= hi), "width": hi - lo} for m, est, lo, hi in rows]
+             "covered": float(lo <= truth <= hi) if np.isfinite(lo) else np.nan, "width": hi - lo}
+            for m, est, lo, hi in rows]
 
 
 def _sld_claim_rows(s, y, labeled, unl, train_prevalence):

@@ -102,3 +102,11 @@ def test_bad_input_is_named():
         estimate_prevalence("acc", s, {0: 1, 1: 1})
     with pytest.raises(SpeInputError):
         estimate_prevalence("cc", s, None, level=1.5)
+
+
+def test_one_labeled_item_of_a_class_gives_no_bootstrap_interval_rather_than_a_false_one():
+    s = np.linspace(-2, 2, 200)
+    for method in ("acc", "sld"):
+        est = estimate_prevalence(method, s, {0: 0, 1: 0, 199: 1}, rng=0)
+        assert np.isnan(est.lo) and np.isnan(est.hi) and "fewer than 2" in est.interval
+        assert 0 <= est.estimate <= 1

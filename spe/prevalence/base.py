@@ -20,7 +20,8 @@ from ..inputs import as_scores, check_level, normalize_labels, seed_of
 from ..registries import add_unique
 
 __all__ = ["PrevalenceEstimate", "Method", "REGISTRY", "register", "PoolLabels", "estimate_prevalence",
-           "compare_prevalence", "check_method", "stratified_bootstrap", "natural_threshold", "pool_fraction"]
+           "compare_prevalence", "check_method", "stratified_bootstrap", "bootstrap_note", "natural_threshold",
+           "pool_fraction"]
 
 
 @dataclass
@@ -131,10 +132,14 @@ def natural_threshold(data):
 
 def stratified_bootstrap(statistic, scores, labels, level, rng, n_resamples):
     """Percentile interval of ``statistic(positive_scores, negative_scores)`` resampling each class of a labeled
-    set apart (``scipy.stats.bootstrap`` with two samples), so every resample keeps both classes: (lo, hi)."""
+    set apart (``scipy.stats.bootstrap`` with two samples), so every resample keeps both classes: (lo, hi).
+    (NaN, NaN) when a class has fewer than two items: a single item cannot be resampled, and an interval that
+    held it fixed would hide the largest part of the uncertainty."""
     from scipy import stats
 
     s, y = np.asarray(scores, dtype=float), np.asarray(labels)
+    if min(int(y.sum()), int(y.size - y.sum())) < 2:
+        return float("nan"), float("nan")
     res = stats.bootstrap((s[y == 1], s[y == 0]), statistic, n_resamples=int(n_resamples), confidence_level=level,
                           method="percentile", vectorized=False, paired=False, rng=rng)
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
@@ -144,6 +149,13 @@ def check_method(name, argument="method"):
     """Raise :class:`SpeInputError` naming ``argument`` unless ``name`` is a registered method."""
     if name not in REGISTRY:
         raise SpeInputError(f"unknown prevalence method {name!r}; one of {', '.join(REGISTRY)}", argument=argument)
+
+
+def bootstrap_note(lo):
+    """What a stratified bootstrap interval is, or why there is none (``lo`` NaN)."""
+    if np.isnan(lo):
+        return "none: fewer than 2 labeled items of a class to resample"
+    return "bootstrap percentile of each labeled class"
 
 
 def _pool(scores, labels, reference, score_type):

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import SpeInputError
-from .base import Method, PrevalenceEstimate, natural_threshold, pool_fraction, register, stratified_bootstrap
+from .base import (Method, PrevalenceEstimate, bootstrap_note, natural_threshold, pool_fraction, register,
+                   stratified_bootstrap)
 
 __all__ = ["classify_and_count", "adjusted_classify_and_count", "adjusted_fraction"]
 
@@ -65,7 +66,7 @@ def adjusted_classify_and_count(data, level, rng, threshold=None, n_resamples=N_
     tpr, fpr = float(np.mean(s[y == 1] >= t)), float(np.mean(s[y == 0] >= t))
     lo, hi = stratified_bootstrap(fraction, s, y, level, rng, n_resamples)
     return PrevalenceEstimate("acc", fraction(s[y == 1], s[y == 0]), lo, hi, level,
-                              "bootstrap percentile of each labeled class", {"threshold": t, "tpr": tpr, "fpr": fpr,
+                              bootstrap_note(lo), {"threshold": t, "tpr": tpr, "fpr": fpr,
                                                                               "defined": tpr > fpr})
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..calibration import make
 from ..exceptions import SpeInputError
-from .base import Method, PrevalenceEstimate, pool_fraction, register, stratified_bootstrap
+from .base import Method, PrevalenceEstimate, bootstrap_note, pool_fraction, register, stratified_bootstrap
 
 __all__ = ["sld", "sld_prevalence", "TOLERANCE", "MAX_ITERATIONS"]
 
@@ -80,7 +80,7 @@ def sld_prevalence(data, level, rng, calibrator="platt", n_resamples=N_RESAMPLES
     lo, hi = stratified_bootstrap(lambda pos, neg: pool_fraction(data, u.size * run(pos, neg)[0]), s, y, level,
                                   rng, n_resamples)
     return PrevalenceEstimate("sld", pool_fraction(data, u.size * prior), lo, hi, level,
-                              "bootstrap percentile of each labeled class",
+                              bootstrap_note(lo),
                               {"calibrator": calibrator, "iterations": iterations, "converged": converged,
                                "training_prior": float(y.mean())})
 
