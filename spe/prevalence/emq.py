@@ -49,18 +49,19 @@ def sld(posteriors, training_prior, tolerance=TOLERANCE, max_iterations=MAX_ITER
     (prior, adjusted posteriors (U,), iterations, converged)
         Pr_U(y = 1), the posteriors Pr⁽ˢ⁾(y = 1 | x), s, whether the rule's tolerance was met.
     """
-    p0 = np.column_stack([1 - np.asarray(posteriors, dtype=float), np.asarray(posteriors, dtype=float)])
+    p1 = np.asarray(posteriors, dtype=float)
+    p0 = 1.0 - p1
     prior0 = np.array([1 - training_prior, training_prior])
-    prior, post = prior0, p0
+    prior, post = prior0, p1
     for s in range(1, max_iterations + 1):
-        new_prior = post.mean(axis=0)                                  # line 11
-        scaled = p0 * (new_prior / prior0)                             # line 13
-        post = scaled / scaled.sum(axis=1, keepdims=True)              # line 14
-        change = float(np.mean(np.abs(new_prior - prior)))             # eq. 6
+        new_prior = np.array([1 - post.mean(), post.mean()])           # line 11
+        ratio = new_prior / prior0                                      # line 13
+        post = ratio[1] * p1 / (ratio[1] * p1 + ratio[0] * p0)          # line 14 (two classes)
+        change = float(np.mean(np.abs(new_prior - prior)))              # eq. 6
         prior = new_prior
         if change < tolerance:
-            return float(prior[1]), post[:, 1], s, True
-    return float(prior[1]), post[:, 1], max_iterations, False
+            return float(prior[1]), post, s, True
+    return float(prior[1]), post, max_iterations, False
 
 
 def sld_prevalence(data, level, rng, calibrator="platt", n_resamples=N_RESAMPLES):
