@@ -359,7 +359,8 @@ def read_scores(path, score_column="score", id_column="id"):
     Parameters
     ----------
     path : str or Path
-        The file, or ``"-"`` for standard input.
+        The file, or ``"-"`` for standard input: a CSV file, or Parquet — a ``.parquet`` file, a directory of
+        shards or a glob (:mod:`spe.parquet`).
     score_column : str
         Column holding the scores.
     id_column : str
@@ -411,6 +412,11 @@ def read_score_columns(path, score_columns, id_column="id"):
 
 def _read_score_columns(path, score_columns, id_column):
     """:func:`read_score_columns` after its argument checks."""
+    from .parquet import is_parquet, read_parquet_columns
+
+    if is_parquet(path):
+        columns, ids = read_parquet_columns(path, list(score_columns), id_column)
+        return [ScoresFile(str(path), c, ids) for c in columns]
     source = _source(path, "scores")
     fast = _read_columns_fast(path, score_columns, id_column, source)
     if fast is not None:

@@ -1,0 +1,142 @@
+"""Scores stored as Parquet: one file, a directory of shards or a glob of shards, read with pyarrow.
+
+Only the score column(s) and the id column (when present) are read. The items are the shards' rows in the
+order of the shards' sorted paths, then of their rows; without an id column a label's ``id`` is that 0-based
+position across all shards. Every score is checked as a CSV's is (a number, finite), and a bad one is named
+by its shard, its row in the shard (1-based, as a data row) and its column.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import SpeInputError
+
+__all__ = ["is_parquet", "parquet_files", "read_parquet_columns"]
+
+_GLOB = set("*?[")
+_SUFFIXES = (".parquet", ".pq", ".parq")
+
+
+def is_parquet(path):
+    """Whether ``path`` names Parquet input: a file with a Parquet suffix, a directory, or a glob pattern."""
+    text = str(path)
+    if text == "-":
+        return False
+    return text.lower().endswith(_SUFFIXES) or Path(text).is_dir() or bool(_GLOB & set(text))
+
+
+def parquet_files(path):
+    """The Parquet files ``path`` names, sorted: itself, the ``*.parquet``/``*.pq``/``*.parq`` files below a
+    directory (recursively), or the files a glob matches.
+
+    Raises
+    ------
+    SpeInputError
+        Nothing found, naming the path.
+    """
+    text = str(path)
+    p = Path(text)
+    if p.is_dir():
+        files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_SUFFIXES))
+    elif _GLOB & set(text) and not p.exists():
+        files = sorted(f for f in glob.glob(text, recursive=True) if os.path.isfile(f))
+    else:
+        files = [text] if p.is_file() else []
+    if not files:
+        raise SpeInputError("no Parquet file found" if (p.is_dir() or _GLOB & set(text)) else "file not found",
+                            path=text)
+    return files
+
+
+def read_parquet_columns(path, score_columns, id_column="id"):
+    """Read score columns (and the id column, when there is one) from Parquet shards.
+
+    Parameters
+    ----------
+    path : str or Path
+        A Parquet file, a directory of shards, or a glob.
+    score_columns : list of str, length K
+    id_column : str
+
+    Returns
+    -------
+    (list of K arrays (N,) float64 in score units, ids (N,) str array or None)
+
+    Raises
+    ------
+    SpeInputError
+        No file, a file pyarrow cannot read, a missing or non-numeric score column, a null, NaN or infinite
+        score, an empty or duplicate id — naming the shard, row and column.
+    """
+    import pyarrow.parquet as pq
+
+    files = parquet_files(path)
+    columns, ids = [[] for _ in score_columns], []
+    has_ids = None
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+        except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version
+            raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
+        _check_schema(schema, score_columns, f)
+        shard_ids = id_column in schema.names
+        if has_ids is not None and shard_ids != has_ids:
+            raise SpeInputError(f"has {'an' if shard_ids else 'no'} {id_column!r} column, unlike the first shard",
+                                path=f)
+        has_ids = shard_ids
+        table = pq.read_table(f, columns=[*score_columns, *([id_column] if shard_ids else [])])
+        for out, name in zip(columns, score_columns):
+            out.append(_finite_scores(table.column(name), f, name))
+        if shard_ids:
+            ids.append(np.asarray(table.column(id_column).cast("string").to_pylist(), dtype=object))
+    joined = [np.concatenate(c) for c in columns]
+    return joined, (_checked_ids(files, ids, id_column) if has_ids else None)
+
+
+def _check_schema(schema, score_columns, f):
+    import pyarrow.types as pt
+
+    for name in score_columns:
+        if name not in schema.names:
+            raise SpeInputError(f"no column {name!r} (columns: {', '.join(schema.names)})", path=f)
+        kind = schema.field(name).type
+        if not (pt.is_floating(kind) or pt.is_integer(kind) or pt.is_decimal(kind)):
+            raise SpeInputError(f"the scores must be numbers; the column is {kind}", path=f, column=name)
+
+
+def _finite_scores(column, f, name):
+    values = column.cast("float64").to_numpy(zero_copy_only=False)  # nulls become NaN
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        what = "missing" if column.null_count and not column.slice(int(bad[0]), 1).is_valid().to_pylist()[0] \
+            else f"not a finite number ({float(values[bad[0]])!r})"
+        raise SpeInputError(f"score {what}", path=f, row=int(bad[0]) + 1, column=name)
+    return values
+
+
+def _checked_ids(files, ids, id_column):
+    """The ids of every shard as one str array; empty or duplicate ids named by shard and row."""
+    all_ids = np.concatenate(ids).astype(str)
+    starts = np.cumsum([0, *[len(i) for i in ids]])
+
+    def where(k):
+        shard = int(np.searchsorted(starts, k, side="right") - 1)
+        return files[shard], int(k - starts[shard]) + 1
+
+    stripped = np.char.strip(all_ids)
+    empty = np.flatnonzero((stripped == "") | (stripped == "None"))
+    if empty.size:
+        f, row = where(empty[0])
+        raise SpeInputError("empty id", path=f, row=row, column=id_column)
+    _, first, counts = np.unique(stripped, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup_value = str(stripped[first[counts > 1][0]])
+        k = np.flatnonzero(stripped == dup_value)[1]
+        f, row = where(k)
+        raise SpeInputError(f"duplicate id {dup_value!r}", path=f, row=row, column=id_column)
+    return stripped
