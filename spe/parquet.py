@@ -25,7 +25,7 @@ _SUFFIXES = (".parquet", ".pq", ".parq")
 def is_parquet(path):
     """Whether ``path`` names Parquet input: a file with a Parquet suffix, a directory, or a glob pattern."""
     text = str(path)
-    if text == "-":
+    if text == "-" or text.strip() == "":
         return False
     return text.lower().endswith(_SUFFIXES) or Path(text).is_dir() or bool(_GLOB & set(text))
 
@@ -47,9 +47,11 @@ def parquet_files(path):
         files = sorted(f for f in glob.glob(text, recursive=True) if os.path.isfile(f))
     else:
         files = [text] if p.is_file() else []
+    if not files and p.is_dir():
+        raise SpeInputError("is a directory with no Parquet file below it (*.parquet, *.pq, *.parq), and not a CSV "
+                            "file", path=text)
     if not files:
-        raise SpeInputError("no Parquet file found" if (p.is_dir() or _GLOB & set(text)) else "file not found",
-                            path=text)
+        raise SpeInputError("no Parquet file found" if _GLOB & set(text) else "file not found", path=text)
     return files
 
 

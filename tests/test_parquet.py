@@ -89,7 +89,7 @@ def test_an_empty_glob_or_directory_and_a_csv_named_parquet_are_input_errors(tmp
     with pytest.raises(SpeInputError, match="no Parquet file found"):
         read_scores(f"{tmp_path}/none-*.parquet")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SpeInputError, match="no Parquet file found"):
+    with pytest.raises(SpeInputError, match="is a directory with no Parquet file"):
         read_scores(tmp_path / "empty")
     fake = tmp_path / "fake.parquet"
     fake.write_text("score\n0.1\n")
