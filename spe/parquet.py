@@ -27,6 +27,8 @@ def is_parquet(path):
     text = str(path)
     if text == "-" or text.strip() == "":
         return False
+    if Path(text).is_file():  # an existing file by its suffix alone, whatever characters its name holds
+        return text.lower().endswith(_SUFFIXES)
     return text.lower().endswith(_SUFFIXES) or Path(text).is_dir() or bool(_GLOB & set(text))
 
 
@@ -44,7 +46,8 @@ def parquet_files(path):
     if p.is_dir():
         files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_SUFFIXES))
     elif _GLOB & set(text) and not p.exists():
-        files = sorted(f for f in glob.glob(text, recursive=True) if os.path.isfile(f))
+        files = sorted(f for f in glob.glob(text, recursive=True)
+                       if os.path.isfile(f) and not os.path.basename(f).startswith(("_", ".")))
     else:
         files = [text] if p.is_file() else []
     if not files and p.is_dir():
@@ -91,11 +94,14 @@ def read_parquet_columns(path, score_columns, id_column="id"):
             raise SpeInputError(f"has {'an' if shard_ids else 'no'} {id_column!r} column, unlike the first shard",
                                 path=f)
         has_ids = shard_ids
-        table = pq.read_table(f, columns=[*score_columns, *([id_column] if shard_ids else [])])
+        try:
+            table = pq.read_table(f, columns=[*score_columns, *([id_column] if shard_ids else [])])
+        except Exception as e:  # noqa: BLE001 - a corrupt page: pyarrow's errors differ by version
+            raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
         for out, name in zip(columns, score_columns):
             out.append(_finite_scores(table.column(name), f, name))
         if shard_ids:
-            ids.append(np.asarray(table.column(id_column).cast("string").to_pylist(), dtype=object))
+            ids.append(_shard_ids(table.column(id_column), f, id_column))
     joined = [np.concatenate(c) for c in columns]
     return joined, (_checked_ids(files, ids, id_column) if has_ids else None)
 
@@ -121,24 +127,33 @@ def _finite_scores(column, f, name):
     return values
 
 
+def _shard_ids(column, f, id_column):
+    """One shard's ids as str (N_shard,); a null id is named by its row."""
+    import pyarrow.compute as pc
+
+    if column.null_count:
+        row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0]) + 1
+        raise SpeInputError("empty id", path=f, row=row, column=id_column)
+    return np.asarray(column.cast("string").to_pylist(), dtype=object)
+
+
 def _checked_ids(files, ids, id_column):
-    """The ids of every shard as one str array; empty or duplicate ids named by shard and row."""
-    all_ids = np.concatenate(ids).astype(str)
+    """The ids of every shard as one str array; an empty or repeated id named by shard and row (the first
+    repeat in the items' order, as for a CSV)."""
+    all_ids = np.char.strip(np.concatenate(ids).astype(str))
     starts = np.cumsum([0, *[len(i) for i in ids]])
 
     def where(k):
         shard = int(np.searchsorted(starts, k, side="right") - 1)
         return files[shard], int(k - starts[shard]) + 1
 
-    stripped = np.char.strip(all_ids)
-    empty = np.flatnonzero((stripped == "") | (stripped == "None"))
+    empty = np.flatnonzero(all_ids == "")
     if empty.size:
         f, row = where(empty[0])
         raise SpeInputError("empty id", path=f, row=row, column=id_column)
-    _, first, counts = np.unique(stripped, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        dup_value = str(stripped[first[counts > 1][0]])
-        k = np.flatnonzero(stripped == dup_value)[1]
-        f, row = where(k)
-        raise SpeInputError(f"duplicate id {dup_value!r}", path=f, row=row, column=id_column)
-    return stripped
+    _, first, inverse = np.unique(all_ids, return_index=True, return_inverse=True)
+    repeats = np.flatnonzero(np.arange(all_ids.size) != first[inverse])
+    if repeats.size:
+        f, row = where(repeats[0])
+        raise SpeInputError(f"duplicate id {str(all_ids[repeats[0]])!r}", path=f, row=row, column=id_column)
+    return all_ids

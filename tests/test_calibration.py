@@ -196,3 +196,12 @@ def test_too_few_labels_of_a_class_for_cross_validation_is_an_input_error():
     y[:1] = 1
     with pytest.raises(SpeInputError, match="at least 2"):
         compare_methods(s, y, methods=["platt"])
+
+
+def test_piecewise_with_one_positive_at_the_top_still_separates():
+    s = np.r_[np.linspace(-2, 1, 9), 2.0]
+    y = np.r_[np.zeros(9, int), 1]
+    cal = PiecewiseLogistic(score_type="decision").fit(s, y)
+    p = cal.positive_probability([-2.0, 2.0])
+    assert p[0] < 0.2 and p[1] > 0.3  # a ~1e-9-wide top piece once pinned it at 0.5 everywhere
+    assert np.all(np.diff(cal.knots_) >= 1e-3 * np.ptp(s) * (1 - 1e-9))

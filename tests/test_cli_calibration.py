@@ -103,3 +103,8 @@ def test_prevalence_compare_lists_every_method(capsys):
 def test_prevalence_unknown_method_exits_2(capsys):
     assert main(["prevalence", SCORES, "--labels", LABELS, "--method", "hdy"]) == 2
     assert "unknown prevalence method 'hdy'" in capsys.readouterr().err
+
+
+def test_prevalence_acc_without_labels_exits_2(capsys):
+    assert main(["prevalence", SCORES, "--method", "acc"]) == 2
+    assert "both classes" in capsys.readouterr().err

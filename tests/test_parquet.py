@@ -95,3 +95,22 @@ def test_an_empty_glob_or_directory_and_a_csv_named_parquet_are_input_errors(tmp
     fake.write_text("score\n0.1\n")
     with pytest.raises(SpeInputError, match="cannot be read as Parquet"):
         read_scores(fake)
+
+
+def test_an_existing_csv_whose_name_looks_like_a_glob_is_read_as_csv(tmp_path):
+    path = tmp_path / "scores[1].csv"
+    path.write_text("score\n0.1\n0.2\n0.3\n0.4\n")
+    np.testing.assert_array_equal(read_scores(path).scores, [0.1, 0.2, 0.3, 0.4])
+
+
+def test_spark_markers_are_not_shards_and_null_or_repeated_ids_are_named_in_order(tmp_path):
+    folder = shards(tmp_path, pd.DataFrame({"id": [f"i{k}" for k in range(6)], "score": np.arange(6.0)}), k=2)
+    (folder / "_SUCCESS").write_text("")
+    assert read_scores(f"{folder}/*").scores.size == 6
+    path = tmp_path / "ids.parquet"
+    pd.DataFrame({"id": ["b", "a", "b", "a"], "score": [0.1, 0.2, 0.3, 0.4]}).to_parquet(path, index=False)
+    with pytest.raises(SpeInputError, match="row 3, column 'id': duplicate id 'b'"):
+        read_scores(path)
+    pd.DataFrame({"id": ["a", None, "None"], "score": [0.1, 0.2, 0.3]}).to_parquet(path, index=False)
+    with pytest.raises(SpeInputError, match="row 2, column 'id': empty id"):
+        read_scores(path)

@@ -110,3 +110,29 @@ def test_one_labeled_item_of_a_class_gives_no_bootstrap_interval_rather_than_a_f
         est = estimate_prevalence(method, s, {0: 0, 1: 0, 199: 1}, rng=0)
         assert np.isnan(est.lo) and np.isnan(est.hi) and "fewer than 2" in est.interval
         assert 0 <= est.estimate <= 1
+
+
+def test_methods_that_need_labels_say_so_and_compare_keeps_the_others():
+    rng = np.random.default_rng(6)
+    s, y = shifted(500, 0.3, rng)
+    for method in ("acc", "sld"):
+        with pytest.raises(SpeInputError, match="both classes"):
+            estimate_prevalence(method, s, None)
+    table = compare_prevalence(s, {0: 0, 1: 0}, methods=["labeled", "cc", "acc", "sld"], rng=0)
+    assert np.isnan(table.loc["acc", "estimate"]) and "both classes" in table.loc["sld", "interval"]
+    assert table.loc["cc", "estimate"] == pytest.approx(np.mean(s[2:] >= 0) * 498 / 500)
+
+
+def test_sld_with_every_item_labeled_is_their_fraction():
+    rng = np.random.default_rng(7)
+    s, y = shifted(60, 0.3, rng)
+    est = estimate_prevalence("sld", s, {i: int(y[i]) for i in range(60)}, rng=0)
+    assert est.estimate == est.lo == est.hi == pytest.approx(y.mean())
+
+
+def test_a_bad_reference_set_is_an_input_error():
+    s = np.linspace(-1, 1, 100)
+    with pytest.raises(SpeInputError, match="one 0/1 label per score"):
+        estimate_prevalence("sld", s, None, reference=(s[:10], np.r_[np.zeros(5), np.full(5, 2)]))
+    with pytest.raises(SpeInputError, match="one 0/1 label per score"):
+        estimate_prevalence("acc", s, None, reference=(s[:10], np.zeros(9)))

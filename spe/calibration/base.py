@@ -187,7 +187,8 @@ def smoothed_targets(labels):
     """Platt's (1999, §2.2) regularised targets: (N₊ + 1)/(N₊ + 2) for positives, 1/(N₋ + 2) for negatives, (n,).
 
     They keep a logistic fit finite when the labeled items are perfectly separated by the score (common with
-    10–100 labels), and equal the add-one prior Bennett (2003, §4.1) uses for the classes."""
+    10–100 labels): the same add-one idea as Bennett's (2003, §4.1) class prior (|c| + 1)/(n + 2), applied to
+    each item's target."""
     y = np.asarray(labels)
     n_pos, n_neg = int(y.sum()), int(y.size - y.sum())
     return np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))

@@ -3,7 +3,8 @@
 p(y = 1 | s) = σ(f(s)), f continuous and linear between four knots θ₀ < θ₁ < θ₂ < θ₃ (Zhang & Yang 2004,
 §3.3): f(x) = Σ_j w_j l_j(x), l_j the hat functions of the knots (linear interpolation of the values w_j at
 the knots; beyond θ₀ and θ₃ the end pieces continue, where the paper's l_j vanish). θ₀ and θ₃ are the
-smallest and largest labeled scores; θ₁ is one of the 10%, …, 90% percentiles of the negatives' scores, θ₂
+smallest and largest labeled scores (the paper's θ₃ = max + ε is max itself, no piece narrower than 10⁻³ of
+the range); θ₁ is one of the 10%, …, 90% percentiles of the negatives' scores, θ₂
 of the positives', the pair of highest penalised likelihood at λ = 1. The regulariser is the paper's
 λ Σ_j (slope_j − slope_{j−1})², slope_j = (w_j − w_{j−1})/(θ_j − θ_{j−1}), which lets the fit fall back to
 Platt's single line. λ ("empirically chosen using a holdout dataset") is chosen here from :data:`LAMBDAS` by
@@ -67,13 +68,17 @@ def _penalised_fit(x, targets, knots, lam):
 
 
 def candidate_knots(x, y):
-    """Every (θ₀, θ₁, θ₂, θ₃) with θ₁ a percentile of the negatives', θ₂ of the positives' scores, strictly
-    increasing: list of (4,) arrays (Zhang & Yang 2004, §3.3). Two knots (Platt's line) when none is."""
+    """Every (θ₀, θ₁, θ₂, θ₃) with θ₁ a percentile of the negatives', θ₂ of the positives' scores, θ₀ and θ₃ the
+    smallest and largest score, each piece at least 10⁻³ of the range wide: list of (4,) arrays (Zhang & Yang
+    2004, §3.3; the paper's θ₃ = max + ε is max itself here, the end pieces extending past it). Two knots
+    (Platt's line) when no pair fits."""
     lo, hi = float(x.min()), float(x.max())
-    hi = max(hi + 1e-9 * max(1.0, abs(hi)), lo + 1e-6)  # θ₃ = max + ε
+    hi = max(hi, lo + 1e-6)
+    gap = 1e-3 * (hi - lo)
     inner1 = np.unique(np.percentile(x[y == 0], PERCENTILES))
     inner2 = np.unique(np.percentile(x[y == 1], PERCENTILES))
-    out = [np.array([lo, a, b, hi]) for a in inner1 for b in inner2 if lo < a < b < hi]
+    out = [np.array([lo, a, b, hi]) for a in inner1 for b in inner2
+           if lo + gap <= a and a + gap <= b and b + gap <= hi]
     return out or [np.array([lo, hi])]
 
 

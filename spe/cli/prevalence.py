@@ -70,7 +70,9 @@ def run(args):
 
     from ..io import read_reference
     from ..output import json_bytes
+    from ..exceptions import SpeWarning
     from ..prevalence import REGISTRY, estimate_prevalence
+    from ..prevalence.base import estimate_all
     from ..prevalence.base import check_method
 
     plan = plan_outputs(args, ("--json", args.json, True))
@@ -78,13 +80,16 @@ def run(args):
     check_method(methods[0], argument="--method")
     scores, labels = read_inputs(args)
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
-    results = []
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for m in methods:
-            results.append(estimate_prevalence(m, scores.scores, labels, level=args.level, rng=args.seed,
-                                               reference=reference, score_type=args.score_type,
-                                               **_options(args).get(m, {})))
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("always", SpeWarning)
+        if args.compare:
+            results = estimate_all(scores.scores, labels, level=args.level, rng=args.seed, reference=reference,
+                                   score_type=args.score_type, options=_options(args))
+        else:
+            results = [estimate_prevalence(args.method, scores.scores, labels, level=args.level, rng=args.seed,
+                                           reference=reference, score_type=args.score_type,
+                                           **_options(args).get(args.method, {}))]
     warns = list(dict.fromkeys(str(w.message) for w in caught))
     files = []
     if args.json is not None:
@@ -100,9 +105,9 @@ def _text(scores, labels, results, level):
     lines = [f"spe prevalence: {scores.scores.size} items, {n} labeled; {100 * level:g}% intervals"]
     for r in results:
         extra = ""
-        if r.method == "sld":
+        if r.method == "sld" and "iterations" in r.details:
             extra = f"; {r.details['iterations']} iterations" + ("" if r.details["converged"] else ", NOT converged")
-        if r.method == "acc" and not r.details["defined"]:
+        if r.method == "acc" and not r.details.get("defined", True):
             extra = "; tpr <= fpr at the threshold: not adjusted"
         lines.append(f"  {r.method:<8s} {r}  ({r.interval}{extra})")
     return "\n".join(lines)

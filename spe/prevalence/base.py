@@ -20,7 +20,7 @@ from ..inputs import as_scores, check_level, normalize_labels, seed_of
 from ..registries import add_unique
 
 __all__ = ["PrevalenceEstimate", "Method", "REGISTRY", "register", "PoolLabels", "estimate_prevalence",
-           "compare_prevalence", "check_method", "stratified_bootstrap", "bootstrap_note", "natural_threshold",
+           "compare_prevalence", "estimate_all", "check_method", "stratified_bootstrap", "bootstrap_note", "natural_threshold",
            "pool_fraction"]
 
 
@@ -111,11 +111,14 @@ class PoolLabels:
         """(n,)."""
         return self.scores[self.labeled_index]
 
-    def calibration_set(self):
-        """The labeled set a map is learned on: the reference set when given, else the pool's labeled items."""
-        if self.reference is not None:
-            return self.reference
-        return self.labeled_scores, self.labeled_value
+    def calibration_set(self, method):
+        """The labeled set a map is learned on: the reference set when given, else the pool's labeled items;
+        :class:`SpeInputError` (naming ``method``) unless it holds both classes."""
+        s, y = self.reference if self.reference is not None else (self.labeled_scores, self.labeled_value)
+        if y.size == 0 or y.min() == y.max():
+            raise SpeInputError(f"{method} needs labeled items of both classes (got {int(y.sum())} positive, "
+                                f"{int(y.size - y.sum())} negative)", argument="labels")
+        return s, y
 
 
 def pool_fraction(data, unlabeled_positives):
@@ -145,6 +148,17 @@ def stratified_bootstrap(statistic, scores, labels, level, rng, n_resamples):
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def _estimate_or_reason(method, *args, **kwargs):
+    """:func:`estimate_prevalence`, or a NaN row saying why this method cannot answer (e.g. one class labeled)."""
+    try:
+        return estimate_prevalence(method, *args, **kwargs)
+    except SpeInputError as e:
+        if e.argument != "labels":
+            raise
+        return PrevalenceEstimate(method, float("nan"), float("nan"), float("nan"), kwargs["level"],
+                                  f"none: {e.message}")
+
+
 def check_method(name, argument="method"):
     """Raise :class:`SpeInputError` naming ``argument`` unless ``name`` is a registered method."""
     if name not in REGISTRY:
@@ -164,7 +178,11 @@ def _pool(scores, labels, reference, score_type):
     ref = None
     if reference is not None:
         rs, ry = reference
-        ref = (as_scores(rs, argument="reference", min_items=2), np.asarray(ry).astype(int))
+        rs, ry = as_scores(rs, argument="reference", min_items=2), np.asarray(ry).ravel()
+        if ry.size != rs.size or not np.isin(ry, (0, 1)).all():
+            raise SpeInputError(f"the reference set needs one 0/1 label per score ({rs.size} scores, {ry.size} "
+                                "labels)", argument="reference")
+        ref = (rs, ry.astype(int))
     return PoolLabels(s, np.asarray(index, dtype=int), np.asarray(value, dtype=int), ref, score_type)
 
 
@@ -235,8 +253,19 @@ def compare_prevalence(scores, labels=None, *, methods=None, level=0.9, rng=None
     """
     import pandas as pd
 
-    seed = seed_of(rng)
-    rows = [estimate_prevalence(m, scores, labels, level=level, rng=seed, reference=reference,
-                                score_type=score_type, **(options or {}).get(m, {})) for m in (methods or REGISTRY)]
+    rows = estimate_all(scores, labels, methods=methods, level=level, rng=rng, reference=reference,
+                        score_type=score_type, options=options)
     return pd.DataFrame([{"method": r.method, "estimate": r.estimate, "lo": r.lo, "hi": r.hi, "level": r.level,
                           "interval": r.interval} for r in rows]).set_index("method")
+
+
+def estimate_all(scores, labels=None, *, methods=None, level=0.9, rng=None, reference=None, score_type="auto",
+                 options=None):
+    """:func:`estimate_prevalence` of every (or the named) method with one seed: list of PrevalenceEstimate, a
+    NaN one with the reason for a method these labels cannot serve (see :func:`compare_prevalence`)."""
+    names = list(methods or REGISTRY)
+    for m in names:
+        check_method(m)
+    seed = seed_of(rng)
+    return [_estimate_or_reason(m, scores, labels, level=level, rng=seed, reference=reference, score_type=score_type,
+                                **(options or {}).get(m, {})) for m in names]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import SpeInputError
 from .base import (Method, PrevalenceEstimate, bootstrap_note, natural_threshold, pool_fraction, register,
                    stratified_bootstrap)
 
@@ -53,10 +52,7 @@ def adjusted_classify_and_count(data, level, rng, threshold=None, n_resamples=N_
     """ACC: CC on the unlabeled items corrected by the true and false positive rates of the labeled items (or of
     the reference set) at the same threshold."""
     t = natural_threshold(data) if threshold is None else float(threshold)
-    s, y = data.calibration_set()
-    if y.min() == y.max():
-        raise SpeInputError("acc needs labeled items of both classes (its true and false positive rates)",
-                            argument="labels")
+    s, y = data.calibration_set("acc (its true and false positive rates)")
     cc = float(np.mean(data.unlabeled >= t)) if data.unlabeled.size else 0.0
     u = data.unlabeled.size
 

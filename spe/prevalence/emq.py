@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..calibration import make
-from ..exceptions import SpeInputError
 from .base import Method, PrevalenceEstimate, bootstrap_note, pool_fraction, register, stratified_bootstrap
 
 __all__ = ["sld", "sld_prevalence", "TOLERANCE", "MAX_ITERATIONS"]
@@ -66,10 +65,13 @@ def sld(posteriors, training_prior, tolerance=TOLERANCE, max_iterations=MAX_ITER
 
 def sld_prevalence(data, level, rng, calibrator="platt", n_resamples=N_RESAMPLES):
     """SLD on the unlabeled items from ``calibrator``'s posteriors, fitted on the labeled (or reference) set."""
-    s, y = data.calibration_set()
-    if y.min() == y.max():
-        raise SpeInputError("sld needs labeled items of both classes to learn its posteriors", argument="labels")
+    s, y = data.calibration_set("sld (to learn its posteriors)")
     u = data.unlabeled
+    if u.size == 0:  # every item is labeled: nothing to estimate
+        known = pool_fraction(data, 0.0)
+        return PrevalenceEstimate("sld", known, known, known, level, "none needed: every item is labeled",
+                                  {"calibrator": calibrator, "iterations": 0, "converged": True,
+                                   "training_prior": float(y.mean())})
 
     def run(pos, neg):
         scores = np.concatenate([pos, neg])
