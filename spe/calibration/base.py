@@ -197,6 +197,9 @@ def smoothed_targets(labels):
 def fit_logistic(design, targets, penalty=None, start=None):
     """Minimise the cross-entropy of σ(design @ w) against ``targets`` (plus ``w @ penalty @ w``) by L-BFGS.
 
+    The objective of Platt (1999, eq. 1, with his targets) and of Zhang & Yang's (2004, §3.3) regularised
+    piecewise fit; scipy's L-BFGS-B with the analytic gradient. Raises nothing on bad data: callers check it.
+
     Parameters
     ----------
     design : array, shape (n, P)

@@ -58,7 +58,7 @@ class SemisupervisedSPE(Calibrator):
         from ..api import evaluate
 
         pool = scores if unlabeled_scores is None else np.concatenate([scores, unlabeled_scores])
-        self.evaluation_ = evaluate(pool, {i: int(v) for i, v in enumerate(labels)}, draws=self.draws,
+        self.evaluation_ = evaluate(pool, (np.arange(labels.size), labels), draws=self.draws,
                                     rng=self.rng, score_type=self.score_type, **(self.options or {}))
 
     def _positive(self, feature, scores):

@@ -3,7 +3,7 @@ them compared (issue 26; DESIGN.md "Calibration and prevalence")."""
 
 from __future__ import annotations
 
-from .common import figure_bytes, finish, plan_outputs, read_inputs
+from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs
 from .options import Once, add_input_options, positive, seed
 from .registry import Command, register
 
@@ -132,16 +132,8 @@ def _run_compare(args, plan):
 
 
 def _probabilities_csv(scores, probability):
-    import io
-
-    import numpy as np
-    import pandas as pd
-
-    ids = scores.ids if scores.ids is not None else np.arange(probability.size)
-    buf = io.StringIO()
-    pd.DataFrame({"id": ids, "probability": list(map("{:.6g}".format, probability.tolist()))}).to_csv(buf,
-                                                                                                     index=False)
-    return buf.getvalue().encode()
+    """``--out``: ``id,probability`` for every item (:func:`spe.cli.common.items_csv` without score columns)."""
+    return items_csv(scores.ids, {}, probability)
 
 
 def _map_text(args, scores, y, table):

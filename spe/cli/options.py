@@ -7,6 +7,7 @@ import math
 
 __all__ = ["add_input_options", "add_classifier_inputs", "add_model_options", "add_target_options",
            "add_reading_options", "Once", "finite", "unit", "positive", "seed", "workers", "requirement", "number_in",
+           "level",
            "join_negative_numbers", "NUMBER_OPTIONS", "target_name", "strategy_names"]
 
 
@@ -85,7 +86,7 @@ def _add_fit_options(p):
     p.add_argument("--draws", type=_draws, default=1000, metavar="M",
                    help="posterior draws, at least 100 (default 1000; memory grows with M, about 0.13 MB per draw: "
                         "a run that would not fit in the available memory is refused before it starts)")
-    p.add_argument("--level", type=_level, default=0.9,
+    p.add_argument("--level", type=level, default=0.9,
                    help="credible level of bands and intervals, in (0, 1) (default 0.9)")
     p.add_argument("--seed", type=seed, default=None, action=Once,
                    help="random seed (a non-negative integer); the same seed gives the same numbers. Without it a "
@@ -234,7 +235,7 @@ def number_in(accept, what):
 
 
 unit = number_in(lambda v: 0 <= v <= 1, "a number in [0, 1]")
-_level = number_in(lambda v: 0 < v < 1, "a number strictly between 0 and 1")
+level = number_in(lambda v: 0 < v < 1, "a number strictly between 0 and 1")
 
 
 class Once(argparse.Action):

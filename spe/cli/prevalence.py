@@ -4,7 +4,7 @@ DESIGN.md "Calibration and prevalence")."""
 from __future__ import annotations
 
 from .common import finish, plan_outputs, read_inputs
-from .options import Once, add_input_options, finite, positive, seed
+from .options import Once, add_input_options, finite, level, positive, seed
 from .registry import Command, register
 
 PREVALENCE_HELP = """\
@@ -46,17 +46,11 @@ def add_arguments(p):
                    help="a labeled reference set (columns 'score' (or --score-column) and 'label')")
     p.add_argument("--threshold", type=finite, default=None, metavar="T",
                    help="the decision threshold of cc and acc, score units (default 0.5 for probabilities, else 0)")
-    p.add_argument("--level", type=_level, default=0.9, help="the intervals' level, in (0, 1) (default 0.9)")
+    p.add_argument("--level", type=level, default=0.9, help="the intervals' level, in (0, 1) (default 0.9)")
     p.add_argument("--json", metavar="OUT.json", action=Once, help="write the estimates as JSON ('-': stdout)")
     p.add_argument("--draws", type=positive, default=1000, metavar="M",
                    help="posterior draws of the 'spe' method (default 1000)")
     p.add_argument("--seed", type=seed, default=0, help="seed of the bootstrap and of SPE's draws (default 0)")
-
-
-def _level(text):
-    from .options import number_in
-
-    return number_in(lambda v: 0 < v < 1, "a number strictly between 0 and 1")(text)
 
 
 def _options(args):
