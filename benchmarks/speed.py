@@ -22,7 +22,14 @@ sampling around the MAP was faster than MCMC). The sampler times
 (the mixture fit's ``mixture_fit.sampling_seconds``) exclude the one-off imports of PyMC
 and ArviZ (NUTS) and of arviz-stats (importance sampling's PSIS); the end-to-end times include them.
 
-Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4]
+Past one machine's memory (``--parquet N``, ``--generated N``; see
+``benchmarks/large.py``): N scores from Parquet shards with the Dask engine
+(``spe estimate --engine dask``), and N scores of a generated Dask array
+that is never materialised (``spe.evaluate``), each next to its Dask floor
+(reading or generating the same scores, their range and histogram, with
+Dask alone) and with the peak memory of all its processes together.
+
+Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4] [--parquet 1e8] [--generated 1e9]
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from large import large_rows  # noqa: E402  (benchmarks/ is not a package)
 
 CHILD = r"""
 import json, resource, sys, time, warnings
@@ -108,22 +118,48 @@ def run(what, scores, labels, out):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _report(r):
+    print(f"N={r['N']:>13,} {r['path']:16s} " + (f"{r['seconds']:7.1f} s  {r['peak_mb']:7.0f} MB"
+                                                 if "seconds" in r else r["error"]), file=sys.stderr)
+
+
+def _large_table(rows):
+    """The out-of-core measurements: wall time and peak memory beside the Dask floor, and the ratio."""
+    if not rows:
+        return
+    table = pd.DataFrame(rows)
+    print("out of core (each in a fresh process, imports included; peak memory of the process and its children):")
+    for source in ("parquet", "generated"):
+        floor, spe_ = table[table.path == f"{source}_floor"], table[table.path == f"{source}_dask"]
+        if len(floor) and len(spe_) and "seconds" in spe_.columns:
+            f, s = floor.iloc[0], spe_.iloc[0]
+            print(f"  {source:9s} N={int(s.N):,}: spe {s.seconds:.1f} s, {s.peak_mb:.0f} MB; Dask floor "
+                  f"{f.seconds:.1f} s, {f.peak_mb:.0f} MB; {s.seconds / f.seconds:.1f}x the floor; "
+                  f"prevalence {s.prevalence:.4f}; pool {s.pool}")
+    print()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5, 1e6, 1e7])
+    ap.add_argument("--sizes", type=float, nargs="*", default=[1e3, 1e4, 1e5, 1e6, 1e7])
     ap.add_argument("--nuts-max", type=float, default=1e4, help="largest N for the NUTS path (default 1e4)")
+    ap.add_argument("--parquet", type=float, default=0, help="N from Parquet shards with the Dask engine (0: none)")
+    ap.add_argument("--generated", type=float, default=0, help="N of a generated Dask array (0: none)")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        large = large_rows(tmp, int(args.parquet), int(args.generated), _report)
         for n in map(int, args.sizes):
             scores, labels = write_case_in_child(tmp, n)
             for what in ("floor", "evaluate", "estimate") + (("nuts",) if n <= args.nuts_max else ()):
                 r = run(what, scores, labels, tmp / "out.json")
                 rows.append({"N": n, "path": what, **r})
-                print(f"N={n:>9,} {what:9s} " + (f"{r['seconds']:7.1f} s  {r['peak_mb']:7.0f} MB"
-                                                 if "seconds" in r else r["error"]), file=sys.stderr)
+                _report(rows[-1])
             (tmp / f"scores_{n}.csv").unlink()
+    _large_table(large)
+    if not rows:
+        return
     table = pd.DataFrame(rows)
     wide = table.pivot(index="N", columns="path", values="seconds").round(1)
     mem = table.pivot(index="N", columns="path", values="peak_mb").round(0)

@@ -22,6 +22,7 @@ from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_ty
 from .models.registry import REGISTRY, score_model_names
 from .parallel import resolve_workers, usable_cpus
 from .progress import showing, shown, stage
+from .engines import pooled_scores
 from .models.mixture.select import parse_families
 
 
@@ -117,7 +118,8 @@ def resolve_likelihood_bins(likelihood_bins, n_distinct):
 def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inference="importance",
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
              temper=True, monotone=True, progressbar=None, score_bins="auto",
-             likelihood_bins="auto", workers=None, reference=None, label_selection="random"):
+             likelihood_bins="auto", workers=None, reference=None, label_selection="random", engine="auto",
+             scheduler=None):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -273,6 +275,18 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         ``diagnostics["label_selection"]`` records it, because the labeled items alone are then not a random
         sample (their own estimate, :func:`spe.baselines.labeled_only`, is biased). A labeler who picks items
         by looking at them breaks the assumption either way.
+    engine : {"auto", "memory", "binned", "dask"}
+        Who does the passes over all N scores (:mod:`spe.engines`): ``"memory"`` every score in this process,
+        each its own item; ``"binned"`` in this process, counted into a :class:`spe.pool.ScorePool` of at
+        most 2¹⁸ cells, each item's score within ``diagnostics["pool"]["max_error"]`` of the value that stands
+        for it; ``"dask"`` the same pool computed by Dask over the chunks of ``scores`` (a Dask Array or
+        Series, or an array cut into chunks; :mod:`spe.dask_engine`), which need never be in memory at once.
+        ``"auto"`` (default): Dask for a Dask collection, binned above :data:`spe.engines.POOL_ABOVE` items,
+        else memory. With Dask, ``labels`` is a mapping {0-based position: 0/1} or an (index, value) pair.
+        "binned" and "dask" give the same result for the same seed.
+    scheduler : str or None
+        With ``engine="dask"``: a ``dask.distributed`` scheduler's address (``"tcp://host:8786"``) to run the
+        passes on its cluster; None (default): this machine's threads.
 
     Returns
     -------
@@ -331,23 +345,30 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     """
     level = check_level(level)
     check_choice("label_selection", label_selection, LABEL_SELECTIONS)
-    s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size, item_ids(scores))
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
     with shown(progressbar):
+        pool = pooled_scores(scores, labels, engine=engine, scheduler=scheduler, workers=workers)
+        if pool is None:
+            s, counts = as_scores(scores), None
+            index, value = normalize_labels(labels, s.size, item_ids(scores))
+        else:
+            s, counts, index, value = pool.values, pool.counts, pool.labeled_index, pool.labeled_value
         fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families,
                               draws=draws, inference=inference, proposal=proposal, score_space=score_space,
                               score_model=score_model, score_type=score_type, temper=temper, monotone=monotone,
                               score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
-                              reference=reference)
+                              reference=reference, pool=pool)
         perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
-                                  sorted_scores=fitted.sorted_scores, workers=workers)
+                                  sorted_scores=fitted.sorted_scores, workers=workers, counts=counts)
     diagnostics = dict(fitted.diagnostics, seed=seed, label_selection=label_selection, score_model=fitted.score_model,
                        score_type=fitted.score_type,
                        score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups))
+    if pool is not None:
+        diagnostics["pool"] = pool.to_dict()
     ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fitted.model,
-                    performance=perf, families=fitted.families, diagnostics=diagnostics, warnings=fitted.messages)
+                    performance=perf, families=fitted.families, diagnostics=diagnostics, warnings=fitted.messages,
+                    counts=counts)
     for msg in fitted.messages:
         (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
     return ev
@@ -423,8 +444,11 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
 
 def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inference="importance", proposal="full",
                  score_space="linear", score_model="average", score_type="auto", temper=True, monotone=True,
-                 score_bins="auto", likelihood_bins="auto", workers=None, reference=None):
-    """Check the model options against the scores (N,) and labels, then fit: a :class:`ScoresFit`."""
+                 score_bins="auto", likelihood_bins="auto", workers=None, reference=None, pool=None):
+    """Check the model options against the scores (N,) and labels, then fit: a :class:`ScoresFit`.
+
+    ``pool``: ``s`` holds the K ascending values of this :class:`spe.pool.ScorePool`, each standing for
+    ``pool.counts`` items."""
     check_choice("score_model", score_model, ("average",) + score_model_names())
     check_choice("inference", inference, INFERENCE_METHODS)
     if inference == "nuts":
@@ -433,16 +457,20 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     reference = normalize_reference(reference)
     _check_reference_model(score_model, reference)
     notes = _workers_notes(workers)
-    s_sorted = np.sort(s)  # one sort, for the tie warning, the choice of bins, the fit's quantiles and the groups
-    n_distinct = _n_distinct(s_sorted)
-    draws = check_draws(draws, s.size, n_distinct)
+    counts = None if pool is None else pool.counts
+    if pool is not None and reference is not None:
+        raise SpeInputError("a reference set is not yet supported with the binned or Dask engine (its model "
+                            "reads every pool score): use engine='memory'", argument="reference")
+    s_sorted = np.sort(s) if pool is None else s  # one sort, for the tie warning, bins, quantiles and groups
+    n_distinct = _n_distinct(s_sorted) if pool is None else pool.n_distinct
+    draws = check_draws(draws, s.size, min(n_distinct, s.size))
     bins = resolve_score_bins(score_bins, n_distinct)
     like_bins = resolve_likelihood_bins(likelihood_bins, n_distinct)
     stated_type = score_type
     score_type, score_space, messages = resolve_score_reading(s, score_type, score_space)
     score_model, model_messages = _usable_score_model(score_model, score_type, stated_type)
     parse_families(families, score_type)  # checked even where the data leave no family to fit
-    messages += model_messages + input_warnings(s, index, value, n_distinct)
+    messages += model_messages + input_warnings(s, index, value, n_distinct, counts)
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     options = dict(families=families, draws=draws, proposal=proposal, score_space=score_space, temper=bool(temper),
                    score_type=score_type, monotone=bool(monotone), inference=inference,
@@ -451,7 +479,7 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
         fit = _prevalence_only(value, draws, recal_rng)
     else:
         fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
-                                (fit_rng, recal_rng, avg_rng, check_rng), reference)
+                                (fit_rng, recal_rng, avg_rng, check_rng), reference, counts)
     diagnostics = dict(fit.diagnostics)
     if notes:
         diagnostics["notes"] = notes + diagnostics.get("notes", [])
@@ -545,16 +573,16 @@ def _uses_mixture(score_model):
     return score_model == "average" or REGISTRY[score_model].uses_mixture
 
 
-def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None):
+def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None, counts=None):
     """Fit the SPE mixture and the recalibrations, criticise each against the labels and the histogram, and
     average those that pass by their evidence (see :func:`evaluate`)."""
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     draws = options["draws"]
-    data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference)
+    data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference, counts=counts)
     # averaged, a mixture failing the histogram check is left out (_criticise): it need not be tempered
     mixture_options = dict(options, leave_out_misfit=score_model == "average")
-    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value, mixture_options,
-                                                                      fit_rng)
+    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value,
+                                                                      dict(mixture_options, counts=counts), fit_rng)
                                       if _uses_mixture(score_model) else (None, []))
     mixture = data.mixture
     fitted, specs, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)

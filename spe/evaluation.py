@@ -313,6 +313,12 @@ class Evaluation:
     diagnostics : dict
     warnings : list of str
         Every warning issued while fitting, in order.
+    counts : int array, shape (K,), or None
+        From a :class:`spe.pool.ScorePool` (the Dask engine, or ``engine="binned"``): ``scores`` are then its
+        K ascending values, each standing for this many items, N = ``counts.sum()`` (``diagnostics["pool"]``
+        gives the largest distance of an item's score from its value), and the per-item queries
+        (:meth:`item_probabilities`, :meth:`items_frame`) answer per value; :meth:`probability_at` gives
+        p̂ at any score.
 
     Examples
     --------
@@ -337,11 +343,12 @@ class Evaluation:
     families: dict
     diagnostics: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    counts: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
         """N."""
-        return int(self.scores.size)
+        return int(self.scores.size) if self.counts is None else int(self.counts.sum())
 
     @property
     def n_labeled(self) -> int:
@@ -929,6 +936,25 @@ class Evaluation:
         out[self.labeled_index] = self.labeled_value
         return out
 
+    def probability_at(self, scores):
+        """p̂(y = 1 | s, S, Y_L) of unlabeled items with these scores: (B,) score units → (B,) probabilities.
+
+        What :meth:`item_probabilities` gives an unlabeled item (the same interpolation when the label draws
+        were binned), at any score: how the Dask engine writes ``--items`` shard by shard. Scores beyond the
+        pool's range take the probability at its end.
+
+        Examples
+        --------
+        >>> p = ev.probability_at([-1.0, 0.0, 3.0])
+        >>> bool(p[0] <= p[1] <= p[2])
+        True
+        """
+        s = np.atleast_1d(np.asarray(scores, dtype=float))
+        ends = np.array([self.scores.min(), self.scores.max()])
+        at = np.unique(np.concatenate([self.performance.replay.groups.p_scores, ends]))
+        grid = self.performance.replay.item_probabilities(at, self.weights)
+        return np.interp(s, at, grid)
+
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
 
@@ -1075,6 +1101,7 @@ class Evaluation:
         lines = [
             f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, "
             f"{self.n_labeled - n_pos} negative)",
+            *self._pool_lines(),
             *self._mixture_lines(),
         ]
         if d.get("label_selection") == "adaptive":
@@ -1123,6 +1150,14 @@ class Evaluation:
         for note in d.get("notes", []):
             lines.append(f"note: {note}")
         return "\n".join(lines)
+
+    def _pool_lines(self):
+        """The binned and Dask engines: how the scores were counted (``diagnostics["pool"]``)."""
+        pool = self.diagnostics.get("pool")
+        if not pool:
+            return []
+        return [f"scores counted into {pool['values']:,} values ({pool['cells']:,} score cells): every unlabeled "
+                f"item's score is within {pool['max_error']:.3g} of its value"]
 
     def _mixture_lines(self):
         """The summary's lines on the SPE mixture: its families and its histogram check, or why it is absent."""

@@ -343,7 +343,7 @@ def _gigabytes(n):
     return f"{n / 1e9:,.1f} GB" if n < 1e15 else f"{n:.1e} bytes"
 
 
-def input_warnings(scores, index, value, n_distinct):
+def input_warnings(scores, index, value, n_distinct, counts=None):
     """The warnings of the degenerate-data policy for these scores and labels (see the module docstring).
 
     Parameters
@@ -352,7 +352,9 @@ def input_warnings(scores, index, value, n_distinct):
     index, value : int arrays, shape (n,)
         The labeled items and their labels.
     n_distinct : int
-        Distinct scores among the N.
+        Distinct scores among the N (with ``counts``, an upper bound).
+    counts : int array, shape (N,), optional
+        ``scores`` are a :class:`spe.pool.ScorePool`'s values, each standing for this many items.
 
     Returns
     -------
@@ -361,8 +363,9 @@ def input_warnings(scores, index, value, n_distinct):
     """
     out = []
     n_pos, n_neg = int(np.sum(value == 1)), int(np.sum(value == 0))
-    out += _label_warnings(scores.size, index.size, n_pos, n_neg)
-    out += _tie_warnings(scores, n_distinct)
+    n_items = scores.size if counts is None else int(np.sum(counts))
+    out += _label_warnings(n_items, index.size, n_pos, n_neg)
+    out += _tie_warnings(scores, n_distinct, n_items)
     if n_pos and n_neg and n_distinct > 1:
         pos_s, neg_s = scores[index[value == 1]], scores[index[value == 0]]
         out += _ranking_warnings(pos_s, neg_s)
@@ -385,9 +388,9 @@ def _label_warnings(n_items, n_labeled, n_pos, n_neg):
     return out
 
 
-def _tie_warnings(scores, n_distinct):
+def _tie_warnings(scores, n_distinct, n_items):
     if n_distinct == 1:
-        return [f"all {scores.size:,} scores are equal ({scores[0]:g}): the classifier ranks nothing, so no score "
+        return [f"all {n_items:,} scores are equal ({scores[0]:g}): the classifier ranks nothing, so no score "
                 "model can be fitted; the prevalence is estimated from the labeled items alone (a Beta posterior), "
                 "the only threshold predicts every item positive (precision = prevalence, recall 1), and ROC AUC "
                 "is 0.5 by construction"]
@@ -396,8 +399,8 @@ def _tie_warnings(scores, n_distinct):
                 "classifier?): it has a single operating point, so the PR and ROC curves join that point to the "
                 "ends and average precision and ROC AUC describe that one point; the class-conditional densities "
                 "of the SPE mixture cannot be told from spikes there"]
-    if n_distinct < 0.5 * scores.size:
-        return [f"scores are heavily tied ({n_distinct} distinct values among {scores.size} items, e.g. a random "
+    if n_distinct < 0.5 * n_items:
+        return [f"scores are heavily tied ({n_distinct} distinct values among {n_items} items, e.g. a random "
                 "forest or k-NN): continuous class-conditional densities fit such scores poorly; read the bands "
                 "with care"]
     return []

@@ -24,8 +24,8 @@ import numpy as np
 from .exceptions import SpeInputError
 from .progress import stage
 
-__all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_labels", "read_truth", "read_reference",
-           "align_scores"]
+__all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_labels", "read_label_table", "read_truth",
+           "read_reference", "align_scores"]
 
 
 @dataclass
@@ -467,16 +467,8 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
         without rows is no labels (empty arrays); blank lines are skipped
         (each row names its item).
     """
-    df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
+    ids, lab, rows = read_label_table(path, id_column, label_column, what)
     path = _display_path(path)
-    lab = _zero_one(df, label_column, path, rows)
-    ids = _stripped(df[id_column])
-    empty = np.flatnonzero(ids == "")
-    if empty.size:
-        raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
-    dup = _first_duplicate(ids)
-    if dup is not None:
-        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=int(rows[dup[0]]), column=id_column)
     if scores.ids is not None:
         index = _positions(scores.ids, ids)
         missing = np.flatnonzero(index < 0)
@@ -487,6 +479,38 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     else:
         index = _row_numbers(ids, scores, path, rows, id_column)
     return index, lab
+
+
+def read_label_table(path, id_column="id", label_column="label", what="labels"):
+    """A labels file as it is, before it is matched to any scores: what :func:`read_labels` and the Dask engine
+    (which matches the ids shard by shard, :mod:`spe.dask_engine`) read.
+
+    Returns
+    -------
+    ids : str array, shape (n,)
+        Stripped.
+    labels : int array, shape (n,)
+        0 or 1.
+    rows : int array, shape (n,)
+        Each label's row in the file (for messages).
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`read_labels`, but for the matching: a missing or empty file or column, a label other than
+        0/1, an empty or repeated id, naming the file, row and column.
+    """
+    df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
+    path = _display_path(path)
+    lab = _zero_one(df, label_column, path, rows)
+    ids = _stripped(df[id_column])
+    empty = np.flatnonzero(ids == "")
+    if empty.size:
+        raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
+    dup = _first_duplicate(ids)
+    if dup is not None:
+        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=int(rows[dup[0]]), column=id_column)
+    return ids, lab, np.asarray(rows)
 
 
 def _zero_one(df, label_column, path, rows):

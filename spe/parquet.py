@@ -16,7 +16,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["is_parquet", "parquet_files", "read_parquet_columns"]
+__all__ = ["is_parquet", "parquet_files", "read_parquet_columns", "read_shard", "shard_rows"]
 
 _GLOB = set("*?[")
 _SUFFIXES = (".parquet", ".pq", ".parq")
@@ -78,32 +78,61 @@ def read_parquet_columns(path, score_columns, id_column="id"):
         No file, a file pyarrow cannot read, a missing or non-numeric score column, a null, NaN or infinite
         score, an empty or duplicate id — naming the shard, row and column.
     """
-    import pyarrow.parquet as pq
-
     files = parquet_files(path)
     columns, ids = [[] for _ in score_columns], []
     has_ids = None
     for f in files:
-        try:
-            schema = pq.read_schema(f)
-        except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version
-            raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
-        _check_schema(schema, score_columns, f)
-        shard_ids = id_column in schema.names
-        if has_ids is not None and shard_ids != has_ids:
-            raise SpeInputError(f"has {'an' if shard_ids else 'no'} {id_column!r} column, unlike the first shard",
-                                path=f)
-        has_ids = shard_ids
-        try:
-            table = pq.read_table(f, columns=[*score_columns, *([id_column] if shard_ids else [])])
-        except Exception as e:  # noqa: BLE001 - a corrupt page: pyarrow's errors differ by version
-            raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
-        for out, name in zip(columns, score_columns):
-            out.append(_finite_scores(table.column(name), f, name))
-        if shard_ids:
-            ids.append(_shard_ids(table.column(id_column), f, id_column))
+        shard_columns, shard_ids = read_shard(f, score_columns, id_column)
+        if has_ids is not None and (shard_ids is not None) != has_ids:
+            raise SpeInputError(f"has {'an' if shard_ids is not None else 'no'} {id_column!r} column, unlike the "
+                                "first shard", path=f)
+        has_ids = shard_ids is not None
+        for out, values in zip(columns, shard_columns):
+            out.append(values)
+        if has_ids:
+            ids.append(shard_ids)
     joined = [np.concatenate(c) for c in columns]
     return joined, (_checked_ids(files, ids, id_column) if has_ids else None)
+
+
+def read_shard(f, score_columns, id_column="id"):
+    """One shard's score columns (and ids, when it has the id column), checked: what :func:`read_parquet_columns`
+    and the Dask engine (:mod:`spe.dask_engine`, one task per shard) read.
+
+    Returns
+    -------
+    (list of K arrays (N_shard,) float64, ids (N_shard,) str object array or None)
+
+    Raises
+    ------
+    SpeInputError
+        A file pyarrow cannot read, a missing or non-numeric score column, a null, NaN or infinite score, a
+        null id — naming the shard, row and column.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(f)
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version
+        raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
+    _check_schema(schema, score_columns, f)
+    has_ids = id_column in schema.names
+    try:
+        table = pq.read_table(f, columns=[*score_columns, *([id_column] if has_ids else [])])
+    except Exception as e:  # noqa: BLE001 - a corrupt page: pyarrow's errors differ by version
+        raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
+    columns = [_finite_scores(table.column(name), f, name) for name in score_columns]
+    return columns, (_shard_ids(table.column(id_column), f, id_column) if has_ids else None)
+
+
+def shard_rows(f):
+    """Rows of one Parquet shard, from its footer (no data read)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return int(pq.ParquetFile(f).metadata.num_rows)
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version
+        raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
 
 
 def _check_schema(schema, score_columns, f):

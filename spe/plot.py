@@ -127,7 +127,7 @@ def plot_score_histogram(evaluation, ax=None, *, level=None, bins=60, show_label
     z_of = (lambda s: special.logit(np.clip(s, dens.score[0], dens.score[-1]))) if logit else (lambda s: s)
     to_x = special.expit if logit else (lambda z: z)
     edges = np.linspace(dens.z[0], dens.z[-1], int(bins) + 1)
-    counts, _ = np.histogram(z_of(evaluation.scores), edges)
+    counts, _ = np.histogram(z_of(evaluation.scores), edges, weights=evaluation.counts)  # counts: a pool's
     ax.stairs(counts / (counts.sum() * np.diff(edges)), to_x(edges), fill=True, color="0.82",
               label=f"all {evaluation.n_items:,} scores")
     pct = f"{100 * dens.negative.level:g}%"

@@ -121,14 +121,27 @@ def model_options(args):
                 likelihood_bins=args.likelihood_bins, workers=args.workers)
 
 
-def fit(args, scores=None):
-    """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options:
-    (scores file, Evaluation)."""
+def fit(args, scores=None, engine=None):
+    """Read the inputs (the scores unless given) and run :func:`spe.evaluate` with the shared options (and
+    ``engine``, when given): (scores file, Evaluation)."""
     scores, labels = read_inputs(args, scores)
-    return scores, _evaluate(args, scores, labels)
+    return scores, evaluate_file(args, scores, labels, engine)
 
 
-def _evaluate(args, scores, labels):
+def item_probabilities(ev, scores, labels):
+    """p̂(y = 1) of every item of the scores (N,) an Evaluation was fitted to, labeled items keeping their
+    label (``labels``: (index (n,), value (n,)) or None): :meth:`~spe.evaluation.Evaluation.item_probabilities`,
+    or for a pooled evaluation (the binned engine) :meth:`~spe.evaluation.Evaluation.probability_at` of each
+    item's own score."""
+    if ev.counts is None:
+        return ev.item_probabilities()
+    out = ev.probability_at(scores)
+    if labels is not None:
+        out[labels[0]] = labels[1]
+    return out
+
+
+def evaluate_file(args, scores, labels, engine=None):
     """:func:`spe.evaluate` of a scores file and its labels with the shared options and ``--reference``."""
     from ..api import evaluate
     from ..io import read_reference
@@ -136,8 +149,8 @@ def _evaluate(args, scores, labels):
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate(scores.scores, labels, reference=reference, label_selection=_label_selection(args),
-                        **model_options(args))
+        return evaluate(scores.scores, labels, reference=reference, label_selection=label_selection(args),
+                        **model_options(args), **({} if engine is None else {"engine": engine}))
 
 
 def joint_fit(args, names, matrix, labels):
@@ -202,7 +215,7 @@ def fit_classifiers(args, names, files, labels):
     from ..io import align_scores
 
     if len(files) == 1:
-        return files[0].ids, _evaluate(args, files[0], labels)
+        return files[0].ids, evaluate_file(args, files[0], labels)
     if args.reference is not None:
         raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
     return files[0].ids, joint_fit(args, names, align_scores(files), labels)
@@ -225,7 +238,7 @@ def choose_target(args, names, default):
     return target
 
 
-def _label_selection(args):
+def label_selection(args):
     """``--adaptive-labels``: how the labeled items were chosen (commands without the option: at random)."""
     return "adaptive" if getattr(args, "adaptive_labels", False) else "random"
 

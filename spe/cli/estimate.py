@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import (figure_bytes, finish, fit, fmt, interval_text, items_csv, json_bytes, labeled_only_baseline,
-                     metrics_lines, notes, plan_outputs)
+from ..engines import ENGINES
+from ..exceptions import SpeInputError
+from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, item_probabilities, items_csv, json_bytes,
+                     labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs)
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -40,6 +42,14 @@ a warning saying what the numbers then mean), 2 bad input or options (one
 line naming the file, row and column, or the option; nothing written), 130
 interrupted, 1 anything else. The summary and the JSON give the seed used.
 
+Large pools: SCORES may be a Parquet file, a directory of Parquet shards or
+a glob ('shards/*.parquet'). --engine dask reads them shard by shard with
+Dask and never holds all scores in memory (on this machine, or on a cluster
+with --scheduler tcp://HOST:8786); --items then names a new directory of
+Parquet shards. Without --engine, pools above 10 million items are counted
+into 2^18 score cells (each item's score within diagnostics.pool.max_error
+of its cell's value), by Dask for Parquet input when Dask is installed.
+
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --json out.json --plot pr.png --seed 0
@@ -68,6 +78,14 @@ def add_arguments(est):
     est.add_argument("--requirement", metavar="P,R", type=requirement,
                      help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
                           "--report adds p(requirement met) against the threshold (paper Fig. 4)")
+    est.add_argument("--engine", choices=ENGINES, default="auto",
+                     help="who does the passes over all scores: memory (every score its own item), binned (in "
+                          "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard; "
+                          "Parquet input); auto (default): binned above 10 million items (by Dask for Parquet "
+                          "when installed), else memory")
+    est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
+                     help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
+                          "its workers need spe installed and the shards' paths readable); default: this machine")
     est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")
@@ -77,6 +95,8 @@ def run(args):
     """Run ``spe estimate``; returns the exit status."""
     from ..io import read_scores, read_truth
 
+    if _engine(args) == "dask":
+        return _run_dask(args)
     page = args.report is not None and _is_page(args.report)
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
                         ("--plot", args.plot, False), ("--report", args.report if page else None, False),
@@ -85,7 +105,10 @@ def run(args):
         _check_report_directory(args.report)
     scores = read_scores(args.scores, score_column=args.score_column)
     truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
-    scores, ev = fit(args, scores)
+    if truth is not None and args.engine == "binned":
+        raise SpeInputError("--truth compares every item's own score: not with --engine binned", argument="engine")
+    scores, labels = read_inputs(args, scores)
+    ev = evaluate_file(args, scores, labels, engine=args.engine if args.engine != "auto" else None)
     base = labeled_only_baseline(args, ev)
     perf = args.performance
     result, at = _estimate_result(args, ev, base)
@@ -99,7 +122,7 @@ def run(args):
     result_bytes = json_bytes(result)
     items_bytes = None
     if args.items is not None or (args.report is not None and not page):
-        items_bytes = items_csv(scores.ids, {"score": scores.scores}, ev.item_probabilities())
+        items_bytes = items_csv(scores.ids, {"score": scores.scores}, item_probabilities(ev, scores.scores, labels))
     files = {"--json": result_bytes, "--items": items_bytes}
     files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
     if args.plot is not None or args.report is not None:
@@ -118,6 +141,70 @@ def run(args):
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
                                                               result_bytes, items_bytes, with_warnings)))
     finish(plan, summary, files, directories, warnings=ev.warnings, command="spe estimate")
+    return 0
+
+
+def _engine(args):
+    """The engine of this run: as given, or for ``auto`` Dask for Parquet shards above
+    :data:`spe.engines.POOL_ABOVE` rows when Dask is installed (else the in-memory paths decide by size)."""
+    from ..dask_engine import require_dask
+    from ..engines import POOL_ABOVE
+    from ..parquet import is_parquet, parquet_files, shard_rows
+
+    if args.scheduler is not None and args.engine != "dask":
+        raise SpeInputError("--scheduler is for --engine dask", argument="scheduler")
+    if args.engine == "dask":
+        require_dask()
+        if not is_parquet(args.scores):
+            raise SpeInputError("the Dask engine reads Parquet (a file, a directory of shards or a glob); for a CSV "
+                                "use --engine binned", argument="engine")
+        return "dask"
+    if args.engine != "auto" or not is_parquet(args.scores):
+        return args.engine
+    try:
+        require_dask()
+    except SpeInputError:
+        return "auto"
+    return "dask" if sum(shard_rows(f) for f in parquet_files(args.scores)) > POOL_ABOVE else "auto"
+
+
+def _run_dask(args):
+    """``spe estimate --engine dask``: the pool from the Parquet shards by Dask, the same estimate and outputs
+    (``--items`` a new directory of Parquet shards; ``--report``, ``--truth`` and ``--reference`` need every
+    score in memory and are refused)."""
+    import warnings
+
+    from ..api import evaluate
+    from ..dask_engine import LabelKeys, ScoreSource, label_keys_from_file, write_items
+    from .common import label_selection, model_options
+
+    for flag, given in (("--report", args.report), ("--truth", args.truth), ("--reference", args.reference)):
+        if given is not None:
+            raise SpeInputError(f"{flag} needs every score in memory: not with --engine dask (use --engine binned)",
+                                argument="engine")
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    if args.items is not None and (args.items == "-" or Path(args.items).exists()):
+        raise SpeInputError(f"with --engine dask, --items names a new directory of Parquet shards; {args.items} "
+                            f"{'is standard output' if args.items == '-' else 'exists'}", argument="items")
+    source = ScoreSource.from_parquet(args.scores, args.score_column)
+    labels = (label_keys_from_file(args.labels, source.has_ids) if args.labels is not None
+              else LabelKeys.of(None, source.has_ids))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate(source, labels, engine="dask", scheduler=args.scheduler, label_selection=label_selection(args),
+                      **model_options(args))
+    base = labeled_only_baseline(args, ev)
+    result, at = _estimate_result(args, ev, base)
+    if args.items is not None:
+        write_items(ev, source, labels, args.items, scheduler=args.scheduler, workers=args.workers)
+    files = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
+    if args.plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        files.append((plan["--plot"], _pr_figure(args, ev, base, None)))
+    summary = _estimate_summary(args, ev, base, at, args.performance, None)
+    finish(plan, summary, files, [], warnings=ev.warnings, command="spe estimate")
     return 0
 
 

@@ -45,6 +45,9 @@ class LabeledScores:
         A labeled reference set (:mod:`spe.models.reference`).
     mixture : FittedScoreModel or None
         The fitted SPE mixture, set once it is fitted (None when no model asked for it, or it could not be fitted).
+    counts : int array, shape (K,), or None
+        With a :class:`spe.pool.ScorePool`: ``scores`` (and ``sorted_scores``) are its K ascending values and
+        each stands for this many items; the features' statistics of all items are taken with these weights.
     """
 
     scores: np.ndarray
@@ -55,6 +58,7 @@ class LabeledScores:
     draws: int
     reference: tuple | None = None
     mixture: object = None
+    counts: np.ndarray | None = None
 
     @functools.cached_property
     def log_odds(self):
@@ -64,12 +68,12 @@ class LabeledScores:
     @functools.cached_property
     def standardized(self):
         """The standardised log-odds feature (:func:`standardized_feature`), from :attr:`log_odds`."""
-        return standardized_feature(self.scores, self.score_type, base=self.log_odds)
+        return standardized_feature(self.scores, self.score_type, base=self.log_odds, counts=self.counts)
 
     @functools.cached_property
     def mixture_log_odds(self):
         """The fitted mixture's monotone log-odds (:func:`mixture_log_odds_feature`), the hybrid's input."""
-        return mixture_log_odds_feature(self.mixture, self.sorted_scores)
+        return mixture_log_odds_feature(self.mixture, self.sorted_scores, counts=self.counts)
 
     @property
     def link_base(self):
@@ -112,7 +116,7 @@ def log_odds_feature(scores, score_type="auto"):
     return _as_float
 
 
-def standardized_feature(scores, score_type="auto", base=None):
+def standardized_feature(scores, score_type="auto", base=None, counts=None):
     """The log-odds feature centred at its median and scaled by its standard deviation over all N items: the
     input of Bayesian Platt scaling (Platt 1999), which needs no log-odds reading of the score.
 
@@ -124,6 +128,9 @@ def standardized_feature(scores, score_type="auto", base=None):
         As :func:`log_odds_feature`.
     base : callable, optional
         The log-odds feature of these scores if already built (:func:`log_odds_feature`).
+    counts : int array, shape (N,), optional
+        Items each score stands for (a :class:`spe.pool.ScorePool`'s sorted values): weighted median and
+        standard deviation.
 
     Returns
     -------
@@ -138,12 +145,18 @@ def standardized_feature(scores, score_type="auto", base=None):
     """
     base = log_odds_feature(scores, score_type) if base is None else base
     z = base(scores)
-    centre, spread = float(np.median(z)), float(np.std(z))
+    if counts is None:
+        centre, spread = float(np.median(z)), float(np.std(z))
+    else:  # z is non-decreasing in the sorted scores
+        w = np.asarray(counts, dtype=float)
+        mean = float(np.average(z, weights=w))
+        centre = float(sorted_quantile(z, [0.5], counts)[0])
+        spread = float(np.sqrt(np.average((z - mean) ** 2, weights=w)))
     spread = spread if spread > 0 else 1.0
     return partial(_standardised, base, centre, spread)
 
 
-def mixture_log_odds_feature(mixture_model, scores):
+def mixture_log_odds_feature(mixture_model, scores, counts=None):
     """The SPE mixture's log-odds at its MAP, made non-decreasing in the score: the hybrid's input.
 
     L(s) = log π p₁(s) − log (1 − π) p₀(s) at the MAP of the plain
@@ -173,6 +186,8 @@ def mixture_log_odds_feature(mixture_model, scores):
     scores : array, shape (N,)
         All scores of the pool, score units: where the envelope is taken.
         Sorted ascending saves a sort (:func:`evaluate` passes them so).
+    counts : int array, shape (N,), optional
+        Items each of the sorted ``scores`` stands for (a :class:`spe.pool.ScorePool`).
 
     Returns
     -------
@@ -190,7 +205,7 @@ def mixture_log_odds_feature(mixture_model, scores):
     if np.any(ss[1:] < ss[:-1]):
         ss = np.sort(ss)
     grid = ss[np.concatenate([[True], ss[1:] != ss[:-1]])]  # the distinct scores
-    envelope = outward_envelope(log_odds(grid), pivot_index(grid, sorted_quantile(ss, [0.5])[0]))
+    envelope = outward_envelope(log_odds(grid), pivot_index(grid, sorted_quantile(ss, [0.5], counts)[0]))
 
     return partial(_interpolated, grid, envelope)
 

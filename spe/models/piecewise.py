@@ -66,8 +66,11 @@ KNOT_QUANTILES = (0.1, 0.5, 0.9)
 MIN_KNOT_GAP = 1e-6
 
 
-def knots_at_quantiles(z, quantiles=KNOT_QUANTILES):
+def knots_at_quantiles(z, quantiles=KNOT_QUANTILES, counts=None):
     """Distinct knots at the given quantiles of the feature values z (N,), interior to their range.
+
+    ``counts`` (N,): z is non-decreasing and each value stands for that many items (a
+    :class:`spe.pool.ScorePool`).
 
     Returns an increasing array of K ≤ len(quantiles) knots (feature units);
     knots that coincide (heavily tied scores) or sit on the range's ends are
@@ -76,7 +79,9 @@ def knots_at_quantiles(z, quantiles=KNOT_QUANTILES):
     z = np.asarray(z, dtype=float)
     lo, hi = float(np.min(z)), float(np.max(z))
     knots = []
-    for k in np.quantile(z, quantiles, method="inverted_cdf"):  # observed values: ties cannot split
+    at = (np.quantile(z, quantiles, method="inverted_cdf") if counts is None  # observed values: ties cannot split
+          else z[np.searchsorted(np.cumsum(counts), np.asarray(quantiles) * np.sum(counts), side="left")])
+    for k in at:
         if k - lo > MIN_KNOT_GAP and hi - k > MIN_KNOT_GAP and (not knots or k - knots[-1] > MIN_KNOT_GAP):
             knots.append(float(k))
     return np.array(knots)
@@ -135,7 +140,7 @@ class PiecewiseLink(LinkModel):
 
 
 def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecewise", prior=None, draws=1000,
-                  rng=None, knots=None, spread=SLOPE_SPREAD):
+                  rng=None, knots=None, spread=SLOPE_SPREAD, counts=None):
     """Posterior draws of the piecewise-linear recalibration (see the module docstring).
 
     Parameters
@@ -160,6 +165,8 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
         feature of all N scores).
     spread : float
         τ (> 0), the prior sd of each piece's log-slope around the common one.
+    counts : int array, shape (N,), optional
+        ``scores`` are a :class:`spe.pool.ScorePool`'s sorted values, each standing for this many items.
 
     Returns
     -------
@@ -180,7 +187,7 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
         raise ValueError(f"spread must be positive, got {spread!r}")
     prior = PRIORS["calibrated"] if prior is None else prior
     s = np.asarray(scores, dtype=float)
-    knots = knots_at_quantiles(feature(s)) if knots is None else np.sort(np.asarray(knots, dtype=float))
+    knots = knots_at_quantiles(feature(s), counts=counts) if knots is None else np.sort(np.asarray(knots, dtype=float))
     if knots.size == 0:
         return None
     link = PiecewiseLink(knots, prior, spread)
@@ -192,7 +199,7 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
 
 def _fit_registered(data, rng):
     return fit_piecewise(data.link_feature, data.scores, data.labeled_index, data.labeled_value,
-                         prior=PRIORS[data.link_base], draws=data.draws, rng=rng)
+                         prior=PRIORS[data.link_base], draws=data.draws, rng=rng, counts=data.counts)
 
 
 register(ScoreModel(name="piecewise", fit=_fit_registered,

@@ -58,7 +58,7 @@ class ScoreGroups:
         return np.searchsorted(-self.scores, -np.asarray(item_scores, dtype=float), side="left")
 
     @classmethod
-    def build(cls, scores, labeled_index, labeled_value, bins=None, sorted_scores=None, guide=None):
+    def build(cls, scores, labeled_index, labeled_value, bins=None, sorted_scores=None, guide=None, counts=None):
         """Group N scores (N,) with n labels; ``bins`` (int): merge distinct scores into at most that many bins.
 
         With ``bins`` and more distinct scores than that, consecutive
@@ -76,7 +76,9 @@ class ScoreGroups:
         prevalence and resolve the recall only in steps of 1/(π · bins).
         Cost O(N log N), or O(N) given ``sorted_scores`` (the scores sorted
         ascending), with the groups of all N items then found only when
-        asked for (:attr:`group_of_item`).
+        asked for (:attr:`group_of_item`). ``counts`` (N,): the scores are a
+        :class:`spe.pool.ScorePool`'s ascending values (give them as ``sorted_scores`` too), each standing for
+        that many items.
         """
         s = np.asarray(scores, dtype=float)
         labeled_index = np.asarray(labeled_index, dtype=int)
@@ -88,7 +90,8 @@ class ScoreGroups:
         else:
             ss = np.asarray(sorted_scores, dtype=float)
             first = np.concatenate([[0], np.flatnonzero(ss[1:] != ss[:-1]) + 1])  # ascending distinct starts
-            counts = np.diff(np.append(first, ss.size))[::-1]
+            counts = (np.diff(np.append(first, ss.size)) if counts is None
+                      else np.add.reduceat(np.asarray(counts, dtype=np.int64), first))[::-1]
             uniq = -ss[first][::-1]
             inv = None
             lab_distinct = np.searchsorted(uniq, -s[labeled_index], side="left")

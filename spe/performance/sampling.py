@@ -326,7 +326,7 @@ def _expected_positives(model, groups, rows):
 GUIDE_POINTS = 1025
 
 
-def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS):
+def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS, counts=None):
     """The posterior mean of p(y = 1 | s) as a function of the score, for placing score bins.
 
     Evaluated under all M draws (weighted) at ``points`` quantiles of the
@@ -338,13 +338,15 @@ def posterior_mean_probability(model, sorted_scores, points=GUIDE_POINTS):
     sorted_scores : array, shape (N,)
         All scores, sorted ascending (score units).
     points : int
+    counts : int array, shape (N,), optional
+        Items each sorted score stands for (a :class:`spe.pool.ScorePool`).
 
     Returns
     -------
     callable
         Scores s (K,) → Σ_m w_m p(y = 1 | s, θ_m), shape (K,), probabilities.
     """
-    grid = np.unique(sorted_quantile(sorted_scores, np.linspace(0.0, 1.0, int(points))))
+    grid = np.unique(sorted_quantile(sorted_scores, np.linspace(0.0, 1.0, int(points)), counts))
     mean = weighted_positive_probability(model, grid, model.weights)
     return lambda s: np.interp(s, grid, mean)
 
@@ -373,7 +375,7 @@ def weighted_positive_probability(model, scores, weights):
 
 def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
                        recall_grid=RECALL_GRID, fpr_grid=FPR_GRID, max_thresholds=MAX_THRESHOLDS, bins=None,
-                       sorted_scores=None, workers=1):
+                       sorted_scores=None, workers=1, counts=None):
     """Draw the unknown labels under each posterior draw and compute the curves (paper §3, §3.1).
 
     Sample performance: under draw m the unknown labels are drawn from
@@ -423,6 +425,9 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
         (:func:`spe.parallel.thread_map`; None: the usable cores).
         Every draw has its own random stream, so the result does not depend
         on it.
+    counts : int array, shape (N,), optional
+        ``scores`` are a :class:`spe.pool.ScorePool`'s ascending values, each standing for this many items
+        (N is then ``counts.sum()``).
 
     Returns
     -------
@@ -434,11 +439,13 @@ def sample_performance(model, scores, labeled_index, labeled_value, *, rng=None,
     labeled_index = np.asarray(labeled_index, dtype=int)
     def guide(s):  # called only if the scores are binned
         ss = np.sort(np.asarray(scores, dtype=float)) if sorted_scores is None else sorted_scores
-        return posterior_mean_probability(model, ss)(s)
+        return posterior_mean_probability(model, ss, counts=counts)(s)
 
+    if counts is not None:
+        sorted_scores = np.asarray(scores, dtype=float)
     groups = ScoreGroups.build(scores, labeled_index, labeled_value, bins=bins, sorted_scores=sorted_scores,
-                               guide=guide)
-    n = np.asarray(scores).size
+                               guide=guide, counts=counts)
+    n = np.asarray(scores).size if counts is None else int(np.sum(counts))
     lab_groups = groups.groups_of(np.asarray(scores, dtype=float)[labeled_index])
     grid_groups = threshold_grid_groups(groups, max_thresholds)
     streams, seeds, bit_generator = _label_streams(rng, model.n_draws)

@@ -112,7 +112,7 @@ class HistogramCheck:
         }
 
 
-def histogram_edges(x, bins=None):
+def histogram_edges(x, bins=None, counts=None):
     """Inner edges of K equal-count bins of the model-space scores x (N,).
 
     ``bins`` defaults to N/50 clipped to [10, 50] (≥ 50 expected items per
@@ -126,6 +126,8 @@ def histogram_edges(x, bins=None):
         All scores, model space.
     bins : int, optional
         K asked for.
+    counts : int array, shape (N,), optional
+        x sorted, each value standing for this many items (a :class:`spe.pool.ScorePool`).
 
     Returns
     -------
@@ -133,9 +135,12 @@ def histogram_edges(x, bins=None):
         Increasing edges in model space.
     """
     x = np.asarray(x, dtype=float)
+    n = x.size if counts is None else int(np.sum(counts))
     if bins is None:
-        bins = int(np.clip(x.size // 50, 10, 50))
-    qs = np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1], method="inverted_cdf")
+        bins = int(np.clip(n // 50, 10, 50))
+    levels = np.linspace(0, 1, bins + 1)[1:-1]
+    qs = (np.quantile(x, levels, method="inverted_cdf") if counts is None
+          else x[np.searchsorted(np.cumsum(counts), levels * n, side="left")])
     edges = np.unique(qs)
     return edges[edges < x.max()]
 
@@ -157,7 +162,7 @@ def _kl(h, p):
     return np.sum(special.xlogy(h, h) - special.xlogy(h, p), axis=1)
 
 
-def histogram_check(mixture, u, weights, x, *, rng, bins=None) -> HistogramCheck:
+def histogram_check(mixture, u, weights, x, *, rng, bins=None, counts=None) -> HistogramCheck:
     """Posterior-predictive check of the histogram of all N scores under the mixture.
 
     Parameters
@@ -173,21 +178,24 @@ def histogram_check(mixture, u, weights, x, *, rng, bins=None) -> HistogramCheck
         For the replicated histograms.
     bins : int, optional
         K; see :func:`histogram_edges`.
+    counts : int array, shape (N,), optional
+        x sorted, each value standing for this many items (a :class:`spe.pool.ScorePool`).
 
     Returns
     -------
     HistogramCheck
     """
     x = np.asarray(x, dtype=float)
-    edges = histogram_edges(x, bins)
-    observed = np.bincount(np.searchsorted(edges, x, side="left"), minlength=edges.size + 1) / x.size
+    edges = histogram_edges(x, bins, counts)
+    n = x.size if counts is None else int(np.sum(counts))
+    observed = np.bincount(np.searchsorted(edges, x, side="left"), weights=counts, minlength=edges.size + 1) / n
     u, w = weighted_draws(u, weights)
     p = _bin_probabilities(mixture, u, edges)
     p = p / p.sum(axis=1, keepdims=True)
     d_obs = _kl(observed[None, :], p)
-    replicated = rng.multinomial(x.size, p) / x.size
+    replicated = rng.multinomial(n, p) / n
     d_rep = _kl(replicated, p)
     p_value = float(np.sum(w * (d_rep >= d_obs)))
     disc, expected = float(w @ d_obs), float(w @ d_rep)
     return HistogramCheck(p_value=p_value, discrepancy=disc, expected_discrepancy=expected,
-                          excess=max(disc - expected, 0.0), bins=int(edges.size + 1), n_items=int(x.size))
+                          excess=max(disc - expected, 0.0), bins=int(edges.size + 1), n_items=n)

@@ -26,7 +26,7 @@ from ...progress import stage
 from ...quantiles import sorted_quantile
 from ..base import FittedScoreModel
 from .check import histogram_check
-from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type
+from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type, start_sample
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
 __all__ = ["fit_mixture", "rank_families", "RankedFamilies", "likelihood_edges", "LIKELIHOOD_RESOLUTION"]
@@ -39,7 +39,7 @@ SCREENING_RESOLUTION = 1.0 / 512
 
 
 
-def likelihood_edges(x_sorted, bins):
+def likelihood_edges(x_sorted, bins, counts=None):
     """Edges of about ``bins`` histogram bins for the unlabeled likelihood at large N: (N,) → (E,).
 
     Half the edges are equally spaced over [min x, max x] (resolution where
@@ -55,6 +55,8 @@ def likelihood_edges(x_sorted, bins):
         Model-space scores, sorted ascending.
     bins : int
         About how many bins (≥ 2).
+    counts : int array, shape (N,), optional
+        Items each sorted x stands for (a :class:`spe.pool.ScorePool`).
 
     Returns
     -------
@@ -64,7 +66,7 @@ def likelihood_edges(x_sorted, bins):
     xs = np.asarray(x_sorted, dtype=float)
     half = max(int(bins) // 2, 1)
     width = np.linspace(xs[0], xs[-1], half + 1)
-    count = sorted_quantile(xs, np.linspace(0.0, 1.0, half + 1))
+    count = sorted_quantile(xs, np.linspace(0.0, 1.0, half + 1), counts)
     return np.unique(np.concatenate([width, count]))
 
 
@@ -83,6 +85,10 @@ class RankedFamilies:
         Model-space scores.
     x_sorted : array, shape (N,) or None
         ``x`` sorted ascending, when the likelihood is binned (``likelihood_bins``) and they were needed.
+    x_start : array
+        The scores the MAP starts are computed from: ``x``, or a sample of a pool's items (:func:`start_sample`).
+    counts : int array, shape (N,), or None
+        Items each x stands for (a :class:`spe.pool.ScorePool`; ``x`` is then sorted).
     data : MixtureData
     pairs : list of (str, str)
         The pairs asked for (``families="auto"`` also screens more, per class).
@@ -95,6 +101,8 @@ class RankedFamilies:
     space: ScoreSpace
     x: np.ndarray
     x_sorted: np.ndarray | None
+    x_start: np.ndarray
+    counts: np.ndarray | None
     data: MixtureData
     pairs: list
     ranking: list
@@ -104,7 +112,7 @@ class RankedFamilies:
 
 def rank_families(scores, labeled_index, labeled_value, *, families="auto", prevalence_prior=(1.0, 1.0),
                   resolution=LIKELIHOOD_RESOLUTION, score_space="linear", score_type="auto", identify_top=True,
-                  refit=3, likelihood_bins=None, sorted_scores=None, workers=None):
+                  refit=3, likelihood_bins=None, sorted_scores=None, workers=None, counts=None):
     """Map the scores to model space and fit and rank the family pairs by their Schwarz criterion,
     log L − (P/2) log N, higher is better (−BIC/2; paper §4.2).
 
@@ -117,7 +125,8 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     ``likelihood_bins`` the final fits see the unlabeled scores as a
     histogram (:func:`likelihood_edges`). ``sorted_scores``: the scores
     sorted ascending, if the caller has them (saves a sort at large N).
-    ``workers``: processes for the screening (:class:`spe.parallel.TaskPool`).
+    ``workers``: processes for the screening (:class:`spe.parallel.TaskPool`). ``counts``: the scores
+    are a :class:`spe.pool.ScorePool`'s sorted values, each standing for that many items.
 
     Returns
     -------
@@ -134,31 +143,34 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     x = space.to_model(scores)
     edges = x_sorted = None
     if likelihood_bins:
-        x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
-        edges = likelihood_edges(x_sorted, likelihood_bins)
-    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution, edges=edges, x_sorted=x_sorted)
+        x_sorted = x if counts is not None else np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
+        edges = likelihood_edges(x_sorted, likelihood_bins, counts)
+    data = MixtureData.build(x, labeled_index, labeled_value, resolution=resolution, edges=edges, x_sorted=x_sorted,
+                             counts=counts)
     pairs = parse_families(families, resolve_score_type(np.asarray(scores, dtype=float), score_type))
-    screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION))
+    screen = MixtureData.build(x, labeled_index, labeled_value, resolution=max(resolution or 0, SCREENING_RESOLUTION),
+                               counts=counts)
+    x_start = x if counts is None else start_sample(x, counts)
     extend = EXTENDED_CANDIDATES if families is None or (isinstance(families, str) and families == "auto") else ()
     ranking, top, bottom = [], None, None
     if identify_top:
         top, bottom = float(np.max(x)), float(np.min(x))
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
+        ranking = rank_family_pairs(x_start, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
                                     bottom=bottom, extend=extend, refit=refit, workers=workers)
     if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
         top = bottom = None
-        ranking = rank_family_pairs(x, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
+        ranking = rank_family_pairs(x_start, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
                                     extend=extend, refit=refit, workers=workers)
     if not ranking:
         raise MixtureFitError(f"none of the family pairs {pairs} could be fitted to these scores")
-    return RankedFamilies(space, x, x_sorted, data, pairs, ranking, top, bottom)
+    return RankedFamilies(space, x, x_sorted, x_start, counts, data, pairs, ranking, top, bottom)
 
 
 def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=1000, rng=None,
                 proposal="full", prevalence_prior=(1.0, 1.0), resolution=LIKELIHOOD_RESOLUTION,
                 score_space="linear", check=True, temper=True, score_type="auto", monotone=True,
                 identify_top=True, inference="importance", progressbar=False, likelihood_bins=None,
-                sorted_scores=None, workers=None, leave_out_misfit=False):
+                sorted_scores=None, workers=None, leave_out_misfit=False, counts=None):
     """Fit the SPE mixture and draw from its posterior.
 
     After the fit, the histogram of all scores is checked against the
@@ -207,6 +219,9 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     workers : int or None
         Processes for the family screening (:class:`spe.parallel.TaskPool`;
         None: the usable cores, 1: none). The result does not depend on it.
+    counts : int array, shape (N,), optional
+        ``scores`` are the K ascending values of a :class:`spe.pool.ScorePool`, each standing for this
+        many items (labeled entries for one): every statistic of all items is taken with these weights.
     score_space : {"linear", "logit", "auto"}
         How scores are mapped to model space (:class:`ScoreSpace`).
     check : bool
@@ -261,26 +276,26 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     ranked = rank_families(
         scores, labeled_index, labeled_value, families=families, prevalence_prior=prevalence_prior,
         resolution=resolution, score_space=score_space, score_type=score_type, identify_top=identify_top,
-        likelihood_bins=likelihood_bins, sorted_scores=sorted_scores, workers=workers)
+        likelihood_bins=likelihood_bins, sorted_scores=sorted_scores, workers=workers, counts=counts)
     space, x, data, ranking = ranked.space, ranked.x, ranked.data, ranked.ranking
     x_sorted = ranked.x_sorted
     if x_sorted is None:
-        x_sorted = np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
+        x_sorted = x if counts is not None else np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
     best = ranking[0]
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
     with stage(f"sampling the mixture's posterior ({inference})"):
-        post, data, u_map, tempering, hist = _checked_posterior(sampler, best, x, x_sorted, data, check=check,
+        post, data, u_map, tempering, hist = _checked_posterior(sampler, best, ranked, x_sorted, data, check=check,
                                                                 temper=temper, leave_out=leave_out_misfit,
                                                                 rng=check_rng)
-    pp = _class_probability(mix, x_sorted, monotone)
+    pp = _class_probability(mix, x_sorted, monotone, counts)
 
     probability = partial(_in_model_space, pp, space)
 
     with stage("the mixture's evidence"):
         log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
-            mix, x, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
+            mix, ranked, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
             proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size:
@@ -334,7 +349,7 @@ class _Sampler:
                                  curvature_log_posterior=lambda u: mix.log_posterior(u, d, identify=False))
 
 
-def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_out, rng):
+def _checked_posterior(sample, best, ranked, x_sorted, data, *, check, temper, leave_out, rng):
     """The posterior draws after the histogram check (:mod:`spe.models.mixture.check`): the plain posterior when the
     mixture reproduces the score histogram (or tempering is off, or the caller leaves a misfit out), else the
     coarsened one, redrawn.
@@ -348,7 +363,8 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_
         post = sample(data, best.u_map)
     u_map, tempering, hist = best.u_map, 1.0, None
     if check:
-        hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=rng)  # order-free: sorted is cheaper
+        hist = histogram_check(mix, post.u, post.weights, x_sorted, rng=rng,  # order-free: sorted is cheaper
+                               counts=ranked.counts)
         if leave_out and not hist.passed:
             hist = dataclasses.replace(hist, left_out=True)
         elif temper:
@@ -359,7 +375,8 @@ def _checked_posterior(sample, best, x, x_sorted, data, *, check, temper, leave_
         tempered = data.tempered(tempering)
         try:
             res = find_map(lambda u: mix.log_posterior(u, tempered, identify=False),
-                           np.vstack([best.u_map, mix.initial_points(x, tempered)]), scale=tempered.n_items,
+                           np.vstack([best.u_map, mix.initial_points(ranked.x_start, tempered)]),
+                           scale=tempered.n_items,
                            accept=mix.identified_at)
         except RuntimeError:  # no identified optimum of the tempered posterior: keep the plain one, and say so
             tempering = 1.0
@@ -391,13 +408,13 @@ def _misfit(mix, hist):
             f"expected over {hist.bins} bins)")
 
 
-def _class_probability(mix, x_sorted, monotone):
+def _class_probability(mix, x_sorted, monotone, counts=None):
     """p(y = 1 | x, θ) of the mixture in model space, (M, P) × (B,) → (M, B): non-decreasing in x when
     ``monotone`` (:meth:`Mixture.monotone_class_probability`), else the paper's Bayes rule."""
     if not monotone:
         return mix.class_probability
-    grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID)))
-    pivot_x = float(sorted_quantile(x_sorted, [0.5])[0])
+    grid_x = np.unique(sorted_quantile(x_sorted, np.linspace(0.0, 1.0, MONOTONE_GRID), counts))
+    pivot_x = float(sorted_quantile(x_sorted, [0.5], counts)[0])
 
     return partial(mix.monotone_class_probability, grid=grid_x, pivot=pivot_x)
 
@@ -434,7 +451,7 @@ def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, infere
     return diagnostics
 
 
-def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
+def _mixture_log_evidence(mix, ranked, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
                           tempering=1.0, pp=None, edges=None, x_sorted=None):
     """log p(Y_L | S) of the mixture: E over p(θ | S) of Π_i p(y_i | s_i, θ).
 
@@ -447,13 +464,14 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
     raised to ζ), as in the fit. ``pp(u, x)`` is the p(y = 1 | x) the model
     uses (default :meth:`Mixture.class_probability`; the monotone one
     when ``fit_mixture(monotone=True)``). ``edges``: the histogram bins of
-    the fit, if any (:meth:`MixtureData.build`).
+    the fit, if any (:meth:`MixtureData.build`). ``ranked``: the scores as :func:`rank_families` mapped them.
     """
+    x = ranked.x
     y = np.asarray(labeled_value)
     if y.size == 0:
         return 0.0
     data = MixtureData.build(x, np.zeros(0, dtype=int), np.zeros(0, dtype=int), resolution=resolution, edges=edges,
-                             x_sorted=x_sorted)
+                             x_sorted=x_sorted, counts=ranked.counts)
     data = data.tempered(tempering)
 
     def search(starts):
@@ -464,7 +482,7 @@ def _mixture_log_evidence(mix, x, labeled_index, labeled_value, u_start, *, draw
         centre = search(u_start[None, :]).u
     except RuntimeError:  # the labeled MAP leads to a switched optimum: start from the data instead
         try:
-            centre = search(mix.initial_points(x, data)).u
+            centre = search(mix.initial_points(ranked.x_start, data)).u
         except RuntimeError:
             # no identified mode without the labels (e.g. a heavily tempered, prior-dominated posterior):
             # centre the proposal at the labeled MAP; the importance weights correct for the choice

@@ -40,7 +40,7 @@ from ..registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip",
            "resolve_score_type", "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
-           "outward_envelope", "pivot_index", "START_SAMPLE"]
+           "outward_envelope", "pivot_index", "START_SAMPLE", "start_sample"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
@@ -293,7 +293,7 @@ class MixtureData:
     bin_upper: np.ndarray | None = None
 
     @classmethod
-    def build(cls, x, labeled_index, labeled_value, *, resolution=None, edges=None, x_sorted=None):
+    def build(cls, x, labeled_index, labeled_value, *, resolution=None, edges=None, x_sorted=None, counts=None):
         """From model-space scores x (N,) and labels at ``labeled_index`` (n,).
 
         Parameters
@@ -320,6 +320,9 @@ class MixtureData:
         x_sorted : array, shape (N,), optional
             ``x`` sorted, if the caller has it: the bins are then counted
             by E binary searches instead of N (same counts).
+        counts : int array, shape (N,), optional
+            Items each x stands for (a :class:`spe.pool.ScorePool`; labeled
+            entries stand for one); ``x_sorted`` is then not needed.
 
         Raises
         ------
@@ -331,9 +334,10 @@ class MixtureData:
         mask = np.ones(x.size, dtype=bool)
         mask[labeled_index] = False
         xu = x[mask]
+        weights = None if counts is None else np.asarray(counts, dtype=float)[mask]
         lab_x = x[labeled_index]
         lab_y = np.asarray(labeled_value)
-        labeled = (lab_x[lab_y == 0], lab_x[lab_y == 1], x.size)
+        labeled = (lab_x[lab_y == 0], lab_x[lab_y == 1], x.size if counts is None else int(np.sum(counts)))
         if edges is not None:
             e = np.unique(np.asarray(edges, dtype=float))
             if e.size < 2:
@@ -341,9 +345,9 @@ class MixtureData:
             if xu.size and (xu.min() < e[0] or xu.max() > e[-1]):
                 raise ValueError(f"likelihood bin edges [{e[0]:g}, {e[-1]:g}] do not span the unlabeled scores "
                                  f"[{xu.min():g}, {xu.max():g}]")
-            if x_sorted is None:
+            if x_sorted is None or weights is not None:
                 j = np.minimum(np.searchsorted(e, xu, side="right") - 1, e.size - 2)
-                counts = np.bincount(j, minlength=e.size - 1)
+                counts = np.bincount(j, weights=weights, minlength=e.size - 1)
             else:  # items below each edge (the last bin closed), all items minus the labeled ones
                 def below(v):
                     return np.append(np.searchsorted(v, e[:-1], side="left"), np.searchsorted(v, e[-1], "right"))
@@ -356,9 +360,12 @@ class MixtureData:
             # grid cells by counting (O(N)), not by sorting: the same midpoints and counts as np.unique
             cell = np.floor(xu / resolution)
             first = cell.min()
-            counts = np.bincount((cell - first).astype(np.int64))
+            counts = np.bincount((cell - first).astype(np.int64), weights=weights)
             filled = np.flatnonzero(counts)
             return cls((first + filled + 0.5) * resolution, counts[filled].astype(float), *labeled)
+        if weights is not None:
+            xu, inverse = np.unique(xu, return_inverse=True)
+            return cls(xu, np.bincount(inverse, weights=weights, minlength=xu.size), *labeled)
         xu, cu = np.unique(xu, return_counts=True)
         return cls(xu, cu.astype(float), *labeled)
 
@@ -730,6 +737,17 @@ class Mixture:
             raise MixtureFitError("could not initialise the mixture: too few distinct scores on either side of "
                                   "every split")
         return np.array(starts)
+
+
+def start_sample(x_sorted, counts, size=START_SAMPLE):
+    """A systematic sample of the items of a pool for :meth:`Mixture.initial_points`: the values at ``size``
+    evenly spaced ranks of the N items (all N when fewer), (K,), (K,) → (≤ size,), model space.
+
+    ``x_sorted`` ascending, each standing for ``counts`` items (a :class:`spe.pool.ScorePool`)."""
+    cum = np.cumsum(np.asarray(counts, dtype=np.int64))
+    m = int(min(cum[-1], size))
+    ranks = ((np.arange(m) + 0.5) * (cum[-1] / m)).astype(np.int64)
+    return np.asarray(x_sorted, dtype=float)[np.searchsorted(cum, ranks, side="right")]
 
 
 @dataclass(frozen=True)

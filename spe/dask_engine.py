@@ -1,0 +1,413 @@
+"""The Dask engine: the passes over all N scores as Dask computations over their chunks.
+
+``engine="dask"`` (``spe estimate --engine dask [--scheduler ADDRESS]``)
+never holds the N scores in one process: each chunk (a Parquet shard, a
+block of a Dask array, a partition of a Dask Series) is read by a Dask
+task, and only small partial results travel:
+
+1. **First pass**: each chunk's :class:`spe.pool.ScoreStats` (count,
+   range; a non-finite score stops the run, named by shard and row) and
+   the scores of its labeled items (by id, or by 0-based position).
+2. **Second pass**: each chunk's :class:`spe.pool.CellSummary` on the
+   cells the first pass fixed, combined pairwise as a Dask tree.
+
+The result is the same :class:`spe.pool.ScorePool` that
+:func:`spe.pool.pool_from_scores` builds in memory (``engine="binned"``):
+counts, minima and maxima combine exactly in any order, so both engines
+give the same estimate for the same seed, bit for bit. Everything after
+the pool is the in-memory code. :func:`write_items` writes ``--items`` back
+as Parquet shards, one per chunk, with p̂(y = 1) of every item.
+
+Dask is an optional extra (``pip install 'spe[dask]'``); without a
+``scheduler`` address the tasks run on this machine's threads
+(:func:`spe.parallel.resolve_workers`), with one a ``dask.distributed``
+client is opened to that scheduler and the same tasks run on its cluster
+(the workers need ``spe`` installed, and the shards' paths must be
+readable from them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from .exceptions import SpeInputError
+from .parallel import resolve_workers
+from .pool import CELLS, CellLayout, CellSummary, ScorePool, ScoreStats, tree_combine
+from .progress import stage
+
+__all__ = ["require_dask", "is_dask_collection", "ScoreSource", "LabelKeys", "label_keys_from_file", "dask_pool",
+           "write_items", "scheduler_context"]
+
+
+def require_dask():
+    """Import dask, or raise SpeInputError naming the extra to install."""
+    try:
+        import dask  # noqa: F401
+    except ImportError:
+        raise SpeInputError("the Dask engine needs Dask: pip install 'spe[dask]'", argument="engine") from None
+
+
+def is_dask_collection(obj) -> bool:
+    """Whether ``obj`` is a Dask collection (an Array, Series, DataFrame), without importing Dask."""
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return dask.is_dask_collection(obj)
+
+
+@dataclass
+class ScoreSource:
+    """N scores stored in chunks that Dask tasks read.
+
+    Attributes
+    ----------
+    chunks : list
+        One Dask ``delayed`` per chunk, computing ``(scores (m,) float64, ids (m,) str or None)``.
+    names : list of str
+        Each chunk's place, for messages: a shard's path, or ``"block k"``.
+    rows : int array, shape (C,)
+        Items per chunk.
+    has_ids : bool
+        Whether the chunks carry ids (labels are then matched by id, else by 0-based position).
+    kind : {"parquet", "array"}
+    """
+
+    chunks: list
+    names: list
+    rows: np.ndarray
+    has_ids: bool
+    kind: str
+
+    @property
+    def n_items(self) -> int:
+        return int(self.rows.sum())
+
+    @property
+    def offsets(self):
+        """The position of each chunk's first item, (C,)."""
+        return np.concatenate([[0], np.cumsum(self.rows)[:-1]]).astype(np.int64)
+
+    @classmethod
+    def from_parquet(cls, path, score_column="score", id_column="id"):
+        """A Parquet file, a directory of shards or a glob (:func:`spe.parquet.parquet_files`): one chunk per shard.
+
+        Raises
+        ------
+        SpeInputError
+            No shard, or one whose footer pyarrow cannot read (a bad schema or score is found by the tasks).
+        """
+        import pyarrow.parquet as pq
+        from dask import delayed
+
+        from .parquet import parquet_files, read_shard, shard_rows
+
+        files = parquet_files(path)
+        rows = np.array([shard_rows(f) for f in files], dtype=np.int64)
+        has_ids = id_column in pq.read_schema(files[0]).names
+        chunks = [delayed(_shard_chunk, pure=True)(read_shard, f, score_column, id_column) for f in files]
+        return cls(chunks, [str(f) for f in files], rows, has_ids, "parquet")
+
+    @classmethod
+    def from_dask(cls, obj):
+        """A 1-D Dask Array or a Dask Series of scores (score units); labels by 0-based position.
+
+        A Series' partition lengths are computed first (one pass) unless known.
+
+        Raises
+        ------
+        SpeInputError
+            Anything else (a DataFrame: pick its score column; an Array of another shape).
+        """
+        import dask.array as da
+        import dask.dataframe as dd
+
+        if isinstance(obj, dd.DataFrame):
+            raise SpeInputError("a Dask DataFrame holds several columns: pass its score column (df['score'])",
+                                argument="scores")
+        if isinstance(obj, dd.Series):
+            obj = obj.to_dask_array(lengths=True)
+        if not isinstance(obj, da.Array) or obj.ndim != 1:
+            raise SpeInputError(f"must be a 1-D Dask Array or a Dask Series, got {type(obj).__name__} of "
+                                f"{getattr(obj, 'ndim', '?')} dimensions", argument="scores")
+        from dask import delayed
+
+        blocks = obj.to_delayed().ravel().tolist()
+        chunks = [delayed(_array_chunk, pure=True)(b) for b in blocks]
+        return cls(chunks, [f"block {k}" for k in range(len(blocks))], np.asarray(obj.chunks[0], dtype=np.int64),
+                   False, "array")
+
+
+def _shard_chunk(read, f, score_column, id_column):
+    columns, ids = read(f, [score_column], id_column)
+    return columns[0], ids
+
+
+def _array_chunk(block):
+    return np.asarray(block, dtype=float).ravel(), None
+
+
+@dataclass(frozen=True)
+class LabelKeys:
+    """The labels before they are matched to the chunks: by id (str) or by 0-based position.
+
+    Attributes
+    ----------
+    keys : array, shape (n,)
+        str ids, or int64 positions.
+    values : int array, shape (n,)
+        0 or 1.
+    by_id : bool
+    source : str
+        Where they came from, for messages (a file's path, or "labels").
+    """
+
+    keys: np.ndarray
+    values: np.ndarray
+    by_id: bool
+    source: str = "labels"
+
+    @classmethod
+    def of(cls, labels, has_ids):
+        """From :func:`spe.evaluate`'s ``labels``: None, a mapping {id or position: 0/1}, or an (index, value)
+        pair of positions; with ids (``has_ids``) the keys are ids (as str).
+
+        Raises
+        ------
+        SpeInputError
+            A label other than 0/1, or a position that is not an integer ≥ 0.
+        """
+        if labels is None:
+            keys, values = [], []
+        elif isinstance(labels, dict):
+            keys, values = list(labels.keys()), list(labels.values())
+        elif isinstance(labels, tuple) and len(labels) == 2:
+            keys, values = list(np.asarray(labels[0]).tolist()), list(np.asarray(labels[1]).tolist())
+        else:
+            raise SpeInputError("with the Dask engine, labels are a mapping {id or position: 0/1} or an "
+                                "(index, value) pair", argument="labels")
+        v = np.asarray(values, dtype=float)
+        if v.size and not np.all((v == 0) | (v == 1)):
+            raise SpeInputError("labels must be 0 or 1", argument="labels")
+        if has_ids:
+            k = np.asarray([str(x).strip() for x in keys], dtype=object)
+        else:
+            try:
+                k = np.asarray(keys, dtype=np.int64) if keys else np.zeros(0, dtype=np.int64)
+            except (TypeError, ValueError):
+                raise SpeInputError("without ids, labels are keyed by 0-based position (integers)",
+                                    argument="labels") from None
+            if k.size and k.min() < 0:
+                raise SpeInputError(f"position {int(k.min())} is negative", argument="labels")
+        if np.unique(k).size != k.size:
+            raise SpeInputError("an item is labeled twice", argument="labels")
+        return cls(k, v.astype(np.int64), has_ids)
+
+
+def label_keys_from_file(path, has_ids, id_column="id", label_column="label"):
+    """A labels file (:func:`spe.io.read_label_table`) as :class:`LabelKeys`: by id when the scores have ids,
+    else by 0-based row.
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`spe.io.read_label_table`; without ids, an id that is not a row number (named by row).
+    """
+    from .io import read_label_table
+
+    ids, values, rows = read_label_table(path, id_column, label_column)
+    if has_ids:
+        return LabelKeys(np.asarray(ids, dtype=object), values, True, str(path))
+    keys = np.empty(ids.size, dtype=np.int64)
+    for r, v in enumerate(ids):
+        if not (v.isdigit() and str(int(v)) == v):
+            raise SpeInputError(f"id {v!r} is not a 0-based row number (the scores have no 'id' column)", path=path,
+                                row=int(rows[r]), column=id_column)
+        keys[r] = int(v)
+    return LabelKeys(keys, values, False, str(path))
+
+
+def _first_pass(chunk, offset, labels):
+    """One chunk's statistics and its labeled items: (ScoreStats, label positions into ``labels`` (h,),
+    the chunk's rows of them (h,), their scores (h,))."""
+    scores, ids = chunk
+    stats = ScoreStats.of(scores)
+    if labels.by_id:
+        rows = np.flatnonzero(np.isin(ids, labels.keys))
+        which = _positions_of(labels.keys, ids[rows])
+    else:
+        which = np.flatnonzero((labels.keys >= offset) & (labels.keys < offset + scores.size))
+        rows = labels.keys[which] - offset
+    return stats, which, rows, scores[rows]
+
+
+def _positions_of(keys, found):
+    order = np.argsort(keys)
+    return order[np.searchsorted(keys[order], found)]
+
+
+def _second_pass(chunk, layout):
+    return CellSummary.of(chunk[0], layout)
+
+
+def _combine(a, b):
+    return a.combine(b)
+
+
+@contextmanager
+def scheduler_context(scheduler=None, workers=None):
+    """Where the tasks run: this machine's threads (``scheduler`` None), or a ``dask.distributed`` scheduler at
+    ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``), whose client is closed on exit.
+
+    Raises
+    ------
+    SpeInputError
+        An address no scheduler answers at (within 10 s), or ``dask.distributed`` not installed.
+    """
+    import dask
+
+    if scheduler is None:
+        with dask.config.set(scheduler="threads", num_workers=resolve_workers(workers)):
+            yield
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SpeInputError("a scheduler address needs dask.distributed: pip install 'spe[dask]'",
+                            argument="scheduler") from None
+    try:
+        client = Client(scheduler, timeout=10, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SpeInputError(f"no Dask scheduler answers at {scheduler!r} ({e})", argument="scheduler") from None
+    try:
+        with dask.config.set(scheduler=client.get):
+            yield
+    finally:
+        client.close()
+
+
+def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
+    """The :class:`~spe.pool.ScorePool` of a :class:`ScoreSource`, computed by Dask (two passes, see the module
+    docstring).
+
+    Parameters
+    ----------
+    source : ScoreSource
+    labels : LabelKeys
+    cells : int
+        G (:data:`spe.pool.CELLS`).
+    scheduler : str or None
+        A ``dask.distributed`` scheduler's address; None: this machine's threads.
+    workers : int or None
+        Threads on this machine (None: the usable cores).
+
+    Returns
+    -------
+    ScorePool
+        The labeled items in score order.
+
+    Raises
+    ------
+    SpeInputError
+        A non-finite score (named by shard or block and row), a bad shard, fewer than 4 items, a label whose id
+        or position is not among the items, or an id found twice.
+    """
+    import dask
+    from dask import delayed
+
+    with scheduler_context(scheduler, workers):
+        with stage("reading the scores (Dask, first pass)"):
+            first = dask.compute(*[delayed(_first_pass)(c, int(o), labels)
+                                   for c, o in zip(source.chunks, source.offsets)])
+        stats = tree_combine(f[0] for f in first)
+        _check_stats(source, [f[0] for f in first])
+        lab_scores = _labeled_scores(source, labels, first)
+        layout = CellLayout.of(stats, cells)
+        with stage("counting the scores in cells (Dask, second pass)"):
+            parts = [delayed(_second_pass)(c, layout) for c in source.chunks]
+            while len(parts) > 1:
+                parts = [delayed(_combine)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                         for i in range(0, len(parts), 2)]
+            (summary,) = dask.compute(parts[0])
+    return ScorePool.from_cells(summary, lab_scores, labels.values)
+
+
+def _check_stats(source, stats):
+    for name, offset, s in zip(source.names, source.offsets, stats):
+        if s.bad >= 0:
+            raise SpeInputError(f"score is not a finite number ({s.bad_value!r}) at row {s.bad + 1} of {name} "
+                                f"(item {int(offset) + s.bad})", argument="scores")
+    if source.n_items < 4:
+        raise SpeInputError(f"need at least 4 scores, got {source.n_items}", argument="scores")
+
+
+def _labeled_scores(source, labels, first):
+    """The labeled items' scores (n,) in the order of ``labels``; each found exactly once."""
+    out = np.full(labels.keys.size, np.nan)
+    seen = np.zeros(labels.keys.size, dtype=np.int64)
+    for name, (_, which, rows, scores) in zip(source.names, first):
+        seen[which] += 1
+        out[which] = scores
+    what = "id" if labels.by_id else "position"
+    missing = np.flatnonzero(seen == 0)
+    if missing.size:
+        k = labels.keys[missing[0]]
+        shown = repr(str(k)) if labels.by_id else int(k)
+        where = f"the {source.n_items:,} items (0..{source.n_items - 1})" if not labels.by_id else "the scores"
+        raise SpeInputError(f"the labeled {what} {shown} ({labels.source}) is not among {where}", argument="labels")
+    twice = np.flatnonzero(seen > 1)
+    if twice.size:
+        raise SpeInputError(f"the labeled id {str(labels.keys[twice[0]])!r} occurs {int(seen[twice[0]])} times in "
+                            "the scores",
+                            argument="labels")
+    return out
+
+
+def write_items(evaluation, source, labels, path, *, scheduler=None, workers=None):
+    """``--items`` with the Dask engine: a directory of Parquet shards, one per chunk, whole or not at all.
+
+    Each shard ``part-00000.parquet``, … holds the chunk's ``id`` (or its 0-based ``position``), ``score`` and
+    ``probability``: p̂(y = 1) (:meth:`spe.evaluation.Evaluation.probability_at`; labeled items keep their
+    label). The shards are written to a temporary directory beside ``path`` and moved there at the end.
+
+    Raises
+    ------
+    SpeInputError
+        ``path`` exists already.
+    """
+    import dask
+    from dask import delayed
+
+    target = os.path.abspath(path)
+    if os.path.exists(target):
+        raise SpeInputError(f"{path} exists: the item shards go to a new directory", argument="items")
+    tmp = tempfile.mkdtemp(prefix=".spe-items-", dir=os.path.dirname(target))
+    try:
+        with scheduler_context(scheduler, workers), stage("writing the items (Dask)"):
+            dask.compute(*[delayed(_write_chunk)(c, int(o), labels, evaluation.probability_at,
+                                                 os.path.join(tmp, f"part-{k:05d}.parquet"))
+                           for k, (c, o) in enumerate(zip(source.chunks, source.offsets))])
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write_chunk(chunk, offset, labels, probability_at, out):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    scores, ids = chunk
+    p = probability_at(scores)
+    stats, which, rows, _ = _first_pass(chunk, offset, labels)
+    p[rows] = labels.values[which]
+    key = {"id": pa.array(ids, type=pa.string())} if ids is not None else {
+        "position": pa.array(np.arange(offset, offset + scores.size, dtype=np.int64))}
+    pq.write_table(pa.table({**key, "score": scores, "probability": p}), out)

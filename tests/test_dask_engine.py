@@ -1,0 +1,158 @@
+"""The engines: the Dask engine and the in-memory binned path give the same estimate; bad input is named."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spe
+from spe.cli import main
+from spe.exceptions import SpeInputError
+from spe.output import json_bytes
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+
+
+@pytest.fixture(scope="module")
+def simulated():
+    rng = np.random.default_rng(0)
+    n = 10_000
+    y = rng.random(n) < 0.2
+    s = np.where(y, rng.normal(2, 1, n), rng.normal(0, 1, n))
+    labeled = rng.choice(n, 60, replace=False)
+    return s, y, {int(i): int(y[i]) for i in labeled}
+
+
+def _quiet_evaluate(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(*args, draws=200, rng=3, workers=1, families="truncnorm,truncnorm", **kwargs)
+
+
+def test_dask_and_binned_engines_give_the_same_json(simulated):
+    s, _, labels = simulated
+    binned = _quiet_evaluate(s, labels, engine="binned")
+    lazy = _quiet_evaluate(da.from_array(s, chunks=2917), labels)  # uneven chunks; "auto" picks Dask
+    assert lazy.diagnostics["pool"] == binned.diagnostics["pool"]
+    assert json_bytes(lazy.to_dict()) == json_bytes(binned.to_dict())
+
+
+def test_a_dask_series_is_read_by_position(simulated):
+    s, _, labels = simulated
+    binned = _quiet_evaluate(s, labels, engine="binned")
+    series = dd.from_pandas(pd.Series(s), npartitions=3)
+    assert json_bytes(_quiet_evaluate(series, labels).to_dict()) == json_bytes(binned.to_dict())
+
+
+def test_the_binned_estimate_is_the_exact_one_within_its_error(simulated):
+    s, y, labels = simulated
+    exact = _quiet_evaluate(s, labels, engine="memory")
+    binned = _quiet_evaluate(s, labels, engine="binned")
+    assert binned.n_items == exact.n_items == s.size
+    assert binned.diagnostics["pool"]["max_error"] < 1e-3
+    for name in ("prevalence", "average_precision", "roc_auc"):
+        a, b = exact.metric(name), binned.metric(name)
+        assert abs(a.mean - b.mean) < 0.02 * (a.hi - a.lo) + 0.002
+    # p̂ at every item's own score agrees with the exact path's item probabilities
+    p_exact = exact.item_probabilities()
+    p_binned = binned.probability_at(s)
+    unlabeled = np.setdiff1d(np.arange(s.size), list(labels))
+    assert np.max(np.abs(p_exact[unlabeled] - p_binned[unlabeled])) < 0.02
+
+
+def test_a_non_finite_score_is_named_by_block_and_item():
+    s = np.linspace(0, 1, 1000)
+    s[523] = np.nan
+    with pytest.raises(SpeInputError, match=r"row 24 of block 1 \(item 523\)"):
+        _quiet_evaluate(da.from_array(s, chunks=500), {0: 1})
+
+
+def test_a_dask_dataframe_asks_for_its_score_column():
+    frame = dd.from_pandas(pd.DataFrame({"score": np.linspace(0, 1, 100), "x": 1.0}), npartitions=2)
+    with pytest.raises(SpeInputError, match="pass its score column"):
+        _quiet_evaluate(frame, {0: 1})
+
+
+def test_a_label_beyond_the_items_is_named():
+    with pytest.raises(SpeInputError, match="labeled position 5000 .labels. is not among the 1,000 items"):
+        _quiet_evaluate(da.from_array(np.linspace(0, 1, 1000), chunks=300), {5000: 1})
+
+
+def test_memory_engine_refuses_a_dask_collection():
+    with pytest.raises(SpeInputError, match="engine='dask'"):
+        _quiet_evaluate(da.from_array(np.linspace(0, 1, 100), chunks=30), {0: 1}, engine="memory")
+
+
+def test_a_scheduler_address_runs_on_that_cluster(simulated):
+    distributed = pytest.importorskip("distributed")
+    s, _, labels = simulated
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        remote = _quiet_evaluate(da.from_array(s, chunks=3_000), labels, scheduler=c.scheduler_address)
+    assert json_bytes(remote.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
+
+
+@pytest.mark.slow  # the client waits its 10 s timeout
+def test_no_scheduler_answering_is_an_input_error():
+    pytest.importorskip("distributed")
+    with pytest.raises(SpeInputError, match="no Dask scheduler answers"):
+        _quiet_evaluate(da.from_array(np.linspace(0, 1, 100), chunks=30), {0: 1},
+                        scheduler="tcp://127.0.0.1:9")
+
+
+# ---- the command line ------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def shards(tmp_path, simulated):
+    s, y, labels = simulated
+    ids = np.array([f"item{i}" for i in range(s.size)])
+    (tmp_path / "shards").mkdir()
+    for k, part in enumerate(np.array_split(np.arange(s.size), 3)):
+        pd.DataFrame({"id": ids[part], "score": s[part]}).to_parquet(tmp_path / "shards" / f"part{k}.parquet")
+    pd.DataFrame({"id": ids, "score": s}).to_csv(tmp_path / "scores.csv", index=False)
+    pd.DataFrame({"id": ids[list(labels)], "label": list(labels.values())}).to_csv(tmp_path / "labels.csv",
+                                                                                   index=False)
+    return tmp_path
+
+
+def _cli(*args):
+    return main([*map(str, args), "--draws", "200", "--seed", "1", "--workers", "1", "--families",
+                 "truncnorm,truncnorm"])
+
+
+def test_cli_dask_on_shards_writes_the_json_of_the_binned_csv(shards, capsys):
+    d = shards
+    assert _cli("estimate", d / "shards", "--labels", d / "labels.csv", "--engine", "dask", "--json",
+                d / "dask.json", "--items", d / "items") == 0
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--engine", "binned", "--json",
+                d / "binned.json", "--items", d / "binned.csv") == 0
+    assert (d / "dask.json").read_bytes() == (d / "binned.json").read_bytes()
+    items = pd.read_parquet(d / "items")
+    csv = pd.read_csv(d / "binned.csv")
+    assert sorted(p.name for p in (d / "items").iterdir()) == [f"part-0000{k}.parquet" for k in range(3)]
+    assert list(items["id"]) == list(csv["id"])
+    np.testing.assert_allclose(items["probability"], csv["probability"], rtol=1e-5, atol=1e-6)
+    labels = pd.read_csv(d / "labels.csv")
+    assert list(items.set_index("id").loc[labels["id"], "probability"]) == list(labels["label"].astype(float))
+
+
+def test_cli_dask_refuses_what_needs_every_score_in_memory(shards, capsys):
+    d = shards
+    assert _cli("estimate", d / "shards", "--engine", "dask", "--report", d / "r.html") == 2
+    assert "--report needs every score in memory" in capsys.readouterr().err
+    (d / "items").mkdir()
+    assert _cli("estimate", d / "shards", "--engine", "dask", "--items", d / "items") == 2
+    assert "exists" in capsys.readouterr().err
+    assert _cli("estimate", d / "scores.csv", "--engine", "dask") == 2
+    assert "the Dask engine reads Parquet" in capsys.readouterr().err
+    assert _cli("estimate", d / "scores.csv", "--scheduler", "tcp://127.0.0.1:9") == 2
+    assert "--scheduler is for --engine dask" in capsys.readouterr().err
+
+
+def test_cli_dask_names_a_label_id_not_in_the_shards(shards, capsys):
+    d = shards
+    (d / "bad.csv").write_text("id,label\nitem3,1\nnobody,0\n")
+    assert _cli("estimate", d / "shards", "--labels", d / "bad.csv", "--engine", "dask") == 2
+    assert "'nobody'" in capsys.readouterr().err
