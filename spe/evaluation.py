@@ -1040,7 +1040,8 @@ class Evaluation:
         """Every item as a DataFrame, N rows in the order of ``scores``: ``score`` (score units), ``label``
         (the known label, 0 or 1; <NA> when unlabeled) and ``probability`` (:meth:`item_probabilities`),
         indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by position. Raises
-        ``SpeInputError`` when ``ids`` does not have N entries.
+        ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`): one row per value,
+        with its ``count`` of items.
 
         Examples
         --------
@@ -1050,11 +1051,14 @@ class Evaluation:
         """
         import pandas as pd
 
-        label = pd.array([pd.NA] * self.n_items, dtype="Int64")
+        rows = self.scores.size  # N, or a pool's K values
+        label = pd.array([pd.NA] * rows, dtype="Int64")
         label[self.labeled_index] = self.labeled_value
-        index = _item_index(ids, self.n_items)
-        return pd.DataFrame({"score": self.scores, "label": label, "probability": self.item_probabilities()},
-                            index=index)
+        index = _item_index(ids, rows)
+        columns = {"score": self.scores, "label": label, "probability": self.item_probabilities()}
+        if self.counts is not None:
+            columns["count"] = self.counts
+        return pd.DataFrame(columns, index=index)
 
     def save(self, path, level=None, performance="sample"):
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe estimate --json`` writes), whole or not at all;

@@ -88,12 +88,14 @@ def to_inference_data(evaluation):
     groups["posterior"] = xr.Dataset(posterior, coords=coords, attrs=attrs)
     labeled = {"labeled": np.arange(evaluation.n_labeled)}
     observed = {"score": ("item", evaluation.scores)}
+    if evaluation.counts is not None:  # a pool: its K values and the items each stands for
+        observed["count"] = ("item", evaluation.counts)
     if evaluation.n_labeled:
         ll = _log_likelihood(evaluation, layout.ravel()).reshape(chains, per_chain, -1)
         groups["log_likelihood"] = xr.Dataset({"label": (("chain", "draw", "labeled"), ll)},
                                               coords={**coords, **labeled})
         observed["label"] = ("labeled", evaluation.labeled_value)
-    groups["observed_data"] = xr.Dataset(observed, coords={"item": np.arange(evaluation.n_items),
+    groups["observed_data"] = xr.Dataset(observed, coords={"item": np.arange(evaluation.scores.size),
                                                            **(labeled if evaluation.n_labeled else {})})
     groups["constant_data"] = xr.Dataset({"labeled_index": ("labeled", evaluation.labeled_index)}, coords=labeled)
     if sample_stats is not None:

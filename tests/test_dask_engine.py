@@ -62,6 +62,16 @@ def test_the_binned_estimate_is_the_exact_one_within_its_error(simulated):
     assert np.max(np.abs(p_exact[unlabeled] - p_binned[unlabeled])) < 0.02
 
 
+def test_a_pooled_evaluation_answers_per_value_and_refuses_to_name_items(simulated):
+    s, _, labels = simulated
+    ev = _quiet_evaluate(s, labels, engine="binned")
+    frame = ev.items_frame()
+    assert frame["count"].sum() == s.size and len(frame) == ev.diagnostics["pool"]["values"]
+    assert frame["label"].notna().sum() == len(labels)
+    with pytest.raises(SpeInputError, match="needs every item's own score"):
+        ev.suggest(3)
+
+
 def test_a_non_finite_score_is_named_by_block_and_item():
     s = np.linspace(0, 1, 1000)
     s[523] = np.nan

@@ -175,13 +175,18 @@ def prepare(source, target, classifier=None, rng=None, max_groups=MAX_GROUPS) ->
     Raises
     ------
     SpeInputError
-        An unknown target, or a comparison target on one classifier.
+        An unknown target, a comparison target on one classifier, or an evaluation of a pool (its items are
+        counted, not kept).
     """
     spec, parameters = parse_target(target)
     comparison = hasattr(source, "evaluations")
     if spec.comparison and not comparison:
         raise SpeInputError(f"target {target!r} compares classifiers: give spe.compare's result", argument="target")
     ev = source[classifier or source.names[0]] if comparison else source
+    if getattr(ev, "counts", None) is not None:
+        raise SpeInputError("which items to label next needs every item's own score: this evaluation counted the "
+                            "scores into a pool (engine 'binned' or 'dask'); evaluate with engine='memory'",
+                            argument="engine")
     seed = seed_of(rng)
     gen = np.random.default_rng(seed)
     replay = ev.performance.replay

@@ -214,8 +214,8 @@ def fit_classifiers(args, names, files, labels):
     from ..exceptions import SpeInputError
     from ..io import align_scores
 
-    if len(files) == 1:
-        return files[0].ids, evaluate_file(args, files[0], labels)
+    if len(files) == 1:  # every item's own score: the items to label are named, not a pool's values
+        return files[0].ids, evaluate_file(args, files[0], labels, engine="memory")
     if args.reference is not None:
         raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
     return files[0].ids, joint_fit(args, names, align_scores(files), labels)
