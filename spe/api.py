@@ -280,9 +280,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         each its own item; ``"binned"`` in this process, counted into a :class:`spe.pool.ScorePool` of at
         most 2¹⁸ cells, each item's score within ``diagnostics["pool"]["max_error"]`` of the value that stands
         for it; ``"dask"`` the same pool computed by Dask over the chunks of ``scores`` (a Dask Array or
-        Series, or an array cut into chunks; :mod:`spe.dask_engine`), which need never be in memory at once.
+        Series, a Dask DataFrame with a ``score`` column and an optional ``id`` column, or an array cut into
+        chunks; :mod:`spe.dask_engine`), which need never be in memory at once.
         ``"auto"`` (default): Dask for a Dask collection, binned above :data:`spe.engines.POOL_ABOVE` items,
-        else memory. With Dask, ``labels`` is a mapping {0-based position: 0/1} or an (index, value) pair.
+        else memory. With Dask, ``labels`` is a mapping {0-based position (or id, for a DataFrame with ids):
+        0/1} or an (index, value) pair.
         "binned" and "dask" give the same result for the same seed.
     scheduler : str or None
         With ``engine="dask"``: a ``dask.distributed`` scheduler's address (``"tcp://host:8786"``) to run the

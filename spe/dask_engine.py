@@ -46,6 +46,10 @@ __all__ = ["require_dask", "is_dask_collection", "ScoreSource", "LabelKeys", "la
            "write_items", "scheduler_context"]
 
 
+#: Seconds to wait for a ``dask.distributed`` scheduler to answer.
+SCHEDULER_TIMEOUT = 10
+
+
 def require_dask():
     """Import dask, or raise SpeInputError naming the extra to install."""
     try:
@@ -77,7 +81,7 @@ class ScoreSource:
         Items per chunk.
     has_ids : bool
         Whether the chunks carry ids (labels are then matched by id, else by 0-based position).
-    kind : {"parquet", "array"}
+    kind : {"parquet", "array", "frame"}
     """
 
     chunks: list
@@ -116,28 +120,37 @@ class ScoreSource:
         return cls(chunks, [str(f) for f in files], rows, has_ids, "parquet")
 
     @classmethod
-    def from_dask(cls, obj):
-        """A 1-D Dask Array or a Dask Series of scores (score units); labels by 0-based position.
+    def from_dask(cls, obj, score_column="score", id_column="id"):
+        """A 1-D Dask Array or a Dask Series of scores (score units), labels by 0-based position; or a Dask
+        DataFrame with a ``score`` column and, when it has one, an ``id`` column that the labels name.
 
-        A Series' partition lengths are computed first (one pass) unless known.
+        The partition lengths of a Series or DataFrame are computed first (one pass) unless known.
 
         Raises
         ------
         SpeInputError
-            Anything else (a DataFrame: pick its score column; an Array of another shape).
+            A DataFrame without the score column; an Array of another shape; anything else.
         """
         import dask.array as da
         import dask.dataframe as dd
+        from dask import delayed
 
         if isinstance(obj, dd.DataFrame):
-            raise SpeInputError("a Dask DataFrame holds several columns: pass its score column (df['score'])",
-                                argument="scores")
+            if score_column not in obj.columns:
+                raise SpeInputError(f"the Dask DataFrame has no column {score_column!r} (columns: "
+                                    f"{', '.join(map(str, obj.columns))})", argument="scores")
+            has_ids = id_column in obj.columns
+            frame = obj[[score_column, id_column] if has_ids else [score_column]]
+            rows = np.asarray(frame.map_partitions(len).compute(), dtype=np.int64)
+            parts = frame.to_delayed()
+            chunks = [delayed(_frame_chunk, pure=True)(p, score_column, id_column if has_ids else None)
+                      for p in parts]
+            return cls(chunks, [f"partition {k}" for k in range(len(parts))], rows, has_ids, "frame")
         if isinstance(obj, dd.Series):
             obj = obj.to_dask_array(lengths=True)
         if not isinstance(obj, da.Array) or obj.ndim != 1:
-            raise SpeInputError(f"must be a 1-D Dask Array or a Dask Series, got {type(obj).__name__} of "
-                                f"{getattr(obj, 'ndim', '?')} dimensions", argument="scores")
-        from dask import delayed
+            raise SpeInputError(f"must be a 1-D Dask Array, a Dask Series or a Dask DataFrame, got "
+                                f"{type(obj).__name__} of {getattr(obj, 'ndim', '?')} dimensions", argument="scores")
 
         blocks = obj.to_delayed().ravel().tolist()
         chunks = [delayed(_array_chunk, pure=True)(b) for b in blocks]
@@ -148,6 +161,11 @@ class ScoreSource:
 def _shard_chunk(read, f, score_column, id_column):
     columns, ids = read(f, [score_column], id_column)
     return columns[0], ids
+
+
+def _frame_chunk(frame, score_column, id_column):
+    ids = None if id_column is None else np.asarray(frame[id_column].astype(str).str.strip(), dtype=object)
+    return frame[score_column].to_numpy(dtype=float), ids
 
 
 def _array_chunk(block):
@@ -269,7 +287,7 @@ def scheduler_context(scheduler=None, workers=None):
     Raises
     ------
     SpeInputError
-        An address no scheduler answers at (within 10 s), or ``dask.distributed`` not installed.
+        An address no scheduler answers at (within :data:`SCHEDULER_TIMEOUT` seconds), or ``dask.distributed`` not installed.
     """
     import dask
 
@@ -283,7 +301,7 @@ def scheduler_context(scheduler=None, workers=None):
         raise SpeInputError("a scheduler address needs dask.distributed: pip install 'spe[dask]'",
                             argument="scheduler") from None
     try:
-        client = Client(scheduler, timeout=10, set_as_default=False)
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise SpeInputError(f"no Dask scheduler answers at {scheduler!r} ({e})", argument="scheduler") from None
     try:

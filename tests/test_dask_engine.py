@@ -79,9 +79,19 @@ def test_a_non_finite_score_is_named_by_block_and_item():
         _quiet_evaluate(da.from_array(s, chunks=500), {0: 1})
 
 
-def test_a_dask_dataframe_asks_for_its_score_column():
-    frame = dd.from_pandas(pd.DataFrame({"score": np.linspace(0, 1, 100), "x": 1.0}), npartitions=2)
-    with pytest.raises(SpeInputError, match="pass its score column"):
+def test_a_dask_dataframe_with_ids_is_read_by_id(simulated):
+    s, _, labels = simulated
+    ids = np.array([f"item{i}" for i in range(s.size)])
+    frame = dd.from_pandas(pd.DataFrame({"id": ids, "score": s, "other": 1.0}), npartitions=4)
+    by_id = _quiet_evaluate(frame, {f"item{i}": v for i, v in labels.items()})
+    assert json_bytes(by_id.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
+    with pytest.raises(SpeInputError, match="labeled id 'item99999' .labels. is not among the scores"):
+        _quiet_evaluate(frame, {"item99999": 1})
+
+
+def test_a_dask_dataframe_without_a_score_column_is_named():
+    frame = dd.from_pandas(pd.DataFrame({"s": np.linspace(0, 1, 100), "x": 1.0}), npartitions=2)
+    with pytest.raises(SpeInputError, match="no column 'score' .columns: s, x."):
         _quiet_evaluate(frame, {0: 1})
 
 
@@ -103,9 +113,9 @@ def test_a_scheduler_address_runs_on_that_cluster(simulated):
     assert json_bytes(remote.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
 
 
-@pytest.mark.slow  # the client waits its 10 s timeout
-def test_no_scheduler_answering_is_an_input_error():
+def test_no_scheduler_answering_is_an_input_error(monkeypatch):
     pytest.importorskip("distributed")
+    monkeypatch.setattr("spe.dask_engine.SCHEDULER_TIMEOUT", 1)
     with pytest.raises(SpeInputError, match="no Dask scheduler answers"):
         _quiet_evaluate(da.from_array(np.linspace(0, 1, 100), chunks=30), {0: 1},
                         scheduler="tcp://127.0.0.1:9")
