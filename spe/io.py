@@ -430,13 +430,7 @@ def _read_score_columns(path, score_columns, id_column):
     columns = [_numeric(df, c, path, rows) for c in score_columns]
     ids = None
     if has_ids:
-        ids = _stripped(df[id_column])
-        empty = np.flatnonzero(ids == "")
-        if empty.size:
-            raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
-        dup = _first_duplicate(ids)
-        if dup is not None:
-            raise SpeInputError(f"duplicate id {dup[1]!r}", path=path, row=int(rows[dup[0]]), column=id_column)
+        ids = _checked_ids(df, id_column, path, rows, "duplicate id {!r}")
     return [ScoresFile(path, c, ids) for c in columns]
 
 
@@ -503,14 +497,20 @@ def read_label_table(path, id_column="id", label_column="label", what="labels"):
     df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
     path = _display_path(path)
     lab = _zero_one(df, label_column, path, rows)
+    ids = _checked_ids(df, id_column, path, rows, "id {!r} is labeled twice")
+    return ids, lab, np.asarray(rows)
+
+
+def _checked_ids(df, id_column, path, rows, repeated):
+    """The id column stripped, (N,) object; an empty id, or a repeat (``repeated`` formats it), named by row."""
     ids = _stripped(df[id_column])
     empty = np.flatnonzero(ids == "")
     if empty.size:
         raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
     dup = _first_duplicate(ids)
     if dup is not None:
-        raise SpeInputError(f"id {dup[1]!r} is labeled twice", path=path, row=int(rows[dup[0]]), column=id_column)
-    return ids, lab, np.asarray(rows)
+        raise SpeInputError(repeated.format(dup[1]), path=path, row=int(rows[dup[0]]), column=id_column)
+    return ids
 
 
 def _zero_one(df, label_column, path, rows):

@@ -78,7 +78,7 @@ def add_arguments(est):
     est.add_argument("--requirement", metavar="P,R", type=requirement,
                      help="a precision/recall requirement, e.g. 0.9,0.5: drawn as a box on the PR figure, and "
                           "--report adds p(requirement met) against the threshold (paper Fig. 4)")
-    est.add_argument("--engine", choices=ENGINES, default="auto",
+    est.add_argument("--engine", choices=ENGINES, default="auto", action=Once,
                      help="who does the passes over all scores: memory (every score its own item), binned (in "
                           "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard; "
                           "Parquet input); auto (default): binned above 10 million items (by Dask for Parquet "
