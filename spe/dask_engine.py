@@ -43,7 +43,7 @@ from .pool import CELLS, CellLayout, CellSummary, ScorePool, ScoreStats, tree_co
 from .progress import stage
 
 __all__ = ["require_dask", "is_dask_collection", "ScoreSource", "LabelKeys", "label_keys_from_file", "dask_pool",
-           "write_items", "scheduler_context"]
+           "write_items", "StagedDirectory", "scheduler_context", "SCHEDULER_TIMEOUT"]
 
 
 #: Seconds to wait for a ``dask.distributed`` scheduler to answer.
@@ -116,7 +116,7 @@ class ScoreSource:
         files = parquet_files(path)
         rows = np.array([shard_rows(f) for f in files], dtype=np.int64)
         has_ids = id_column in pq.read_schema(files[0]).names
-        chunks = [delayed(_shard_chunk, pure=True)(read_shard, f, score_column, id_column) for f in files]
+        chunks = [delayed(_shard_chunk, pure=True)(read_shard, f, score_column, id_column, has_ids) for f in files]
         return cls(chunks, [str(f) for f in files], rows, has_ids, "parquet")
 
     @classmethod
@@ -124,7 +124,8 @@ class ScoreSource:
         """A 1-D Dask Array or a Dask Series of scores (score units), labels by 0-based position; or a Dask
         DataFrame with a ``score`` column and, when it has one, an ``id`` column that the labels name.
 
-        The partition lengths of a Series or DataFrame are computed first (one pass) unless known.
+        The partition lengths of a Series or DataFrame are computed first (one more pass over it, on Dask's
+        default scheduler).
 
         Raises
         ------
@@ -152,14 +153,25 @@ class ScoreSource:
             raise SpeInputError(f"must be a 1-D Dask Array, a Dask Series or a Dask DataFrame, got "
                                 f"{type(obj).__name__} of {getattr(obj, 'ndim', '?')} dimensions", argument="scores")
 
+        if any(np.isnan(c) for c in obj.chunks[0]):
+            raise SpeInputError("the Dask Array's chunk sizes are unknown (e.g. after a boolean selection): call its "
+                                ".compute_chunk_sizes() first", argument="scores")
         blocks = obj.to_delayed().ravel().tolist()
         chunks = [delayed(_array_chunk, pure=True)(b) for b in blocks]
         return cls(chunks, [f"block {k}" for k in range(len(blocks))], np.asarray(obj.chunks[0], dtype=np.int64),
                    False, "array")
 
 
-def _shard_chunk(read, f, score_column, id_column):
+def _shard_chunk(read, f, score_column, id_column, has_ids):
     columns, ids = read(f, [score_column], id_column)
+    if (ids is not None) != has_ids:
+        raise SpeInputError(f"has {'an' if ids is not None else 'no'} {id_column!r} column, unlike the first shard",
+                            path=f)
+    if ids is not None:
+        ids = np.char.strip(ids.astype(str)).astype(object)
+        empty = np.flatnonzero(ids == "")
+        if empty.size:
+            raise SpeInputError("empty id", path=f, row=int(empty[0]) + 1, column=id_column)
     return columns[0], ids
 
 
@@ -218,10 +230,13 @@ class LabelKeys:
             k = np.asarray([str(x).strip() for x in keys], dtype=object)
         else:
             try:
-                k = np.asarray(keys, dtype=np.int64) if keys else np.zeros(0, dtype=np.int64)
+                f = np.asarray(keys, dtype=float) if keys else np.zeros(0)
             except (TypeError, ValueError):
+                f = np.array([np.nan])
+            if not np.all(np.isfinite(f) & (f == np.round(f))):
                 raise SpeInputError("without ids, labels are keyed by 0-based position (integers)",
-                                    argument="labels") from None
+                                    argument="labels")
+            k = f.astype(np.int64)
             if k.size and k.min() < 0:
                 raise SpeInputError(f"position {int(k.min())} is negative", argument="labels")
         if np.unique(k).size != k.size:
@@ -258,17 +273,15 @@ def _first_pass(chunk, offset, labels):
     scores, ids = chunk
     stats = ScoreStats.of(scores)
     if labels.by_id:
-        rows = np.flatnonzero(np.isin(ids, labels.keys))
-        which = _positions_of(labels.keys, ids[rows])
+        import pandas as pd
+
+        found = pd.Index(labels.keys).get_indexer(ids)  # hashed: O(m), whatever the number of labels
+        rows = np.flatnonzero(found >= 0)
+        which = found[rows]
     else:
         which = np.flatnonzero((labels.keys >= offset) & (labels.keys < offset + scores.size))
         rows = labels.keys[which] - offset
     return stats, which, rows, scores[rows]
-
-
-def _positions_of(keys, found):
-    order = np.argsort(keys)
-    return order[np.searchsorted(keys[order], found)]
 
 
 def _second_pass(chunk, layout):
@@ -335,7 +348,8 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
     ------
     SpeInputError
         A non-finite score (named by shard or block and row), a bad shard, fewer than 4 items, a label whose id
-        or position is not among the items, or an id found twice.
+        or position is not among the items, a labeled id found more than once (unlabeled ids are not checked
+        for repeats: that would need every id in one place), scores that changed between the passes.
     """
     import dask
     from dask import delayed
@@ -354,6 +368,10 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
                 parts = [delayed(_combine)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                          for i in range(0, len(parts), 2)]
             (summary,) = dask.compute(parts[0])
+    if int(summary.count.sum()) != stats.n:
+        raise SpeInputError(f"the scores changed between the two passes ({stats.n:,} items, then "
+                            f"{int(summary.count.sum()):,}): the input must not change while spe reads it",
+                            argument="scores")
     return ScorePool.from_cells(summary, lab_scores, labels.values)
 
 
@@ -370,8 +388,8 @@ def _labeled_scores(source, labels, first):
     """The labeled items' scores (n,) in the order of ``labels``; each found exactly once."""
     out = np.full(labels.keys.size, np.nan)
     seen = np.zeros(labels.keys.size, dtype=np.int64)
-    for name, (_, which, rows, scores) in zip(source.names, first):
-        seen[which] += 1
+    for _, which, _, scores in first:
+        np.add.at(seen, which, 1)  # an id repeated within one chunk counts twice
         out[which] = scores
     what = "id" if labels.by_id else "position"
     missing = np.flatnonzero(seen == 0)
@@ -388,44 +406,91 @@ def _labeled_scores(source, labels, first):
     return out
 
 
-def write_items(evaluation, source, labels, path, *, scheduler=None, workers=None):
-    """``--items`` with the Dask engine: a directory of Parquet shards, one per chunk, whole or not at all.
+def write_items(evaluation, source, labels, directory, *, scheduler=None, workers=None):
+    """``--items`` with the Dask engine: Parquet shards, one per chunk, into ``directory`` (which must exist and
+    be readable from where the tasks run: a shared file system on a cluster).
 
     Each shard ``part-00000.parquet``, … holds the chunk's ``id`` (or its 0-based ``position``), ``score`` and
-    ``probability``: p̂(y = 1) (:meth:`spe.evaluation.Evaluation.probability_at`; labeled items keep their
-    label). The shards are written to a temporary directory beside ``path`` and moved there at the end.
+    ``probability``: p̂(y = 1) (:meth:`spe.evaluation.Evaluation.probability_at`, from its grid
+    :meth:`~spe.evaluation.Evaluation.probability_grid`, the only part of the evaluation sent to the tasks);
+    labeled items keep their label. :class:`StagedDirectory` makes the output whole or absent.
 
     Raises
     ------
     SpeInputError
-        ``path`` exists already.
+        A shard missing afterwards, or with another number of rows than its chunk (the tasks wrote elsewhere:
+        no shared file system).
     """
     import dask
     from dask import delayed
 
-    target = os.path.abspath(path)
-    if os.path.exists(target):
-        raise SpeInputError(f"{path} exists: the item shards go to a new directory", argument="items")
-    tmp = tempfile.mkdtemp(prefix=".spe-items-", dir=os.path.dirname(target))
-    try:
-        with scheduler_context(scheduler, workers), stage("writing the items (Dask)"):
-            dask.compute(*[delayed(_write_chunk)(c, int(o), labels, evaluation.probability_at,
-                                                 os.path.join(tmp, f"part-{k:05d}.parquet"))
-                           for k, (c, o) in enumerate(zip(source.chunks, source.offsets))])
-        os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    at, p = evaluation.probability_grid()
+    outs = [os.path.join(directory, f"part-{k:05d}.parquet") for k in range(len(source.chunks))]
+    with scheduler_context(scheduler, workers), stage("writing the items (Dask)"):
+        dask.compute(*[delayed(_write_chunk)(c, int(o), labels, at, p, out)
+                       for c, o, out in zip(source.chunks, source.offsets, outs)])
+    _check_written(outs, source.rows)
 
 
-def _write_chunk(chunk, offset, labels, probability_at, out):
+def _check_written(outs, rows):
+    import pyarrow.parquet as pq
+
+    for out, n in zip(outs, rows):
+        if not os.path.exists(out) or pq.ParquetFile(out).metadata.num_rows != n:
+            raise SpeInputError(f"the item shard {out} was not written here (on a cluster, --items must be on a "
+                                "file system the workers share with this machine)", argument="items")
+
+
+def _write_chunk(chunk, offset, labels, at, grid, out):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     scores, ids = chunk
-    p = probability_at(scores)
-    stats, which, rows, _ = _first_pass(chunk, offset, labels)
+    p = np.interp(scores, at, grid)
+    _, which, rows, _ = _first_pass(chunk, offset, labels)
     p[rows] = labels.values[which]
     key = {"id": pa.array(ids, type=pa.string())} if ids is not None else {
         "position": pa.array(np.arange(offset, offset + scores.size, dtype=np.int64))}
     pq.write_table(pa.table({**key, "score": scores, "probability": p}), out)
+
+
+class StagedDirectory:
+    """A new output directory written whole or not at all: a temporary directory beside ``path``
+    (:attr:`tmp`), moved to ``path`` by :meth:`commit`, removed by :meth:`discard` (and on leaving a ``with``
+    block without a commit).
+
+    Raises
+    ------
+    SpeInputError
+        ``path`` exists, or its parent directory does not (checked when made, before any work).
+    """
+
+    def __init__(self, path, flag="--items"):
+        self.path = os.path.abspath(path)
+        parent = os.path.dirname(self.path)
+        if os.path.exists(self.path):
+            raise SpeInputError(f"{path} exists: {flag} names a new directory", argument=flag.lstrip("-"))
+        if not os.path.isdir(parent):
+            raise SpeInputError(f"no directory {parent} to write {path} in", argument=flag.lstrip("-"))
+        self.tmp = None
+        self._parent = parent
+
+    def __enter__(self):
+        self.tmp = tempfile.mkdtemp(prefix=".spe-items-", dir=self._parent)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp's 0700 would hide the result from the user's group
+        return self
+
+    def commit(self):
+        os.replace(self.tmp, self.path)
+        self.tmp = None
+
+    def discard(self):
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    def __exit__(self, *exc):
+        self.discard()
+        return False

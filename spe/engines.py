@@ -62,7 +62,7 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
 
     Parameters
     ----------
-    scores : array-like (N,), Dask Array or Series, or a :class:`spe.dask_engine.ScoreSource`
+    scores : array-like (N,), Dask Array, Series or DataFrame, or a :class:`spe.dask_engine.ScoreSource`
     labels : as :func:`spe.evaluate`'s (with Dask: a mapping or an (index, value) pair,
         :class:`spe.dask_engine.LabelKeys`)
     engine : {"auto", "memory", "binned", "dask"}
@@ -98,10 +98,13 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
     if source is None:
         from .dask_engine import is_dask_collection
 
-        if not is_dask_collection(scores):
+        if not is_dask_collection(scores):  # in memory already: its ids become positions here
             import dask.array as da
 
-            scores = da.from_array(as_scores(scores), chunks=1 << 22)
+            s = as_scores(scores)
+            if not isinstance(labels, LabelKeys):
+                labels = normalize_labels(labels, s.size, item_ids(scores))
+            scores = da.from_array(s, chunks=1 << 22)
         source = ScoreSource.from_dask(scores)
     keys = labels if isinstance(labels, LabelKeys) else LabelKeys.of(labels, source.has_ids)
     return dask_pool(source, keys, cells=cells, scheduler=scheduler, workers=workers)

@@ -301,9 +301,10 @@ class Evaluation:
 
     Attributes
     ----------
-    scores : array, shape (N,)
-        All scores, score units (a read-only copy).
+    scores : array, shape (N,) or (K,)
+        All scores, score units (a read-only copy); from a pool, its K ascending values (see ``counts``).
     labeled_index : int array, shape (n,)
+        Positions of the labeled items in ``scores``.
     labeled_value : int array, shape (n,)
     level : float
     model : FittedScoreModel
@@ -924,7 +925,7 @@ class Evaluation:
         Returns
         -------
         array, shape (N,)
-            Probabilities in [0, 1], in the order of ``scores``.
+            Probabilities in [0, 1], in the order of ``scores`` (from a pool: one per value, (K,)).
 
         Examples
         --------
@@ -949,11 +950,15 @@ class Evaluation:
         >>> bool(p[0] <= p[1] <= p[2])
         True
         """
-        s = np.atleast_1d(np.asarray(scores, dtype=float))
+        at, grid = self.probability_grid()
+        return np.interp(np.atleast_1d(np.asarray(scores, dtype=float)), at, grid)
+
+    def probability_grid(self):
+        """Where :meth:`probability_at` interpolates: the score groups' scores and the two end scores (G,),
+        ascending, score units, and p̂(y = 1 | s) there (G,), probabilities. G ≤ the label draws' groups + 2."""
         ends = np.array([self.scores.min(), self.scores.max()])
         at = np.unique(np.concatenate([self.performance.replay.groups.p_scores, ends]))
-        grid = self.performance.replay.item_probabilities(at, self.weights)
-        return np.interp(s, at, grid)
+        return at, self.performance.replay.item_probabilities(at, self.weights)
 
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
@@ -1037,7 +1042,7 @@ class Evaluation:
         return score_model_frame(self.diagnostics)
 
     def items_frame(self, ids=None):
-        """Every item as a DataFrame, N rows in the order of ``scores``: ``score`` (score units), ``label``
+        """Every item as a DataFrame, N rows (a pool's K values) in the order of ``scores``: ``score`` (score units), ``label``
         (the known label, 0 or 1; <NA> when unlabeled) and ``probability`` (:meth:`item_probabilities`),
         indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by position. Raises
         ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`): one row per value,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .exceptions import SpeInputError
+
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan"]
@@ -73,7 +75,11 @@ def _mark_labeled(ax, x, y, labels, transform=None):
 
 
 def _check_truth(evaluation, truth):
-    """Every item's true label as an array of shape (N,), or a ValueError."""
+    """Every item's true label as an array of shape (N,), or a ValueError (SpeInputError for an evaluation of
+    a pool, which keeps no item's own score)."""
+    if evaluation.counts is not None:
+        raise SpeInputError("truth is compared item by item: this evaluation counted the scores into a pool "
+                            "(engine 'binned' or 'dask'); evaluate with engine='memory'", argument="truth")
     truth = np.asarray(truth)
     if truth.shape != (evaluation.n_items,):
         raise ValueError(f"truth must have one label per item ({evaluation.n_items}), got shape {truth.shape}")

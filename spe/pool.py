@@ -72,8 +72,9 @@ class ScoreStats:
         Position of the first non-finite score within the scores seen (−1: none).
     bad_value : float
         That score (NaN or ±inf).
-    total, squares : float
-        Σ s and Σ s² (for the standard deviation that picks the cell scale).
+    mean, m2 : float
+        The scores' mean and Σ (s − mean)² (combined by Chan et al.'s pairwise update, which does not cancel
+        for scores far from 0); for the standard deviation that picks the cell scale.
     """
 
     n: int
@@ -83,8 +84,8 @@ class ScoreStats:
     inner_hi: float
     bad: int = -1
     bad_value: float = 0.0
-    total: float = 0.0
-    squares: float = 0.0
+    mean: float = 0.0
+    m2: float = 0.0
 
     @classmethod
     def of(cls, scores):
@@ -101,24 +102,30 @@ class ScoreStats:
         if lo < 1 and hi > 0:
             inner = s[(s > 0) & (s < 1)]
             inner_lo, inner_hi = (float(inner.min()), float(inner.max())) if inner.size else (np.inf, -np.inf)
-        return cls(s.size, lo, hi, inner_lo, inner_hi, total=float(s.sum()), squares=float(np.dot(s, s)))
+        mean = float(s.mean())
+        d = s - mean
+        return cls(s.size, lo, hi, inner_lo, inner_hi, mean=mean, m2=float(np.dot(d, d)))
 
     def combine(self, later):
         """These statistics followed by those of the chunk after them (the first bad score wins)."""
         bad, bad_value = self.bad, self.bad_value
         if bad < 0 and later.bad >= 0:
             bad, bad_value = self.n + later.bad, later.bad_value
-        return ScoreStats(self.n + later.n, min(self.lo, later.lo), max(self.hi, later.hi),
-                          min(self.inner_lo, later.inner_lo), max(self.inner_hi, later.inner_hi), bad, bad_value,
-                          self.total + later.total, self.squares + later.squares)
+        n = self.n + later.n
+        mean, m2 = self.mean, self.m2
+        if later.n and self.n:
+            delta = later.mean - self.mean
+            mean = self.mean + delta * later.n / n
+            m2 = self.m2 + later.m2 + delta * delta * self.n * later.n / n
+        elif later.n:
+            mean, m2 = later.mean, later.m2
+        return ScoreStats(n, min(self.lo, later.lo), max(self.hi, later.hi), min(self.inner_lo, later.inner_lo),
+                          max(self.inner_hi, later.inner_hi), bad, bad_value, mean, m2)
 
     @property
     def std(self) -> float:
         """The scores' standard deviation (score units; 0 for fewer than 2)."""
-        if self.n < 2:
-            return 0.0
-        mean = self.total / self.n
-        return float(np.sqrt(max(self.squares / self.n - mean * mean, 0.0)))
+        return float(np.sqrt(self.m2 / self.n)) if self.n >= 2 and np.isfinite(self.m2) else 0.0
 
     @property
     def probabilities(self) -> bool:
@@ -273,6 +280,8 @@ class ScorePool:
         count = summary.count.copy()
         lab_s = np.asarray(labeled_scores, dtype=float)
         lab_y = np.asarray(labeled_value, dtype=np.int64)
+        canonical = np.lexsort((lab_y, lab_s))  # by score, then label: the same pool however the labels came
+        lab_s, lab_y = lab_s[canonical], lab_y[canonical]
         filled = count > 0
         single = filled & (summary.lo == summary.hi)
         with np.errstate(invalid="ignore"):

@@ -161,7 +161,9 @@ def test_cli_dask_on_shards_writes_the_json_of_the_binned_csv(shards, capsys):
 def test_cli_dask_refuses_what_needs_every_score_in_memory(shards, capsys):
     d = shards
     assert _cli("estimate", d / "shards", "--engine", "dask", "--report", d / "r.html") == 2
-    assert "--report needs every score in memory" in capsys.readouterr().err
+    assert "--report needs every item's own score" in capsys.readouterr().err
+    assert _cli("estimate", d / "shards", "--engine", "dask", "--items", d / "nowhere" / "items") == 2
+    assert "no directory" in capsys.readouterr().err
     (d / "items").mkdir()
     assert _cli("estimate", d / "shards", "--engine", "dask", "--items", d / "items") == 2
     assert "exists" in capsys.readouterr().err
@@ -169,6 +171,39 @@ def test_cli_dask_refuses_what_needs_every_score_in_memory(shards, capsys):
     assert "the Dask engine reads Parquet" in capsys.readouterr().err
     assert _cli("estimate", d / "scores.csv", "--scheduler", "tcp://127.0.0.1:9") == 2
     assert "--scheduler is for --engine dask" in capsys.readouterr().err
+
+
+def test_cli_dask_leaves_nothing_when_the_items_cannot_be_written(shards, capsys, monkeypatch):
+    d = shards
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("spe.dask_engine._write_chunk", fail)
+    assert _cli("estimate", d / "shards", "--engine", "dask", "--json", d / "o.json", "--items", d / "items") == 1
+    assert not (d / "o.json").exists() and not (d / "items").exists()
+    assert not [p for p in d.iterdir() if p.name.startswith(".spe-items-")]
+
+
+def test_labels_the_dask_engine_cannot_place_are_named(simulated):
+    s, _, _ = simulated
+    with pytest.raises(SpeInputError, match="0-based position"):
+        _quiet_evaluate(da.from_array(s, chunks=3000), {1.7: 1, 2.2: 0})
+    with pytest.raises(SpeInputError, match="compute_chunk_sizes"):
+        x = da.from_array(s, chunks=3000)
+        _quiet_evaluate(x[x > 0], {0: 1})
+    frame = dd.from_pandas(pd.DataFrame({"id": ["a", "a", "b", "c"] * 10, "score": np.linspace(0, 1, 40)}),
+                           npartitions=1)
+    with pytest.raises(SpeInputError, match="labeled id 'a' occurs 20 times"):
+        _quiet_evaluate(frame, {"a": 1, "b": 0})
+
+
+def test_labels_of_an_in_memory_series_are_matched_by_its_ids_on_dask(simulated):
+    s, _, labels = simulated
+    ids = [f"item{i}" for i in range(s.size)]
+    by_id = {f"item{i}": v for i, v in labels.items()}
+    lazy = _quiet_evaluate(pd.Series(s, index=ids), by_id, engine="dask")
+    assert json_bytes(lazy.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
 
 
 def test_cli_dask_names_a_label_id_not_in_the_shards(shards, capsys):

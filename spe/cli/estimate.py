@@ -7,7 +7,7 @@ from pathlib import Path
 from ..engines import ENGINES
 from ..exceptions import SpeInputError
 from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, item_probabilities, items_csv, json_bytes,
-                     labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs)
+                     labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs, say)
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -48,7 +48,8 @@ Dask and never holds all scores in memory (on this machine, or on a cluster
 with --scheduler tcp://HOST:8786); --items then names a new directory of
 Parquet shards. Without --engine, pools above 10 million items are counted
 into 2^18 score cells (each item's score within diagnostics.pool.max_error
-of its cell's value), by Dask for Parquet input when Dask is installed.
+of its cell's value), by Dask for Parquet input when Dask is installed;
+--report, --truth and --reference keep every item's own score in memory.
 
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
@@ -82,7 +83,8 @@ def add_arguments(est):
                      help="who does the passes over all scores: memory (every score its own item), binned (in "
                           "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard; "
                           "Parquet input); auto (default): binned above 10 million items (by Dask for Parquet "
-                          "when installed), else memory")
+                          "when installed), else memory, and memory whenever --report, --truth or --reference is "
+                          "given")
     est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
                           "its workers need spe installed and the shards' paths readable); default: this machine")
@@ -105,10 +107,14 @@ def run(args):
         _check_report_directory(args.report)
     scores = read_scores(args.scores, score_column=args.score_column)
     truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
-    if truth is not None and args.engine == "binned":
-        raise SpeInputError("--truth compares every item's own score: not with --engine binned", argument="engine")
+    if args.engine == "binned":
+        for flag, given in (("--report", args.report), ("--truth", args.truth)):
+            if given is not None:
+                raise SpeInputError(f"{flag} needs every item's own score: not with --engine binned (use --engine "
+                                    "memory)", argument="engine")
     scores, labels = read_inputs(args, scores)
-    ev = evaluate_file(args, scores, labels, engine=args.engine if args.engine != "auto" else None)
+    engine = _engine(args)
+    ev = evaluate_file(args, scores, labels, engine=engine if engine != "auto" else None)
     base = labeled_only_baseline(args, ev)
     perf = args.performance
     result, at = _estimate_result(args, ev, base)
@@ -145,21 +151,26 @@ def run(args):
 
 
 def _engine(args):
-    """The engine of this run: as given, or for ``auto`` Dask for Parquet shards above
-    :data:`spe.engines.POOL_ABOVE` rows when Dask is installed (else the in-memory paths decide by size)."""
+    """The engine of this run. As given; ``auto`` is the in-memory path (exact, or binned above
+    :data:`spe.engines.POOL_ABOVE` items) when ``--report``, ``--truth`` or ``--reference`` need every item's
+    own score or ``--items`` names a CSV, and Dask for Parquet shards above that many rows when Dask is
+    installed."""
     from ..dask_engine import require_dask
     from ..engines import POOL_ABOVE
     from ..parquet import is_parquet, parquet_files, shard_rows
 
     if args.scheduler is not None and args.engine != "dask":
         raise SpeInputError("--scheduler is for --engine dask", argument="scheduler")
+    needs_items = any(v is not None for v in (args.report, args.truth, args.reference))
+    if args.engine == "auto" and needs_items:
+        return "memory"
     if args.engine == "dask":
         require_dask()
         if not is_parquet(args.scores):
             raise SpeInputError("the Dask engine reads Parquet (a file, a directory of shards or a glob); for a CSV "
                                 "use --engine binned", argument="engine")
         return "dask"
-    if args.engine != "auto" or not is_parquet(args.scores):
+    if args.engine != "auto" or not is_parquet(args.scores) or _items_csv(args.items):
         return args.engine
     try:
         require_dask()
@@ -168,24 +179,30 @@ def _engine(args):
     return "dask" if sum(shard_rows(f) for f in parquet_files(args.scores)) > POOL_ABOVE else "auto"
 
 
+def _items_csv(items):
+    return items is not None and (items == "-" or items.lower().endswith(".csv"))
+
+
 def _run_dask(args):
-    """``spe estimate --engine dask``: the pool from the Parquet shards by Dask, the same estimate and outputs
-    (``--items`` a new directory of Parquet shards; ``--report``, ``--truth`` and ``--reference`` need every
-    score in memory and are refused)."""
+    """``spe estimate`` with the Dask engine: the pool from the Parquet shards by Dask, the same estimate and
+    outputs (``--items`` a new directory of Parquet shards, written last and whole or not at all; ``--report``,
+    ``--truth`` and ``--reference`` need every item's own score and are refused)."""
+    import contextlib
     import warnings
 
     from ..api import evaluate
-    from ..dask_engine import LabelKeys, ScoreSource, label_keys_from_file, write_items
+    from ..dask_engine import LabelKeys, ScoreSource, StagedDirectory, label_keys_from_file, write_items
     from .common import label_selection, model_options
 
     for flag, given in (("--report", args.report), ("--truth", args.truth), ("--reference", args.reference)):
         if given is not None:
-            raise SpeInputError(f"{flag} needs every score in memory: not with --engine dask (use --engine binned)",
+            raise SpeInputError(f"{flag} needs every item's own score: not with --engine dask (use --engine memory)",
                                 argument="engine")
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    if args.items is not None and (args.items == "-" or Path(args.items).exists()):
-        raise SpeInputError(f"with --engine dask, --items names a new directory of Parquet shards; {args.items} "
-                            f"{'is standard output' if args.items == '-' else 'exists'}", argument="items")
+    if args.items == "-":
+        raise SpeInputError("with --engine dask, --items names a new directory of Parquet shards, not standard "
+                            "output", argument="items")
+    staged = StagedDirectory(args.items) if args.items is not None else None
     source = ScoreSource.from_parquet(args.scores, args.score_column)
     labels = (label_keys_from_file(args.labels, source.has_ids) if args.labels is not None
               else LabelKeys.of(None, source.has_ids))
@@ -195,8 +212,6 @@ def _run_dask(args):
                       **model_options(args))
     base = labeled_only_baseline(args, ev)
     result, at = _estimate_result(args, ev, base)
-    if args.items is not None:
-        write_items(ev, source, labels, args.items, scheduler=args.scheduler, workers=args.workers)
     files = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
     if args.plot is not None:
         import matplotlib
@@ -204,7 +219,13 @@ def _run_dask(args):
         matplotlib.use("Agg")
         files.append((plan["--plot"], _pr_figure(args, ev, base, None)))
     summary = _estimate_summary(args, ev, base, at, args.performance, None)
-    finish(plan, summary, files, [], warnings=ev.warnings, command="spe estimate")
+    with staged or contextlib.nullcontext():
+        if staged is not None:
+            write_items(ev, source, labels, staged.tmp, scheduler=args.scheduler, workers=args.workers)
+        finish(plan, summary, files, [], warnings=ev.warnings, command="spe estimate")
+        if staged is not None:
+            staged.commit()
+            say(plan, f"wrote {args.items} ({len(source.chunks)} Parquet shards)")
     return 0
 
 
