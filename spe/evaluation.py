@@ -955,7 +955,14 @@ class Evaluation:
 
     def probability_grid(self):
         """Where :meth:`probability_at` interpolates: the score groups' scores and the two end scores (G,),
-        ascending, score units, and p̂(y = 1 | s) there (G,), probabilities. G ≤ the label draws' groups + 2."""
+        ascending, score units, and p̂(y = 1 | s) there (G,), probabilities. G ≤ the label draws' groups + 2.
+
+        Examples
+        --------
+        >>> at, p = ev.probability_grid()
+        >>> at.shape == p.shape, bool(np.all(np.diff(at) > 0))
+        (True, True)
+        """
         ends = np.array([self.scores.min(), self.scores.max()])
         at = np.unique(np.concatenate([self.performance.replay.groups.p_scores, ends]))
         return at, self.performance.replay.item_probabilities(at, self.weights)
