@@ -87,7 +87,6 @@ def _block(block_id=None, size=None):
 def generated(n, block=BLOCK):
     """N scores as a Dask array of blocks generated on demand (never held whole): block k from its own seed."""
     import dask.array as da
-    from functools import partial
 
     chunks = [block] * (n // block) + ([n % block] if n % block else [])
     return da.map_blocks(lambda block_id=None, block_info=None: _block(block_id, block_info[None]["chunk-shape"][0]),

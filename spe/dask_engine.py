@@ -81,17 +81,16 @@ class ScoreSource:
         Items per chunk.
     has_ids : bool
         Whether the chunks carry ids (labels are then matched by id, else by 0-based position).
-    kind : {"parquet", "array", "frame"}
     """
 
     chunks: list
     names: list
     rows: np.ndarray
     has_ids: bool
-    kind: str
 
     @property
     def n_items(self) -> int:
+        """N, the items of every chunk."""
         return int(self.rows.sum())
 
     @property
@@ -117,7 +116,7 @@ class ScoreSource:
         rows = np.array([shard_rows(f) for f in files], dtype=np.int64)
         has_ids = id_column in pq.read_schema(files[0]).names
         chunks = [delayed(_shard_chunk, pure=True)(read_shard, f, score_column, id_column, has_ids) for f in files]
-        return cls(chunks, [str(f) for f in files], rows, has_ids, "parquet")
+        return cls(chunks, [str(f) for f in files], rows, has_ids)
 
     @classmethod
     def from_dask(cls, obj, score_column="score", id_column="id"):
@@ -146,7 +145,7 @@ class ScoreSource:
             parts = frame.to_delayed()
             chunks = [delayed(_frame_chunk, pure=True)(p, score_column, id_column if has_ids else None)
                       for p in parts]
-            return cls(chunks, [f"partition {k}" for k in range(len(parts))], rows, has_ids, "frame")
+            return cls(chunks, [f"partition {k}" for k in range(len(parts))], rows, has_ids)
         if isinstance(obj, dd.Series):
             obj = obj.to_dask_array(lengths=True)
         if not isinstance(obj, da.Array) or obj.ndim != 1:
@@ -158,20 +157,11 @@ class ScoreSource:
                                 ".compute_chunk_sizes() first", argument="scores")
         blocks = obj.to_delayed().ravel().tolist()
         chunks = [delayed(_array_chunk, pure=True)(b) for b in blocks]
-        return cls(chunks, [f"block {k}" for k in range(len(blocks))], np.asarray(obj.chunks[0], dtype=np.int64),
-                   False, "array")
+        return cls(chunks, [f"block {k}" for k in range(len(blocks))], np.asarray(obj.chunks[0], dtype=np.int64), False)
 
 
 def _shard_chunk(read, f, score_column, id_column, has_ids):
-    columns, ids = read(f, [score_column], id_column)
-    if (ids is not None) != has_ids:
-        raise SpeInputError(f"has {'an' if ids is not None else 'no'} {id_column!r} column, unlike the first shard",
-                            path=f)
-    if ids is not None:
-        ids = np.char.strip(ids.astype(str)).astype(object)
-        empty = np.flatnonzero(ids == "")
-        if empty.size:
-            raise SpeInputError("empty id", path=f, row=int(empty[0]) + 1, column=id_column)
+    columns, ids = read(f, [score_column], id_column, has_ids=has_ids)
     return columns[0], ids
 
 
@@ -271,25 +261,25 @@ def _first_pass(chunk, offset, labels):
     """One chunk's statistics and its labeled items: (ScoreStats, label positions into ``labels`` (h,),
     the chunk's rows of them (h,), their scores (h,))."""
     scores, ids = chunk
-    stats = ScoreStats.of(scores)
+    which, rows = _labeled_rows(scores.size, ids, offset, labels)
+    return ScoreStats.of(scores), which, rows, scores[rows]
+
+
+def _labeled_rows(m, ids, offset, labels):
+    """Which labels fall in a chunk of m items starting at item ``offset``: (positions into ``labels`` (h,),
+    the chunk's rows of them (h,))."""
     if labels.by_id:
         import pandas as pd
 
         found = pd.Index(labels.keys).get_indexer(ids)  # hashed: O(m), whatever the number of labels
         rows = np.flatnonzero(found >= 0)
-        which = found[rows]
-    else:
-        which = np.flatnonzero((labels.keys >= offset) & (labels.keys < offset + scores.size))
-        rows = labels.keys[which] - offset
-    return stats, which, rows, scores[rows]
+        return found[rows], rows
+    which = np.flatnonzero((labels.keys >= offset) & (labels.keys < offset + m))
+    return which, labels.keys[which] - offset
 
 
 def _second_pass(chunk, layout):
     return CellSummary.of(chunk[0], layout)
-
-
-def _combine(a, b):
-    return a.combine(b)
 
 
 @contextmanager
@@ -300,7 +290,8 @@ def scheduler_context(scheduler=None, workers=None):
     Raises
     ------
     SpeInputError
-        An address no scheduler answers at (within :data:`SCHEDULER_TIMEOUT` seconds), or ``dask.distributed`` not installed.
+        An address no scheduler answers at (within :data:`SCHEDULER_TIMEOUT` seconds), or ``dask.distributed``
+        not installed.
     """
     import dask
 
@@ -363,11 +354,9 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
         lab_scores = _labeled_scores(source, labels, first)
         layout = CellLayout.of(stats, cells)
         with stage("counting the scores in cells (Dask, second pass)"):
-            parts = [delayed(_second_pass)(c, layout) for c in source.chunks]
-            while len(parts) > 1:
-                parts = [delayed(_combine)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                         for i in range(0, len(parts), 2)]
-            (summary,) = dask.compute(parts[0])
+            tree = tree_combine([delayed(_second_pass)(c, layout) for c in source.chunks],
+                                delayed(CellSummary.combine))
+            (summary,) = dask.compute(tree)
     if int(summary.count.sum()) != stats.n:
         raise SpeInputError(f"the scores changed between the two passes ({stats.n:,} items, then "
                             f"{int(summary.count.sum()):,}): the input must not change while spe reads it",
@@ -447,7 +436,7 @@ def _write_chunk(chunk, offset, labels, at, grid, out):
 
     scores, ids = chunk
     p = np.interp(scores, at, grid)
-    _, which, rows, _ = _first_pass(chunk, offset, labels)
+    which, rows = _labeled_rows(scores.size, ids, offset, labels)
     p[rows] = labels.values[which]
     key = {"id": pa.array(ids, type=pa.string())} if ids is not None else {
         "position": pa.array(np.arange(offset, offset + scores.size, dtype=np.int64))}
@@ -483,10 +472,12 @@ class StagedDirectory:
         return self
 
     def commit(self):
+        """Move the written directory to ``path``."""
         os.replace(self.tmp, self.path)
         self.tmp = None
 
     def discard(self):
+        """Remove the written directory (nothing when already committed)."""
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None

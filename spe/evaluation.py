@@ -963,9 +963,7 @@ class Evaluation:
         >>> at.shape == p.shape, bool(np.all(np.diff(at) > 0))
         (True, True)
         """
-        ends = np.array([self.scores.min(), self.scores.max()])
-        at = np.unique(np.concatenate([self.performance.replay.groups.p_scores, ends]))
-        return at, self.performance.replay.item_probabilities(at, self.weights)
+        return self.performance.replay.probability_grid(self.scores.min(), self.scores.max(), self.weights)
 
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
@@ -1049,11 +1047,11 @@ class Evaluation:
         return score_model_frame(self.diagnostics)
 
     def items_frame(self, ids=None):
-        """Every item as a DataFrame, N rows (a pool's K values) in the order of ``scores``: ``score`` (score units), ``label``
-        (the known label, 0 or 1; <NA> when unlabeled) and ``probability`` (:meth:`item_probabilities`),
-        indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by position. Raises
-        ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`): one row per value,
-        with its ``count`` of items.
+        """Every item as a DataFrame, N rows (a pool's K values) in the order of ``scores``: ``score`` (score
+        units), ``label`` (the known label, 0 or 1; <NA> when unlabeled) and ``probability``
+        (:meth:`item_probabilities`), indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by
+        position. Raises ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`):
+        one row per value, with its ``count`` of items (and ``ids`` must have K entries).
 
         Examples
         --------

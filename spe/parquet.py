@@ -82,10 +82,7 @@ def read_parquet_columns(path, score_columns, id_column="id"):
     columns, ids = [[] for _ in score_columns], []
     has_ids = None
     for f in files:
-        shard_columns, shard_ids = read_shard(f, score_columns, id_column)
-        if has_ids is not None and (shard_ids is not None) != has_ids:
-            raise SpeInputError(f"has {'an' if shard_ids is not None else 'no'} {id_column!r} column, unlike the "
-                                "first shard", path=f)
+        shard_columns, shard_ids = read_shard(f, score_columns, id_column, has_ids=has_ids)
         has_ids = shard_ids is not None
         for out, values in zip(columns, shard_columns):
             out.append(values)
@@ -95,19 +92,22 @@ def read_parquet_columns(path, score_columns, id_column="id"):
     return joined, (_checked_ids(files, ids, id_column) if has_ids else None)
 
 
-def read_shard(f, score_columns, id_column="id"):
+def read_shard(f, score_columns, id_column="id", has_ids=None):
     """One shard's score columns (and ids, when it has the id column), checked: what :func:`read_parquet_columns`
     and the Dask engine (:mod:`spe.dask_engine`, one task per shard) read.
 
+    ``has_ids``: whether the first shard had the id column (None: this is the first); every shard must agree.
+
     Returns
     -------
-    (list of K arrays (N_shard,) float64, ids (N_shard,) str object array or None)
+    (list of K arrays (N_shard,) float64 in score units, ids (N_shard,) str object array, stripped, or None)
 
     Raises
     ------
     SpeInputError
         A file pyarrow cannot read, a missing or non-numeric score column, a null, NaN or infinite score, a
-        null id — naming the shard, row and column.
+        null or empty id, an id column where the first shard had none or none where it had one — naming the
+        shard, row and column.
     """
     import pyarrow.parquet as pq
 
@@ -116,13 +116,16 @@ def read_shard(f, score_columns, id_column="id"):
     except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version
         raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
     _check_schema(schema, score_columns, f)
-    has_ids = id_column in schema.names
+    shard_ids = id_column in schema.names
+    if has_ids is not None and shard_ids != has_ids:
+        raise SpeInputError(f"has {'an' if shard_ids else 'no'} {id_column!r} column, unlike the first shard",
+                            path=f)
     try:
-        table = pq.read_table(f, columns=[*score_columns, *([id_column] if has_ids else [])])
+        table = pq.read_table(f, columns=[*score_columns, *([id_column] if shard_ids else [])])
     except Exception as e:  # noqa: BLE001 - a corrupt page: pyarrow's errors differ by version
         raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
     columns = [_finite_scores(table.column(name), f, name) for name in score_columns]
-    return columns, (_shard_ids(table.column(id_column), f, id_column) if has_ids else None)
+    return columns, (_shard_ids(table.column(id_column), f, id_column) if shard_ids else None)
 
 
 def shard_rows(f):
@@ -157,29 +160,30 @@ def _finite_scores(column, f, name):
 
 
 def _shard_ids(column, f, id_column):
-    """One shard's ids as str (N_shard,); a null id is named by its row."""
+    """One shard's ids as str (N_shard,), without surrounding whitespace; a null or empty id is named by its
+    row."""
     import pyarrow.compute as pc
 
     if column.null_count:
         row = int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0]) + 1
         raise SpeInputError("empty id", path=f, row=row, column=id_column)
-    return np.asarray(column.cast("string").to_pylist(), dtype=object)
+    ids = np.char.strip(np.asarray(column.cast("string").to_pylist(), dtype=str)).astype(object)
+    empty = np.flatnonzero(ids == "")
+    if empty.size:
+        raise SpeInputError("empty id", path=f, row=int(empty[0]) + 1, column=id_column)
+    return ids
 
 
 def _checked_ids(files, ids, id_column):
-    """The ids of every shard as one str array; an empty or repeated id named by shard and row (the first
-    repeat in the items' order, as for a CSV)."""
-    all_ids = np.char.strip(np.concatenate(ids).astype(str))
+    """The ids of every shard (each checked by :func:`_shard_ids`) as one str array; a repeated id named by
+    shard and row (the first repeat in the items' order, as for a CSV)."""
+    all_ids = np.concatenate(ids).astype(str)
     starts = np.cumsum([0, *[len(i) for i in ids]])
 
     def where(k):
         shard = int(np.searchsorted(starts, k, side="right") - 1)
         return files[shard], int(k - starts[shard]) + 1
 
-    empty = np.flatnonzero(all_ids == "")
-    if empty.size:
-        f, row = where(empty[0])
-        raise SpeInputError("empty id", path=f, row=row, column=id_column)
     _, first, inverse = np.unique(all_ids, return_index=True, return_inverse=True)
     repeats = np.flatnonzero(np.arange(all_ids.size) != first[inverse])
     if repeats.size:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .exceptions import SpeInputError
+from .metrics.curves import reliability_bins
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
@@ -717,12 +718,10 @@ def plot_reliability_diagram(probabilities, labels, ax=None, *, bins=10, title=N
     y = np.asarray(labels, dtype=float)
     ax.plot([0, 1], [0, 1], color="tab:gray", ls=":", lw=1.0, label="perfect calibration")
     for name, p in probabilities.items():
-        p = np.asarray(p, dtype=float)
-        which = np.minimum((p * bins).astype(int), bins - 1)
-        n = np.bincount(which, minlength=bins)
+        n, positives, total_p = reliability_bins(p, y, bins)
         keep = n > 0
-        mean_p = np.bincount(which, p, bins)[keep] / n[keep]
-        frac = np.bincount(which, y, bins)[keep] / n[keep]
+        mean_p = total_p[keep] / n[keep]
+        frac = positives[keep] / n[keep]
         line, = ax.plot(mean_p, frac, **{"marker": "o", "ms": 3, "lw": 1.4, "label": name, **kwargs})
         ax.scatter(mean_p, frac, s=8 + 60 * n[keep] / n.max(), color=line.get_color(), alpha=0.35, lw=0)
     _finish(ax, xlabel="predicted probability p(y=1)", ylabel="fraction positive", unit_x=True,

@@ -224,14 +224,20 @@ class CellSummary:
         return CellSummary(self.count + other.count, np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
 
 
-def tree_combine(parts):
-    """Combine partial results pairwise (``a.combine(b)``, order kept): a list → one result.
+def tree_combine(parts, combine=None):
+    """Combine partial results pairwise, order kept: a list → one result.
 
-    Used on :class:`ScoreStats` and :class:`CellSummary` (the Dask engine builds the same tree lazily)."""
+    ``combine(a, b)``: default ``a.combine(b)`` (:class:`ScoreStats`, :class:`CellSummary`); the Dask engine
+    passes a lazy one, so that the same tree is built as a Dask graph."""
+    combine = _combined if combine is None else combine
     parts = list(parts)
     while len(parts) > 1:
-        parts = [parts[i].combine(parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
+        parts = [combine(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
     return parts[0]
+
+
+def _combined(a, b):
+    return a.combine(b)
 
 
 @dataclass(frozen=True)
@@ -251,8 +257,9 @@ class ScorePool:
         Every unlabeled item's score is within this of its value (score units; 0: the values are the scores).
     cells : int
         G, the cells the pool was counted in (0: not binned).
-    distinct_bound : int
-        An upper bound on the distinct scores: a cell holding one score counts 1, another its items.
+    n_distinct : int
+        An upper bound on the distinct scores (exact when ``max_error`` is 0): a cell holding one score counts
+        1, another its items.
     """
 
     values: np.ndarray
@@ -261,7 +268,7 @@ class ScorePool:
     labeled_value: np.ndarray
     max_error: float
     cells: int
-    distinct_bound: int
+    n_distinct: int
 
     @property
     def n_items(self) -> int:
@@ -270,7 +277,13 @@ class ScorePool:
 
     @classmethod
     def from_cells(cls, summary, labeled_scores, labeled_value):
-        """The pool from a :class:`CellSummary` of all N scores and the labeled items' exact scores (n,).
+        """The pool from a :class:`CellSummary` of all N scores (G cells) and the labeled items' exact scores
+        (n,), score units, with their labels (n,) 0/1, in any order (the pool keeps them by score, then label).
+
+        Returns
+        -------
+        ScorePool
+            K ≤ G + n values.
 
         Raises
         ------
@@ -299,15 +312,9 @@ class ScorePool:
         with np.errstate(invalid="ignore"):  # the distance of a cell's value to its farthest score, as computed
             spread = np.where(filled & ~single, np.maximum(rep - summary.lo, summary.hi - rep), 0.0)
         bound = int(np.count_nonzero(single) + summary.count[filled & ~single].sum())
-        labeled = position[keep.sum():]
-        by_place = np.argsort(labeled, kind="stable")  # the labeled items in score order, however they were given
-        return cls(values[order], counts[order], labeled[by_place], lab_y[by_place], float(spread.max(initial=0.0)),
+        # the labeled entries come after the cells' and are sorted, so a stable sort keeps them ascending
+        return cls(values[order], counts[order], position[keep.sum():], lab_y, float(spread.max(initial=0.0)),
                    int(count.size), bound)
-
-    @property
-    def n_distinct(self) -> int:
-        """An upper bound on the distinct scores (exact when :attr:`max_error` is 0)."""
-        return self.distinct_bound
 
     def to_dict(self) -> dict:
         """JSON-ready: ``{"cells", "values", "max_error"}`` (what ``diagnostics["pool"]`` holds)."""

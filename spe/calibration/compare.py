@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import SpeInputError
+from ..metrics.curves import reliability_bins
 from .base import REGISTRY, check_scores, check_training, make
 
 __all__ = ["expected_calibration_error", "calibration_scores", "cross_validated_probabilities",
@@ -28,12 +29,8 @@ ECE_BINS = 10
 def expected_calibration_error(probabilities, labels, bins=ECE_BINS):
     """Σ_b (n_b / n) |ȳ_b − p̄_b| over ``bins`` equal-width bins of the probability on [0, 1] (Guo et al. 2017,
     eq. 3): (n,), (n,) → float in [0, 1]. The last bin includes 1."""
-    p = np.asarray(probabilities, dtype=float)
-    y = np.asarray(labels, dtype=float)
-    which = np.minimum((p * bins).astype(int), bins - 1)
-    n = np.bincount(which, minlength=bins)
-    gap = np.abs(np.bincount(which, y, bins) - np.bincount(which, p, bins))
-    return float(gap.sum() / max(n.sum(), 1))
+    n, positives, total_p = reliability_bins(probabilities, labels, bins)
+    return float(np.abs(positives - total_p).sum() / max(n.sum(), 1))
 
 
 def calibration_scores(probabilities, labels, bins=ECE_BINS):

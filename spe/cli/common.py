@@ -141,16 +141,20 @@ def item_probabilities(ev, scores, labels):
     return out
 
 
-def evaluate_file(args, scores, labels, engine=None):
-    """:func:`spe.evaluate` of a scores file and its labels with the shared options and ``--reference``."""
+def evaluate_file(args, scores, labels, engine=None, **engine_options):
+    """:func:`spe.evaluate` of a scores file and its labels with the shared options and ``--reference``.
+
+    ``scores``: a :class:`spe.io.ScoresFile`, or the Dask engine's :class:`spe.dask_engine.ScoreSource` (with
+    ``engine="dask"``; ``engine_options``: its ``scheduler``)."""
     from ..api import evaluate
-    from ..io import read_reference
+    from ..io import ScoresFile, read_reference
 
     reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
+    values = scores.scores if isinstance(scores, ScoresFile) else scores
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate(scores.scores, labels, reference=reference, label_selection=label_selection(args),
-                        **model_options(args), **({} if engine is None else {"engine": engine}))
+        return evaluate(values, labels, reference=reference, label_selection=label_selection(args),
+                        **model_options(args), **({} if engine is None else {"engine": engine}), **engine_options)
 
 
 def joint_fit(args, names, matrix, labels):

@@ -97,8 +97,11 @@ def run(args):
     """Run ``spe estimate``; returns the exit status."""
     from ..io import read_scores, read_truth
 
-    if _engine(args) == "dask":
+    engine = _engine(args)
+    if engine == "dask":
         return _run_dask(args)
+    if engine == "binned":
+        _refuse_per_item_options(args, engine, ("--report", "--truth"))
     page = args.report is not None and _is_page(args.report)
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
                         ("--plot", args.plot, False), ("--report", args.report if page else None, False),
@@ -107,13 +110,7 @@ def run(args):
         _check_report_directory(args.report)
     scores = read_scores(args.scores, score_column=args.score_column)
     truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
-    if args.engine == "binned":
-        for flag, given in (("--report", args.report), ("--truth", args.truth)):
-            if given is not None:
-                raise SpeInputError(f"{flag} needs every item's own score: not with --engine binned (use --engine "
-                                    "memory)", argument="engine")
     scores, labels = read_inputs(args, scores)
-    engine = _engine(args)
     ev = evaluate_file(args, scores, labels, engine=engine if engine != "auto" else None)
     base = labeled_only_baseline(args, ev)
     perf = args.performance
@@ -179,6 +176,14 @@ def _engine(args):
     return "dask" if sum(shard_rows(f) for f in parquet_files(args.scores)) > POOL_ABOVE else "auto"
 
 
+def _refuse_per_item_options(args, engine, flags):
+    """The options among ``flags`` that need every item's own score, refused for a pooled ``engine``."""
+    for flag in flags:
+        if getattr(args, flag.lstrip("-")) is not None:
+            raise SpeInputError(f"{flag} needs every item's own score: not with --engine {engine} (use --engine "
+                                "memory)", argument="engine")
+
+
 def _items_csv(items):
     return items is not None and (items == "-" or items.lower().endswith(".csv"))
 
@@ -188,16 +193,10 @@ def _run_dask(args):
     outputs (``--items`` a new directory of Parquet shards, written last and whole or not at all; ``--report``,
     ``--truth`` and ``--reference`` need every item's own score and are refused)."""
     import contextlib
-    import warnings
 
-    from ..api import evaluate
     from ..dask_engine import LabelKeys, ScoreSource, StagedDirectory, label_keys_from_file, write_items
-    from .common import label_selection, model_options
 
-    for flag, given in (("--report", args.report), ("--truth", args.truth), ("--reference", args.reference)):
-        if given is not None:
-            raise SpeInputError(f"{flag} needs every item's own score: not with --engine dask (use --engine memory)",
-                                argument="engine")
+    _refuse_per_item_options(args, "dask", ("--report", "--truth", "--reference"))
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     if args.items == "-":
         raise SpeInputError("with --engine dask, --items names a new directory of Parquet shards, not standard "
@@ -206,10 +205,7 @@ def _run_dask(args):
     source = ScoreSource.from_parquet(args.scores, args.score_column)
     labels = (label_keys_from_file(args.labels, source.has_ids) if args.labels is not None
               else LabelKeys.of(None, source.has_ids))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ev = evaluate(source, labels, engine="dask", scheduler=args.scheduler, label_selection=label_selection(args),
-                      **model_options(args))
+    ev = evaluate_file(args, source, labels, engine="dask", scheduler=args.scheduler)
     base = labeled_only_baseline(args, ev)
     result, at = _estimate_result(args, ev, base)
     files = [(plan["--json"], json_bytes(result))] if "--json" in plan else []

@@ -13,7 +13,9 @@ Conventions (they match ``sklearn.metrics`` on the same labels):
 
 Every function takes the cumulative true and false positives ``tp``, ``fp``
 (M, K) — row m, column k: positives and negatives among the items scored ≥
-the k-th threshold under draw m — and is vectorised over the rows.
+the k-th threshold under draw m — and is vectorised over the rows; but
+:func:`reliability_bins`, the counts behind a reliability diagram and the
+expected calibration error.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["RECALL_GRID", "FPR_GRID", "curves_from_counts", "pr_at_recall", "roc_polyline", "roc_at_fpr",
-           "average_precision", "roc_auc", "equal_error_rate"]
+           "average_precision", "roc_auc", "equal_error_rate", "reliability_bins"]
 
 #: Default recall grid G = 101 points on [0, 1].
 RECALL_GRID = np.linspace(0.0, 1.0, 101)
@@ -146,3 +148,13 @@ def equal_error_rate(tp, fp, polyline=None):
         frac = np.where(g1 > g0, (0.5 - g0) / (g1 - g0), 0.0)
     out = f0 + np.clip(frac, 0, 1) * (f1 - f0)
     return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), out, np.nan)
+
+
+def reliability_bins(probabilities, labels, bins):
+    """Probabilities p(y = 1) (n,) and 0/1 labels (n,) in ``bins`` equal-width bins of [0, 1] (the last one
+    includes 1): the items, the positives and the sum of the probabilities in each bin, three arrays (bins,)
+    (Guo et al. 2017, §2: the reliability diagram and the expected calibration error are read from them)."""
+    p = np.asarray(probabilities, dtype=float)
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    return (np.bincount(which, minlength=bins), np.bincount(which, np.asarray(labels, dtype=float), bins),
+            np.bincount(which, p, bins))

@@ -51,6 +51,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
+from ..quantiles import repeated_inverted_cdf
 from .link import LinkModel, fit_link
 from .recalibration import PRIORS, RecalibrationPrior
 from .registry import ScoreModel, register
@@ -80,7 +81,7 @@ def knots_at_quantiles(z, quantiles=KNOT_QUANTILES, counts=None):
     lo, hi = float(np.min(z)), float(np.max(z))
     knots = []
     at = (np.quantile(z, quantiles, method="inverted_cdf") if counts is None  # observed values: ties cannot split
-          else z[np.searchsorted(np.cumsum(counts), np.asarray(quantiles) * np.sum(counts), side="left")])
+          else repeated_inverted_cdf(z, quantiles, counts))
     for k in at:
         if k - lo > MIN_KNOT_GAP and hi - k > MIN_KNOT_GAP and (not knots or k - knots[-1] > MIN_KNOT_GAP):
             knots.append(float(k))

@@ -99,11 +99,17 @@ class LabelReplay:
 
         At each distinct score; when the label draws were binned, at each bin's mean score and at the lowest
         and highest scores, interpolated linearly in the score between them (O(M · B) instead of O(M · N))."""
-        if self.groups.binned:  # the bins' mean scores, and the end scores (beyond the end bins' means)
-            at = np.unique(np.concatenate([self.groups.p_scores, [scores.min(), scores.max()]]))
-            return np.interp(scores, at, weighted_positive_probability(self.model, at, weights))
+        if self.groups.binned:
+            return np.interp(scores, *self.probability_grid(scores.min(), scores.max(), weights))
         at, inv = np.unique(scores, return_inverse=True)
         return weighted_positive_probability(self.model, at, weights)[inv]
+
+    def probability_grid(self, lo, hi, weights):
+        """Where item probabilities are interpolated: the groups' scores (the bins' mean scores, or every
+        distinct score) and the end scores ``lo``, ``hi`` (beyond the end bins' means), ascending (G,), score
+        units; and Σ_m w_m p(y = 1 | s, θ_m) there (G,), probabilities."""
+        at = np.unique(np.concatenate([self.groups.p_scores, [lo, hi]]))
+        return at, weighted_positive_probability(self.model, at, weights)
 
 
 @dataclass

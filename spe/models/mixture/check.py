@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ...quantiles import repeated_inverted_cdf
 from ..criticism import P_VALUE_THRESHOLD, weighted_draws
 
 __all__ = ["HistogramCheck", "histogram_check", "histogram_edges"]
@@ -140,7 +141,7 @@ def histogram_edges(x, bins=None, counts=None):
         bins = int(np.clip(n // 50, 10, 50))
     levels = np.linspace(0, 1, bins + 1)[1:-1]
     qs = (np.quantile(x, levels, method="inverted_cdf") if counts is None
-          else x[np.searchsorted(np.cumsum(counts), levels * n, side="left")])
+          else repeated_inverted_cdf(x, levels, counts))
     edges = np.unique(qs)
     return edges[edges < x.max()]
 

@@ -155,8 +155,8 @@ def rank_families(scores, labeled_index, labeled_value, *, families="auto", prev
     ranking, top, bottom = [], None, None
     if identify_top:
         top, bottom = float(np.max(x)), float(np.min(x))
-        ranking = rank_family_pairs(x_start, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen, top=top,
-                                    bottom=bottom, extend=extend, refit=refit, workers=workers)
+        ranking = rank_family_pairs(x_start, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
+                                    top=top, bottom=bottom, extend=extend, refit=refit, workers=workers)
     if not ranking:  # no pair has an optimum identified at the end scores: the paper's identification (means)
         top = bottom = None
         ranking = rank_family_pairs(x_start, data, pairs, prevalence_prior=prevalence_prior, screen_data=screen,
