@@ -132,6 +132,32 @@ def test_fast_and_validating_reads_give_the_same_scores(tmp_path):
         read_scores(tmp_path / "bad.csv")
 
 
+@pytest.mark.parametrize("pad", ["\t", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "\u200b"])
+def test_fast_read_strips_ids_exactly_as_str_strip(tmp_path, pad):
+    """pyarrow reads the ids; Python's str.strip decides what surrounds them (U+200B is not white space)."""
+    from spe.io import _read_scores_fast, _numeric, _read_table
+
+    text = f"id, score\n{pad}a{pad},1\nb{pad},4.9406564584124654e-324\n{pad}c,1.7976931348623157e308\n"
+    (tmp_path / "s.csv").write_text(text, encoding="utf-8")
+    fast = _read_scores_fast(tmp_path / "s.csv", "score", "id")
+    assert fast is not None  # a space after the comma of the header is read as fast
+    assert list(fast.ids) == [f"{pad}a{pad}".strip(), f"b{pad}".strip(), f"{pad}c".strip()]
+    df, rows = _read_table(tmp_path / "s.csv", ["score"])
+    np.testing.assert_array_equal(fast.scores, _numeric(df, "score", "s.csv", rows))
+    assert list(read_scores(tmp_path / "s.csv").ids) == list(fast.ids)
+
+
+def test_fast_read_leaves_irregular_files_to_the_validating_path(tmp_path):
+    from spe.io import _read_scores_fast
+
+    for name, text in {"blank": "id,score\na,1\n\nb,2\n", "short": "id,score\na\nb,2\n",
+                       "padded_empty": "id,score\n \t,1\n", "twice": "id,score\na,1\n a ,2\n",
+                       "repeated": "score,score\n1,2\n", "na": "id,score\na,NA\n", "inf": "score\ninf\n",
+                       "header_only": "id,score\n", "latin1": "id,score\n\xe9,1\n"}.items():
+        (tmp_path / f"{name}.csv").write_text(text, encoding="latin-1" if name == "latin1" else "utf-8")
+        assert _read_scores_fast(tmp_path / f"{name}.csv", "score", "id") is None, name
+
+
 class _Colliding(str):
     """A string whose hash collides with every other one's (to exercise the exact check behind the hashes)."""
 
