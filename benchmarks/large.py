@@ -23,6 +23,7 @@ labels at random positions (no ids, so the labels name 0-based positions).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -122,9 +123,16 @@ def write_shards(directory, n, block=BLOCK):
                                                                             index=False)
 
 
+def child_env():
+    """The children's environment, with Python's bytecode cache on, as an installed package has it (``pip
+    install`` compiles it; a sandbox's ``PYTHONDONTWRITEBYTECODE`` would otherwise make every child compile
+    spe's modules again, ~0.3 s that no user pays)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(what, where, n, block=BLOCK):
     proc = subprocess.run([sys.executable, "-c", CHILD, what, str(where), str(n), str(block),
-                           str(Path(__file__).parent)], capture_output=True, text=True)
+                           str(Path(__file__).parent)], capture_output=True, text=True, env=child_env())
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -29,6 +29,9 @@ that is never materialised (``spe.evaluate``), each next to its Dask floor
 (reading or generating the same scores, their range and histogram, with
 Dask alone) and with the peak memory of all its processes together.
 
+Every child runs with Python's bytecode cache on, after one untimed run
+that compiles spe's modules (:func:`warm_up`), as for an installed package.
+
 Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4] [--parquet 1e8] [--generated 1e9]
 """
 
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -45,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from large import large_rows  # noqa: E402  (benchmarks/ is not a package)
+from large import child_env, large_rows  # noqa: E402  (benchmarks/ is not a package)
 
 CHILD = r"""
 import json, resource, sys, time, warnings
@@ -110,9 +114,15 @@ def write_case(directory, n, rng):
     return scores, labels
 
 
+def warm_up(directory):
+    """One untimed ``estimate`` on 1,000 items, so that the timed children find every module compiled."""
+    scores, labels = write_case_in_child(directory, 1000)
+    run("estimate", scores, labels, directory / "warm.json")
+
+
 def run(what, scores, labels, out):
     proc = subprocess.run([sys.executable, "-c", CHILD, what, str(scores), str(labels), str(out)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=child_env())
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -149,6 +159,7 @@ def main(argv=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        warm_up(tmp)
         large = large_rows(tmp, int(args.parquet), int(args.generated), _report)
         for n in map(int, args.sizes):
             scores, labels = write_case_in_child(tmp, n)
