@@ -7,6 +7,9 @@ Python process so that its peak memory (``ru_maxrss``) is its own:
 
 * ``floor``: read the scores with pandas and sort them — what any method
   must at least do;
+* ``imports``: the modules ``spe estimate`` imports before any work
+  (pandas, pyarrow, scipy.stats and scipy.optimize through the registries,
+  arviz-stats), the part of the floor of ``estimate`` that no N changes;
 * ``evaluate``: ``spe.read_scores`` + ``spe.evaluate`` (default draws, the
   importance-sampling path, default ``workers``: all usable cores), timed
   from before ``import spe``;
@@ -60,6 +63,12 @@ if what == "floor":
     import numpy as np, pandas as pd
     s = pd.read_csv(scores_path)["score"].to_numpy(float)
     np.sort(s)
+elif what == "imports":  # what the estimate imports before any work: its floor at any N
+    import pandas, pyarrow.csv, scipy.optimize  # noqa: F401
+    from arviz_stats.base import array_stats  # noqa: F401
+    from spe.cli.main import build_parser
+    import spe.api  # noqa: F401
+    build_parser()  # the registries: every family and score model (scipy.stats)
 elif what == "estimate":
     import contextlib, io
     from spe.cli import main
@@ -163,7 +172,7 @@ def main(argv=None):
         large = large_rows(tmp, int(args.parquet), int(args.generated), _report)
         for n in map(int, args.sizes):
             scores, labels = write_case_in_child(tmp, n)
-            for what in ("floor", "evaluate", "estimate") + (("nuts",) if n <= args.nuts_max else ()):
+            for what in ("floor", "imports", "evaluate", "estimate") + (("nuts",) if n <= args.nuts_max else ()):
                 r = run(what, scores, labels, tmp / "out.json")
                 rows.append({"N": n, "path": what, **r})
                 _report(rows[-1])
