@@ -1,3 +1,24 @@
-from .cli import console_main
+"""``python -m spe`` and the installed ``spe`` script.
 
-console_main()
+The command line's modules (and numpy, through them) are imported inside
+:func:`run`, so that a Ctrl-C while they load exits 130 with one line, as
+one during the work does (:func:`spe.cli.main.console_main`), instead of a
+traceback.
+"""
+
+
+def run():
+    """Import the command line and run it; a Ctrl-C during the import exits 130 with ``spe: interrupted``."""
+    try:
+        from .cli import console_main
+    except KeyboardInterrupt:
+        import os
+        import sys
+
+        print("spe: interrupted", file=sys.stderr, flush=True)
+        os._exit(130)  # an interrupt inside an import would otherwise end the interpreter with SIGINT (−2)
+    console_main()
+
+
+if __name__ == "__main__":
+    run()
