@@ -31,25 +31,32 @@ def _quiet_evaluate(*args, **kwargs):
         return spe.evaluate(*args, draws=200, rng=3, workers=1, families="truncnorm,truncnorm", **kwargs)
 
 
-def test_dask_and_binned_engines_give_the_same_json(simulated):
+@pytest.fixture(scope="module")
+def binned(simulated):
+    """The in-memory binned estimate of the simulated scores, which the Dask paths must reproduce, and its JSON
+    (taken at once): (Evaluation, bytes). One fit for the tests that compare with it (read only)."""
     s, _, labels = simulated
-    binned = _quiet_evaluate(s, labels, engine="binned")
+    ev = _quiet_evaluate(s, labels, engine="binned")
+    return ev, json_bytes(ev.to_dict())
+
+
+def test_dask_and_binned_engines_give_the_same_json(simulated, binned):
+    s, _, labels = simulated
     lazy = _quiet_evaluate(da.from_array(s, chunks=2917), labels)  # uneven chunks; "auto" picks Dask
-    assert lazy.diagnostics["pool"] == binned.diagnostics["pool"]
-    assert json_bytes(lazy.to_dict()) == json_bytes(binned.to_dict())
+    assert lazy.diagnostics["pool"] == binned[0].diagnostics["pool"]
+    assert json_bytes(lazy.to_dict()) == binned[1]
 
 
-def test_a_dask_series_is_read_by_position(simulated):
+def test_a_dask_series_is_read_by_position(simulated, binned):
     s, _, labels = simulated
-    binned = _quiet_evaluate(s, labels, engine="binned")
     series = dd.from_pandas(pd.Series(s), npartitions=3)
-    assert json_bytes(_quiet_evaluate(series, labels).to_dict()) == json_bytes(binned.to_dict())
+    assert json_bytes(_quiet_evaluate(series, labels).to_dict()) == binned[1]
 
 
-def test_the_binned_estimate_is_the_exact_one_within_its_error(simulated):
+def test_the_binned_estimate_is_the_exact_one_within_its_error(simulated, binned):
     s, y, labels = simulated
     exact = _quiet_evaluate(s, labels, engine="memory")
-    binned = _quiet_evaluate(s, labels, engine="binned")
+    binned, _ = binned
     assert binned.n_items == exact.n_items == s.size
     assert binned.diagnostics["pool"]["max_error"] < 1e-3
     for name in ("prevalence", "average_precision", "roc_auc"):
@@ -62,9 +69,9 @@ def test_the_binned_estimate_is_the_exact_one_within_its_error(simulated):
     assert np.max(np.abs(p_exact[unlabeled] - p_binned[unlabeled])) < 0.02
 
 
-def test_a_pooled_evaluation_answers_per_value_and_refuses_to_name_items(simulated):
+def test_a_pooled_evaluation_answers_per_value_and_refuses_to_name_items(simulated, binned):
     s, _, labels = simulated
-    ev = _quiet_evaluate(s, labels, engine="binned")
+    ev, _ = binned
     frame = ev.items_frame()
     assert frame["count"].sum() == s.size and len(frame) == ev.diagnostics["pool"]["values"]
     assert frame["label"].notna().sum() == len(labels)
@@ -79,12 +86,12 @@ def test_a_non_finite_score_is_named_by_block_and_item():
         _quiet_evaluate(da.from_array(s, chunks=500), {0: 1})
 
 
-def test_a_dask_dataframe_with_ids_is_read_by_id(simulated):
+def test_a_dask_dataframe_with_ids_is_read_by_id(simulated, binned):
     s, _, labels = simulated
     ids = np.array([f"item{i}" for i in range(s.size)])
     frame = dd.from_pandas(pd.DataFrame({"id": ids, "score": s, "other": 1.0}), npartitions=4)
     by_id = _quiet_evaluate(frame, {f"item{i}": v for i, v in labels.items()})
-    assert json_bytes(by_id.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
+    assert json_bytes(by_id.to_dict()) == binned[1]
     with pytest.raises(SpeInputError, match="labeled id 'item99999' .labels. is not among the scores"):
         _quiet_evaluate(frame, {"item99999": 1})
 
@@ -105,12 +112,12 @@ def test_memory_engine_refuses_a_dask_collection():
         _quiet_evaluate(da.from_array(np.linspace(0, 1, 100), chunks=30), {0: 1}, engine="memory")
 
 
-def test_a_scheduler_address_runs_on_that_cluster(simulated):
+def test_a_scheduler_address_runs_on_that_cluster(simulated, binned):
     distributed = pytest.importorskip("distributed")
     s, _, labels = simulated
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
         remote = _quiet_evaluate(da.from_array(s, chunks=3_000), labels, scheduler=c.scheduler_address)
-    assert json_bytes(remote.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
+    assert json_bytes(remote.to_dict()) == binned[1]
 
 
 def test_no_scheduler_answering_is_an_input_error(monkeypatch):
@@ -198,12 +205,12 @@ def test_labels_the_dask_engine_cannot_place_are_named(simulated):
         _quiet_evaluate(frame, {"a": 1, "b": 0})
 
 
-def test_labels_of_an_in_memory_series_are_matched_by_its_ids_on_dask(simulated):
+def test_labels_of_an_in_memory_series_are_matched_by_its_ids_on_dask(simulated, binned):
     s, _, labels = simulated
     ids = [f"item{i}" for i in range(s.size)]
     by_id = {f"item{i}": v for i, v in labels.items()}
     lazy = _quiet_evaluate(pd.Series(s, index=ids), by_id, engine="dask")
-    assert json_bytes(lazy.to_dict()) == json_bytes(_quiet_evaluate(s, labels, engine="binned").to_dict())
+    assert json_bytes(lazy.to_dict()) == binned[1]
 
 
 def test_cli_dask_names_a_label_id_not_in_the_shards(shards, capsys):
