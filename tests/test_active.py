@@ -164,6 +164,7 @@ def test_the_threshold_target_is_the_requirement_at_the_recommended_threshold(es
     np.testing.assert_array_equal(TARGETS["threshold"].draws(ev, (0.8, 0.4))[:, 0], column)
 
 
+@pytest.mark.slow
 def test_a_comparison_suggests_items_for_the_difference():
     s1, y = simulate(1500, 0.2, seed=4)
     s2 = np.where(y == 1, s1 * 0.5 + 0.5, s1) + np.random.default_rng(0).normal(0, 0.5, y.size)
@@ -195,6 +196,7 @@ def test_labels_chosen_for_the_ap_narrow_its_interval_more_than_random_ones():
     assert np.mean(widths["information"]) < np.mean(widths["random"])
 
 
+@pytest.mark.slow
 def test_spe_suggest_writes_k_unlabeled_ids_best_first(tmp_path, capsys):
     out = tmp_path / "next.csv"
     argv = ["suggest", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXAMPLES / "digits_labels.csv"),
@@ -226,6 +228,7 @@ def test_spe_suggest_more_items_than_unlabeled_exits_2_naming_k(capsys):
     assert "-k: must be at most the 879 unlabeled items" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_spe_suggest_on_two_classifiers_settles_their_comparison(two_classifiers, tmp_path, capsys):
     out = tmp_path / "next.csv"
     argv = ["suggest", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),

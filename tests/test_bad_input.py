@@ -357,6 +357,7 @@ def test_the_score_histogram_survives_an_infinite_density():
     ax.figure.savefig(io.BytesIO(), format="png")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
 def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
     n = 100_000
@@ -401,6 +402,7 @@ def test_an_interrupt_a_library_swallows_is_still_an_interrupt(capsys, monkeypat
     assert rc == 130 and err == "spe: interrupted\n"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_a_command_started_ignoring_ctrl_c_keeps_ignoring_it(tmp_path):
     """A shell starts a background job (``spe estimate ... &``), or nohup a command, with Ctrl-C ignored: a

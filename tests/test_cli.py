@@ -108,6 +108,7 @@ def test_import_and_help_do_not_import_pymc_or_arviz():
     assert out.strip() == "False"
 
 
+@pytest.mark.slow
 def test_runs_on_real_cases_without_ids(tmp_path):
     """Real benchmark-case slices of three score kinds (decision values, tied forest probabilities,
     naive-Bayes probabilities piled at 0 and 1), labels by row number."""
@@ -157,6 +158,7 @@ def test_no_monotone_option_keeps_the_papers_bayes_rule(tmp_path):
     assert outs == {False: True, True: False}
 
 
+@pytest.mark.slow
 def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     out = tmp_path / "t.json"
     png = tmp_path / "t.png"
@@ -184,6 +186,7 @@ def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     assert "argument --min-precision: expected a number in [0, 1], got '1.2'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_estimate_threshold_performance_and_labeled_only_options(tmp_path, capsys):
     out = tmp_path / "o.json"
     rc = main(["estimate", SCORES, "--labels", LABELS, "--json", str(out), "--seed", "2", "--draws", "300",
@@ -209,6 +212,7 @@ def test_estimate_threshold_performance_and_labeled_only_options(tmp_path, capsy
 TRUTH = str(EXAMPLES / "digits_truth.csv")
 
 
+@pytest.mark.slow
 def test_report_writes_every_figure_the_json_and_an_index(tmp_path, capsys):
     """`spe estimate --report DIR` on the shipped real example: every figure saved, the JSON the same as --json."""
     import matplotlib.image as mpimg

@@ -31,6 +31,7 @@ def _compare(scores, labels, **kw):
         return spe.compare(scores, labels, draws=kw.pop("draws", 200), rng=kw.pop("rng", 1), **kw)
 
 
+@pytest.mark.slow
 def test_every_label_known_gives_each_classifiers_exact_metrics_in_every_draw():
     y, good, weak = _pool(200)  # every item labeled: the recalibrations' exact leave-one-out costs O(n) grids
     cmp = _compare({"good": good, "weak": weak}, (np.arange(y.size), y))
@@ -44,6 +45,7 @@ def test_every_label_known_gives_each_classifiers_exact_metrics_in_every_draw():
     assert d.lo == pytest.approx(roc_auc_score(y, good) - roc_auc_score(y, weak))
 
 
+@pytest.mark.slow
 def test_the_same_classifier_twice_differs_by_nothing_in_every_draw():
     y, good, _ = _pool(800)
     idx = np.arange(0, 800, 40)
@@ -70,6 +72,7 @@ def good_weak_2000():
     return y, good, weak, _compare({"good": good, "weak": weak}, (idx, y[idx]), draws=300)
 
 
+@pytest.mark.slow
 @JOINT_MODEL_OPEN
 def test_the_better_classifier_is_found_and_each_band_covers_its_truth(good_weak_2000):
     y, good, weak, cmp = good_weak_2000
@@ -80,6 +83,7 @@ def test_the_better_classifier_is_found_and_each_band_covers_its_truth(good_weak
     assert np.array_equal(cmp["good"].performance.n_positive, cmp["weak"].performance.n_positive)
 
 
+@pytest.mark.slow
 def test_the_clearly_better_classifier_is_found(good_weak_2000):
     _, _, _, cmp = good_weak_2000
     assert cmp.probability_better("good", "weak") > 0.95
@@ -88,6 +92,7 @@ def test_the_clearly_better_classifier_is_found(good_weak_2000):
     assert np.array_equal(cmp["good"].performance.n_positive, cmp["weak"].performance.n_positive)
 
 
+@pytest.mark.slow
 def test_a_comparison_answers_every_query_of_an_evaluation():
     y, good, weak = _pool(600, seed=5)
     idx = np.arange(0, 600, 30)
@@ -126,6 +131,7 @@ def test_the_json_follows_the_contract():
     json.dumps(d)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_comparison():
     y, good, weak = _pool(500, seed=7)
     idx = np.arange(0, 500, 25)
@@ -200,6 +206,7 @@ def test_a_view_model_is_exact_at_the_pool_values():
     assert np.allclose(wrapped.probability(base.draws, features), base.probability(base.draws, values))
 
 
+@pytest.mark.slow
 def test_joint_label_draws_do_not_depend_on_the_workers():
     y, good, weak = _pool(300, seed=9)
     cmp = _compare({"good": good, "weak": weak}, (np.arange(0, 300, 15), y[::15]))
@@ -210,6 +217,7 @@ def test_joint_label_draws_do_not_depend_on_the_workers():
         assert np.array_equal(a.ranking_metrics["average_precision"], b.ranking_metrics["average_precision"])
 
 
+@pytest.mark.slow
 def test_cli_compare_writes_the_json_and_the_figure(tmp_path, capsys):
     y, good, weak = _pool(600, seed=10)
     pd.DataFrame({"id": [f"i{k}" for k in range(600)], "score": good}).to_csv(tmp_path / "good.csv", index=False)
@@ -237,6 +245,7 @@ def test_cli_compare_writes_the_json_and_the_figure(tmp_path, capsys):
     assert "good − weak" in text and "P = " in text
 
 
+@pytest.mark.slow
 def test_cli_compare_score_columns_and_a_mismatch(tmp_path, capsys):
     y, good, weak = _pool(300, seed=11)
     pd.DataFrame({"old": good, "new": weak}).to_csv(tmp_path / "both.csv", index=False)

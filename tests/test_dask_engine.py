@@ -149,6 +149,7 @@ def _cli(*args):
                  "truncnorm,truncnorm"])
 
 
+@pytest.mark.slow
 def test_cli_dask_on_shards_writes_the_json_of_the_binned_csv(shards, capsys):
     d = shards
     assert _cli("estimate", d / "shards", "--labels", d / "labels.csv", "--engine", "dask", "--json",

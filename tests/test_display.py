@@ -49,6 +49,7 @@ def test_the_notebook_view_is_a_table_of_the_metrics(estimate):
     assert ("warning" in page) == bool(estimate.warnings)
 
 
+@pytest.mark.slow
 def test_a_comparison_shows_every_classifier(good_and_weak):
     comparison = good_and_weak
     frame = comparison.to_frame()

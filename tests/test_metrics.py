@@ -214,6 +214,7 @@ def test_score_groups_from_sorted_scores_are_the_same(bins):
     np.testing.assert_array_equal(b.groups_of(s[idx]), a.group_of_item[idx])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prevalence", [0.2, 0.02])
 def test_binned_label_draws_approximate_the_exact_curves(prevalence):
     s, y = simulate(20000, prevalence, 9)

@@ -97,6 +97,7 @@ def test_thread_map_keeps_order():
     assert thread_map(lambda v: v + 1, [5], 4) == [6]
 
 
+@pytest.mark.slow
 def test_screening_ranking_does_not_depend_on_workers():
     s, y = simulate(600, 0.3, seed=5)
     index = np.array([0, 1, 2, 3, 4, 5, 6, 7])

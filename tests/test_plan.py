@@ -99,6 +99,7 @@ def test_spe_plan_bad_goals_exit_2(bad, capsys):
     assert "error" in err and ("--width" in err or "--probability" in err)
 
 
+@pytest.mark.slow
 def test_spe_plan_on_two_classifiers_plans_their_comparison(two_classifiers, tmp_path, capsys):
     argv = ["plan", str(two_classifiers), "--score-columns", "a,b", "--labels", str(EXAMPLES / "digits_labels.csv"),
             "--probability", "0.9", "--max-labels", "20", "--futures", "20", "--draws", "200", "--seed", "0",

@@ -56,6 +56,7 @@ def test_pairs_ranked_and_auto_choice_reported(gumbel_table):
     assert d["classes"]["positive"]["ranking"][0]["family"] == table.classes["positive"]["ranking"][0]["family"]
 
 
+@pytest.mark.slow
 def test_few_labels_rank_on_the_soft_assignment(tmp_path, capsys):
     rng = np.random.default_rng(2)
     n = 300

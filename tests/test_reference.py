@@ -105,6 +105,7 @@ def _brute_force_evidence(b, pool_counts, power, y, labeled_scores, n_draws, rng
     return np.log(num / den)
 
 
+@pytest.mark.slow
 def test_the_evidence_on_the_pool_labels_agrees_with_brute_force_integration():
     rng = np.random.default_rng(3)
     ref_s, ref_y = pool(30, 0.3, rng)  # R = 30: only the two-bin binning is considered
@@ -117,6 +118,7 @@ def test_the_evidence_on_the_pool_labels_agrees_with_brute_force_integration():
     assert model.log_evidence == pytest.approx(expected, abs=0.05)
 
 
+@pytest.mark.slow
 def test_a_reference_from_the_same_population_dominates_and_one_that_disagrees_is_dropped_with_a_warning():
     rng = np.random.default_rng(6)
     s, y = pool(4000, 0.3, rng)
