@@ -20,7 +20,7 @@ from .models.constant import fit_constant
 from .models.features import LabeledScores
 from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_type  # noqa: F401  (public here too)
 from .models.registry import REGISTRY, score_model_names
-from .parallel import resolve_workers, usable_cpus
+from .parallel import one_blas_thread, resolve_workers, usable_cpus
 from .progress import showing, shown, stage
 from .engines import pooled_scores
 from .models.mixture.select import parse_families
@@ -349,7 +349,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     check_choice("label_selection", label_selection, LABEL_SELECTIONS)
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
-    with shown(progressbar):
+    with shown(progressbar), one_blas_thread():
         pool = pooled_scores(scores, labels, engine=_engine_for(engine, reference), scheduler=scheduler,
                              workers=workers)
         if pool is None:

@@ -40,6 +40,7 @@ from .models.features import log_odds_feature
 from .models.joint import fit_joint_link, joint_log_odds, view_model
 from .models.mixture import resolve_score_type
 from .output import jsonable, save_json
+from .parallel import one_blas_thread
 from .progress import shown
 from .performance.joint import sample_joint_performance
 
@@ -161,7 +162,7 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
     >>> cmp.probability_better("good", "weak") > 0.9
     True
     """
-    with shown(options.pop("progressbar", None)):
+    with shown(options.pop("progressbar", None)), one_blas_thread():
         return _compare(scores, labels, names, draws, level, rng, score_bins, workers, options)
 
 
