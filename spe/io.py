@@ -14,6 +14,7 @@ scores from standard input.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -330,14 +331,14 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
     if id_column not in names and any(_names_ids_otherwise(n, id_column) for n in names):  # explained later
         return None
     wanted = [*score_columns, *([id_column] if id_column in names else [])]
-    types = {**{c: pa.float64() for c in score_columns}, id_column: pa.string()}
+    types = {c: pa.string() if c == id_column else pa.float64() for c in wanted}
     try:
         table = pcsv.read_csv(
             pa.BufferReader(source) if isinstance(source, bytes) else str(source),
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),  # the names stripped, as the csv module read them
+            # the header's names as the csv module read them (stripped), so "id, score" stays on this path
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
             parse_options=pcsv.ParseOptions(ignore_empty_lines=False),  # a blank line: a null score, refused
-            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in wanted}, include_columns=wanted,
-                                                strings_can_be_null=False),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False),
         )
     except (pa.ArrowException, OSError, ValueError):  # any parse problem: the validating path explains it
         return None
@@ -354,10 +355,6 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
     return [ScoresFile(_display_path(path), c, ids) for c in columns]
 
 
-#: The characters Python's ``str.strip()`` removes (``str.isspace``).
-_PY_WHITESPACE = [chr(c) for c in range(0x3001) if chr(c).isspace()]
-
-
 def _stripped_arrow(column):
     """A pyarrow string column stripped exactly as ``str.strip`` does, as an object array (N,); None if an id is
     empty (before or after stripping).
@@ -370,8 +367,9 @@ def _stripped_arrow(column):
     column = column.combine_chunks()
     if column.null_count or (len(column) and pc.min(pc.binary_length(column)).as_py() == 0):
         return None
-    padded = pc.or_(pc.is_in(pc.utf8_slice_codeunits(column, 0, 1), value_set=_arrow_whitespace()),
-                    pc.is_in(pc.utf8_slice_codeunits(column, -1, 2 ** 31 - 1), value_set=_arrow_whitespace()))
+    space = _python_whitespace()
+    padded = pc.or_(pc.is_in(pc.utf8_slice_codeunits(column, 0, 1), value_set=space),
+                    pc.is_in(pc.utf8_slice_codeunits(column, -1, 2 ** 31 - 1), value_set=space))
     ids = column.to_numpy(zero_copy_only=False)
     rows = np.flatnonzero(padded.to_numpy(zero_copy_only=False))
     for r in rows.tolist():
@@ -381,10 +379,13 @@ def _stripped_arrow(column):
     return ids
 
 
-def _arrow_whitespace():
+@functools.cache
+def _python_whitespace():
+    """The 29 characters ``str.strip()`` removes (``str.isspace``; the last is U+3000), as a pyarrow string
+    array; built on first use, not at import."""
     import pyarrow as pa
 
-    return pa.array(_PY_WHITESPACE, type=pa.string())
+    return pa.array([chr(c) for c in range(0x3001) if chr(c).isspace()], type=pa.string())
 
 
 def read_scores(path, score_column="score", id_column="id"):

@@ -228,7 +228,14 @@ def tree_combine(parts, combine=None):
     """Combine partial results pairwise, order kept: a list → one result.
 
     ``combine(a, b)``: default ``a.combine(b)`` (:class:`ScoreStats`, :class:`CellSummary`); the Dask engine
-    passes a lazy one, so that the same tree is built as a Dask graph."""
+    passes a lazy one, so that the same tree is built as a Dask graph. The order is kept so that floating-point
+    sums (Chan's variance update) come out the same for the same chunks on any engine.
+
+    Raises
+    ------
+    IndexError
+        ``parts`` empty (every caller has at least one chunk).
+    """
     combine = _combined if combine is None else combine
     parts = list(parts)
     while len(parts) > 1:
