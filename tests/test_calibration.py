@@ -43,6 +43,18 @@ def test_platt_equals_sklearn_sigmoid_calibration():
     np.testing.assert_allclose(ours, ref.predict_proba(grid[:, None]), atol=2e-5)
 
 
+@pytest.mark.parametrize("offset", [1e3, 1e6])
+def test_platt_does_not_depend_on_where_the_decision_values_sit(offset):
+    # unstandardised, L-BFGS stopped at a flat line (slope -0.001) for decision values near 1,000 with a spread of 1
+    s, y = gaussian_classes(60, pos=(2, 1), neg=(0, 1))
+    grid = np.linspace(-2, 4, 13)
+    near_zero = Platt(score_type="decision").fit(s, y)
+    shifted = Platt(score_type="decision").fit(s + offset, y)
+    np.testing.assert_allclose(shifted.slope_, near_zero.slope_, rtol=1e-6)
+    np.testing.assert_allclose(shifted.positive_probability(grid + offset), near_zero.positive_probability(grid),
+                               rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("theta", [-0.7, 0.0, 0.4])
 def test_laplace_spreads_are_the_maximum_likelihood_at_a_fixed_mode(theta):
     x = stats.laplace_asymmetric.rvs(2.0, loc=0.1, scale=0.8, size=400, random_state=1)

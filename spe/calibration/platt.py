@@ -35,11 +35,23 @@ class Platt(Calibrator):
     """
 
     def _fit(self, feature, labels, unlabeled_feature, scores, unlabeled_scores):
-        w = fit_logistic(np.column_stack([feature, np.ones_like(feature)]), smoothed_targets(labels))
-        self.slope_, self.intercept_ = float(w[0]), float(w[1])
+        # fitted on the standardised feature, so that L-BFGS sees a well-conditioned problem whatever the
+        # scores' offset and scale (decision values near 1,000 with a spread of 1 left it at a flat line)
+        center, spread = standardisation(feature)
+        z = (feature - center) / spread
+        w = fit_logistic(np.column_stack([z, np.ones_like(z)]), smoothed_targets(labels))
+        self.slope_ = float(w[0] / spread)
+        self.intercept_ = float(w[1] - w[0] * center / spread)
 
     def _positive(self, feature, scores):
         return special.expit(self.slope_ * feature + self.intercept_)
+
+
+def standardisation(feature):
+    """(mean, standard deviation) of the labeled items' feature (n,); a spread of 1 when all are equal."""
+    center = float(np.mean(feature))
+    spread = float(np.std(feature))
+    return center, spread if spread > 0 else 1.0
 
 
 register("platt", Platt)
