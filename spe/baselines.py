@@ -384,7 +384,8 @@ class LabeledOnly:
         })
 
 
-def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap=1000, rng=None) -> LabeledOnly:
+def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap=1000, rng=None,
+                 n_items=None) -> LabeledOnly:
     """The labeled-only baseline: every query answered from the n labeled items alone.
 
     Parameters
@@ -398,6 +399,10 @@ def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap
     n_bootstrap : int
         B, bootstrap resamples of the labeled items (≥ 100).
     rng : numpy.random.Generator, int or None
+    n_items : int, optional
+        N, the items the labeled ones were drawn from (default: the length
+        of ``scores``; a pooled evaluation's ``scores`` are its K distinct
+        values, so it passes its N here).
 
     Returns
     -------
@@ -426,5 +431,6 @@ def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap
     g = groups.group_of_item
     for i in range(n):  # n is small (the labeled items)
         (pos if y[i] == 1 else neg)[:, g[i]] += mult[:, i]
-    return LabeledOnly(s_lab, y, int(np.asarray(scores).size), level, np.cumsum(pos, axis=1), np.cumsum(neg, axis=1),
+    n_items = int(np.asarray(scores).size) if n_items is None else int(n_items)
+    return LabeledOnly(s_lab, y, n_items, level, np.cumsum(pos, axis=1), np.cumsum(neg, axis=1),
                        groups)

@@ -110,3 +110,13 @@ def test_metric_by_name_is_the_named_query():
         base.metric("precision")
     with pytest.raises(ValueError, match="unknown metric"):
         base.metric("true_positives", threshold=0.5)
+
+
+def test_the_labeled_only_baseline_of_a_pool_records_its_items_not_its_distinct_values():
+    # a pooled evaluation's scores are its K distinct values; the baseline reads only the labeled ones
+    values = np.array([0.1, 0.4, 0.7, 0.9])
+    index, label = np.array([0, 2, 3]), np.array([0, 1, 1])
+    pooled = labeled_only(values, index, label, rng=0, n_items=1_000_000)
+    alone = labeled_only(values, index, label, rng=0)
+    assert (pooled.n_items, alone.n_items) == (1_000_000, 4)
+    assert pooled.prevalence() == alone.prevalence()

@@ -256,7 +256,7 @@ def labeled_only_baseline(args, ev):
     if not args.compare_labeled_only or ev.n_labeled == 0 or args.adaptive_labels:  # said in the notes
         return None
     # its own stream, from the run's seed: the same seed repeats it too
-    return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level,
+    return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level, n_items=ev.n_items,
                         rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
 
 
