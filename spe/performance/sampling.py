@@ -311,13 +311,12 @@ def _positive_counts(model, groups, streams, rows):
     unl = groups.n_unlabeled
     has_unl = unl > 0
     mb = rows.stop - rows.start
-    pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)
+    pos = np.broadcast_to(groups.n_labeled_pos, (mb, k)).astype(np.int64)  # a new array: astype copies
     if has_unl.any():
         p = np.clip(model.positive_probability(groups.p_scores[has_unl], rows), 0.0, 1.0)
         drawn = np.empty((mb, int(has_unl.sum())), dtype=np.int64)
         for r in range(mb):
             drawn[r] = streams[rows.start + r].binomial(unl[has_unl], p[r])
-        pos = pos.copy()
         pos[:, has_unl] += drawn
     return pos
 
