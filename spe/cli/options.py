@@ -116,12 +116,12 @@ def _add_fit_options(p):
     p.add_argument("--score-bins", type=_bins("score_bins"), default="auto", metavar="auto|B|exact",
                    help="draw the unknown labels per score bin instead of per item (at most B bins, placed at "
                         "equal steps of expected positives and of expected negatives; B at least "
-                        f"{_min_bins('score_bins')}): 'auto' (default) uses 10,000 above 50,000 distinct scores; "
+                        f"{_min_bins('score_bins')}): 'auto' (default) uses {_auto_bins('score_bins')}; "
                         "'exact' never bins")
     p.add_argument("--likelihood-bins", type=_bins("likelihood_bins"), default="auto", metavar="auto|B|exact",
                    help="let the unlabeled scores into the mixture's likelihood as a histogram of about B bins "
                         f"(at least {_min_bins('likelihood_bins')}; exact likelihood of the bin counts, cost "
-                        "independent of N): 'auto' (default) uses 1,024 above 50,000 distinct scores; 'exact' uses "
+                        f"independent of N): 'auto' (default) uses {_auto_bins('likelihood_bins')}; 'exact' uses "
                         "every score's density")
     p.add_argument("--workers", type=workers, default=None, metavar="auto|K",
                    help="cores to use: the candidate family pairs are fitted in K processes (Linux; elsewhere one "
@@ -134,6 +134,15 @@ def _min_bins(name):
     from ..api import MIN_BINS
 
     return MIN_BINS[name]
+
+
+def _auto_bins(name):
+    """What ``auto`` means for ``--score-bins`` or ``--likelihood-bins``, from the library's constants."""
+    from .. import api
+
+    bins, above = {"score_bins": (api.AUTO_SCORE_BINS, api.AUTO_SCORE_BIN_ABOVE),
+                   "likelihood_bins": (api.AUTO_LIKELIHOOD_BINS, api.AUTO_BIN_ABOVE)}[name]
+    return f"{bins:,} above {above:,} distinct scores"
 
 
 def _family_names():
