@@ -48,6 +48,14 @@ class ScoresFile:
 
 
 STDIN = "-"
+#: A number as the files may write it: an ASCII decimal with an optional sign and exponent ('+1.5', '.5', '5.',
+#: '1e-3'); read by ``float()``. Python's float() also takes '1_000' and non-ASCII digits, which are refused.
+DECIMAL_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+#: The csv module's largest field while spe reads (its default, 131,072 characters, would refuse a long id).
+CSV_FIELD_LIMIT = 2**31 - 1
+#: A quoted field after white space: the csv module and pandas skip the space and honour the quotes, pyarrow
+#: keeps both as text, so such files go to the validating reader.
+_SPACE_BEFORE_QUOTE = re.compile(rb'(?:^|[,\r\n])[ \t]+"')
 
 
 def _source(path, what="scores"):
@@ -121,6 +129,8 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
             raise
         if isinstance(e, pd.errors.ParserError) and _longer_row(source)[0] is not None:
             _refuse_longer_row(source, path)
+        if isinstance(e, UnicodeDecodeError):
+            _refuse_non_utf8(source, path)
         raise SpeInputError(f"not a readable CSV file ({_one_line(e)})", path=path) from None
     df.columns = [str(c).strip() for c in df.columns]
     _check_header(_header_names(source), required, path)
@@ -161,6 +171,20 @@ def _read_csv(source, path, **options):
     return df
 
 
+def _refuse_non_utf8(source, path):
+    """Name the row of the first byte that is not UTF-8 (pandas' message gives a position within its own
+    buffer); the header is row 0."""
+    with _buffer(source) as buf:
+        try:
+            str(buf, "utf-8")
+            return
+        except UnicodeDecodeError as e:
+            head = bytes(buf[: e.start])
+            byte = buf[e.start]
+    row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    raise SpeInputError(f"byte 0x{byte:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
+
+
 def _refuse_longer_row(source, path):
     row, fields, header = _longer_row(source)
     raise SpeInputError(f"{fields} fields where the header has {header}: every row needs one value per column "
@@ -176,8 +200,12 @@ def _csv_rows(source):
 
     stream = (io.TextIOWrapper(io.BytesIO(source), encoding="utf-8-sig", errors="replace", newline="")
               if isinstance(source, bytes) else open(source, encoding="utf-8-sig", errors="replace", newline=""))
-    with stream:
-        yield csv.reader(stream, skipinitialspace=True)
+    limit = csv.field_size_limit(CSV_FIELD_LIMIT)  # the module's default, 131,072 characters, is not a CSV rule
+    try:
+        with stream:
+            yield csv.reader(stream, skipinitialspace=True)
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _header_names(source):
@@ -206,8 +234,8 @@ def _check_header(names, required, path):
 def _blank_rows(df):
     """Rows whose every field is empty or white space (a blank line): bool array (rows,)."""
     blank = np.ones(len(df), dtype=bool)
-    for col in df.columns:
-        blank &= np.array([v.strip() == "" for v in df[col].tolist()], dtype=bool)
+    for i in range(df.shape[1]):  # by position: two columns may share a name
+        blank &= np.array([v.strip() == "" for v in df.iloc[:, i].tolist()], dtype=bool)
     return blank
 
 
@@ -236,10 +264,14 @@ def _check_id_spelling(columns, id_column, path):
 
 
 def _numeric(df, col, path, rows):
-    import pandas as pd
-
+    """The column ``col`` as numbers (rows,), each exactly as Python's ``float()`` reads it (pandas' own parser
+    rounded '+9.548302746945433' one unit in the last place off, and read '-0' as 0); anything but an ASCII
+    decimal number, and NaN or infinite values, are refused naming the first such row."""
     raw = df[col].str.strip()
-    vals = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    decimal = raw.str.fullmatch(DECIMAL_NUMBER).to_numpy(dtype=bool)
+    vals = np.full(len(raw), np.nan)
+    with np.errstate(over="ignore"):
+        vals[decimal] = np.fromiter(map(float, raw[decimal]), dtype=float, count=int(decimal.sum()))
     bad = np.flatnonzero(~np.isfinite(vals))
     if bad.size:
         r = int(bad[0])
@@ -326,9 +358,13 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
 
     source = _source(path) if source is None else source
     names = _header_names(source)
-    if len(set(names)) < len(names) or any(c not in names for c in score_columns):
+    if (len(set(names)) < len(names) or any(c not in names for c in score_columns)
+            or any("\n" in n or "\r" in n for n in names)):  # pyarrow would skip one line of a 2-line header
         return None
     if id_column not in names and any(_names_ids_otherwise(n, id_column) for n in names):  # explained later
+        return None
+    quoted = _quoting(source)
+    if quoted is None:
         return None
     wanted = [*score_columns, *([id_column] if id_column in names else [])]
     types = {c: pa.string() if c == id_column else pa.float64() for c in wanted}
@@ -337,7 +373,8 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
             pa.BufferReader(source) if isinstance(source, bytes) else str(source),
             # the header's names as the csv module read them (stripped), so "id, score" stays on this path
             read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
-            parse_options=pcsv.ParseOptions(ignore_empty_lines=False),  # a blank line: a null score, refused
+            # a blank line: a null score, refused; a quoted line break may cross pyarrow's blocks
+            parse_options=pcsv.ParseOptions(ignore_empty_lines=False, newlines_in_values=quoted),
             convert_options=pcsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False),
         )
     except (pa.ArrowException, OSError, ValueError):  # any parse problem: the validating path explains it
@@ -353,6 +390,48 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
         if ids is None or _first_duplicate(ids) is not None:
             return None
     return [ScoresFile(_display_path(path), c, ids) for c in columns]
+
+
+def _quoting(source):
+    """Whether the fast reader may parse ``source`` (a path or bytes), and how: None when the validating reader
+    must — bytes that are not UTF-8 (anywhere, also in a column not read), an odd number of double quotes (one
+    left open swallows the rows after it in pyarrow), a quoted field after white space (:data:`_SPACE_BEFORE_QUOTE`);
+    else whether the file has quotes at all (then pyarrow is told that a value may hold a line break, or one
+    that crosses its 1 MiB blocks would be cut). One vectorized pass over the bytes (memory-mapped)."""
+    with _buffer(source) as buf:
+        octets = np.frombuffer(buf, dtype=np.uint8)
+        ascii_only = not np.any(octets >= 0x80)
+        quotes = int(np.count_nonzero(octets == ord('"')))
+        del octets  # the map cannot close while numpy holds it
+        if not ascii_only and not _is_utf8(buf):
+            return None
+        if quotes % 2 or (quotes and _SPACE_BEFORE_QUOTE.search(buf)):
+            return None
+    return quotes > 0
+
+
+def _is_utf8(buf):
+    try:
+        str(buf, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _buffer(source):
+    """The bytes of ``source``: itself if bytes, else the file memory-mapped (read-only) for the block."""
+    import mmap
+
+    if isinstance(source, bytes):
+        yield source
+        return
+    with open(source, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            yield b""
+            return
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            yield mapped
 
 
 def _stripped_arrow(column):
@@ -460,6 +539,8 @@ def _read_score_columns(path, score_columns, id_column):
     header, _ = _read_table(path, list(score_columns), blank_rows="skip", source=source)
     has_ids = id_column in header.columns
     _check_id_spelling(header.columns, id_column, _display_path(path))
+    if has_ids:  # two id columns: which would name the items?
+        _check_header(_header_names(source), [id_column], _display_path(path))
     df, rows = (header, _) if has_ids else _read_table(path, list(score_columns), blank_rows="error", source=source)
     path = _display_path(path)
     columns = [_numeric(df, c, path, rows) for c in score_columns]

@@ -321,3 +321,78 @@ def test_a_repeated_or_misspelled_key_column_is_refused(tmp_path):
     np.testing.assert_array_equal(sf.scores, [1.0, 3.0])
     with pytest.raises(SpeInputError, match="ends with '/' but is not a directory"):
         read_scores(str(tmp_path / "s.csv") + "/")
+
+
+def _both_paths(path):
+    """(the fast reader's ScoresFile or None, the validating reader's (scores, ids) or its SpeInputError)."""
+    from unittest import mock
+
+    from spe.io import _read_scores_fast
+
+    fast = _read_scores_fast(path, "score", "id")
+    try:
+        with mock.patch("spe.io._read_columns_fast", return_value=None):
+            validating = read_scores(path)
+        return fast, (validating.scores, validating.ids)
+    except SpeInputError as e:
+        return fast, e
+
+
+# found by a differential fuzz of the two readers (each file: what the csv module and float() make of it)
+@pytest.mark.parametrize("raw, scores, ids", [
+    (b'id, score\n "a", 0.5\n', [0.5], ["a"]),  # a space before a quoted id: pyarrow kept the quotes
+    (b'id,score\n "a",1\na,2\n', "duplicate id 'a'", None),  # ... and so missed a repeat
+    (b'score,x\n1,"\n2,a\n3,b\n', "not a readable CSV", None),  # a quote left open swallowed rows 2-3
+    (b'score,"x\n1,2"\n3,4\n', [3.0], None),  # a header over two lines: pyarrow skipped one
+    (b'score,x\n1,\xe9\n', r"row 1: byte 0xe9 is not UTF-8", None),  # latin-1 in a column not read
+    (b'score\n+9.548302746945433\n\n', [9.548302746945433], None),  # pandas rounded '+...' 1 ulp off
+    (b'score\n-0\n2\n', [-0.0, 2.0], None),  # pandas read an integer column, and -0 as 0
+    (b'id,score,id \na,1,b\n', "names the column 'id' 2 times", None),  # was an AttributeError
+    (b'score,b ,b\n1,2,3\n', [1.0], None),  # other names equal once stripped: was an AttributeError
+    (b'score,id\n1,' + b'x' * 140_000 + b'\n2,b\n', [1.0, 2.0], ["x" * 140_000, "b"]),  # a field over 128 KiB
+    (b'score,id\n1,' + b'x' * 140_000 + b'\n2,b,c\n', "3 fields where the header has 2", None),  # was a csv.Error
+], ids=["space-quote", "space-quote-repeat", "open-quote", "2-line-header", "latin-1", "plus-sign", "minus-zero",
+        "id-twice", "names-twice", "long-field", "long-field-long-row"])
+def test_the_fast_reader_agrees_with_the_validating_one_or_leaves_the_file_to_it(tmp_path, raw, scores, ids):
+    path = tmp_path / "s.csv"
+    path.write_bytes(raw)
+    fast, validating = _both_paths(path)
+    if isinstance(scores, str):
+        assert fast is None and isinstance(validating, SpeInputError)
+        with pytest.raises(SpeInputError, match=scores):
+            read_scores(path)
+        return
+    got = read_scores(path)
+    np.testing.assert_array_equal(got.scores, scores)
+    assert np.signbit(got.scores).tolist() == np.signbit(scores).tolist()
+    assert (None if got.ids is None else list(got.ids)) == ids
+    for scores_ids in ([(fast.scores, fast.ids)] if fast is not None else []) + [validating]:
+        np.testing.assert_array_equal(scores_ids[0], got.scores)
+        assert np.signbit(scores_ids[0]).tolist() == np.signbit(got.scores).tolist()
+
+
+def test_numbers_are_read_as_float_reads_them_and_only_ascii_decimals(tmp_path):
+    from spe.io import _numeric, _read_table
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=2000) * 10.0 ** rng.integers(-300, 300, 2000)
+    text = [f"{v:+.17g}" for v in values] + ["+.5", "5.", "-0", "1E-400"]
+    path = write(tmp_path, "s.csv", "score\n" + "\n".join(text) + "\n\n")  # the blank line: validating path
+    np.testing.assert_array_equal(read_scores(path).scores, [float(t) for t in text])
+    df, rows = _read_table(path, ["score"])
+    np.testing.assert_array_equal(_numeric(df, "score", "s.csv", rows), [float(t) for t in text])
+    for odd in ("1_000", "١٢", "0x10", "nan", "1e400"):  # float() takes the first two
+        with pytest.raises(SpeInputError, match="row 2, column 'score'"):
+            read_scores(write(tmp_path, "odd.csv", f"score\n1\n{odd}\n"))
+
+
+def test_a_quoted_line_break_across_the_fast_readers_blocks_is_kept(tmp_path):
+    # pyarrow parses blocks of 1 MiB in parallel, cut at the last line break of each; unless told that values may
+    # hold line breaks, it cut inside a quoted id. Here every id holds one, and 2**20 falls just after one.
+    n = 70_000
+    ids = [f"it\n{i:07d}" for i in range(n)]
+    path = tmp_path / "s.csv"
+    path.write_text("id,score\n" + "".join(f'"{i}",0.5\n' for i in ids))  # 9 + 17 bytes per row
+    assert (2**20 - 9) % 17 == 7  # the block's end falls in row 61,680's digits, after its quoted line break
+    got = read_scores(path)
+    assert list(got.ids) == ids and got.scores.size == n
