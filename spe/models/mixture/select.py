@@ -176,11 +176,12 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
     return FamilyFit(mix, res.u, res.log_posterior, ll, schwarz, res.n_starts, res.n_agree)
 
 
-def _screen_pair(shared, neg, pos):
-    """:func:`fit_pair` of one pair on the screening data ``shared`` = (x, screen data, fit_pair options), which
-    the pool's workers receive once (:meth:`spe.parallel.TaskPool.map_shared`)."""
+def _screen_pair(shared, neg, pos, starts=1):
+    """:func:`fit_pair` of one pair from its first ``starts`` starting points on the screening data ``shared`` =
+    (x, screen data, fit_pair options), which the pool's workers receive once
+    (:meth:`spe.parallel.TaskPool.map_shared`)."""
     x, screen, options = shared
-    return fit_pair(neg, pos, x, screen, **options)
+    return fit_pair(neg, pos, x, screen, max_starts=starts, **options)
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
@@ -188,10 +189,18 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
                       workers=None):
     """Fit each (negative, positive) pair by MAP and rank by the Schwarz criterion (−BIC/2), best first.
 
-    All pairs are first screened on the coarse ``screen_data`` with
-    ``screen_starts`` MAP starts each; the ``refit`` best are then refitted
-    on ``data``, started from their screening optimum (the same scores on a
-    finer grid move the optimum little), and ranked among themselves.
+    All pairs are first screened on the coarse ``screen_data`` from their
+    first MAP start; the ``refit`` best are screened again from
+    ``screen_starts`` starts (the first one included: the diagnostic "MAP
+    starts agreeing" is theirs), then refitted on ``data``, started from
+    their screening optimum (the same scores on a finer grid move the optimum
+    little), and ranked among themselves. Screening every pair from two
+    starts (before 2026-11-26) took about 1.7× as long and was no more
+    accurate on the shared cases (docs/benchmarks.md, "The family
+    screening": the same error, band coverage and prevalence coverage at
+    10, 20 and 50 labels, within one trial), although it chose another pair
+    in 10 of 36 cases: which pair is chosen moves the average of score
+    models little.
 
     Parameters
     ----------
@@ -206,7 +215,8 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     prevalence_prior : (float, float)
         Beta prior on π.
     screen_starts : int
-        Starts per pair in the screening pass.
+        Starts of the ``refit`` (at least one) best pairs of the first
+        screening pass, which gives every pair one start.
     refit : int
         Pairs refitted on ``data``.
     top : float, optional
@@ -235,10 +245,9 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)]
         return [f for f in fits if f is not None and np.isfinite(f.schwarz)]
     screen = data if screen_data is None else screen_data
-    shared = (x, screen, dict(prevalence_prior=prevalence_prior, max_starts=screen_starts, top=top, bottom=bottom))
+    shared = (x, screen, dict(prevalence_prior=prevalence_prior, top=top, bottom=bottom))
     with TaskPool(workers, shared=shared) as pool, stage("screening family pairs", len(pairs), "pair") as progress:
-        fits = pool.map_shared(_screen_pair, *zip(*pairs), progress=progress)
-        fits = sorted([f for f in fits if f is not None and np.isfinite(f.schwarz)], key=lambda f: -f.schwarz)
+        fits = _ranked(pool.map_shared(_screen_pair, *zip(*pairs), progress=progress))
         if extend and fits:
             names = list(dict.fromkeys([n for pair in pairs for n in pair
                                         if n not in DECISION_NEGATIVE_CANDIDATES] + list(extend)))
@@ -248,13 +257,29 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
                      for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
             progress.add_total(len(extra))
             more = pool.map_shared(_screen_pair, *zip(*extra), progress=progress) if extra else []
-            fits = sorted(fits + [f for f in more if f is not None and np.isfinite(f.schwarz)],
-                          key=lambda f: -f.schwarz)
+            fits = _ranked(fits + more)
+        if screen_starts > 1 and fits:
+            fits = _with_more_starts(pool, fits, max(refit, 1), screen_starts, progress)
     with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
         refitted = [_refit(f, x, data, screen, prevalence_prior, top, bottom, progress) for f in fits[:refit]]
     refitted = sorted([g for g in refitted if g is not None], key=lambda f: -f.schwarz)
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
+
+
+def _ranked(fits):
+    """The pairs that could be fitted, by decreasing Schwarz criterion."""
+    return sorted([f for f in fits if f is not None and np.isfinite(f.schwarz)], key=lambda f: -f.schwarz)
+
+
+def _with_more_starts(pool, fits, k, starts, progress):
+    """``fits`` ranked again after its ``k`` best pairs are screened from ``starts`` starts (their first start
+    included, so each is at least as good as before; one that fails to fit keeps its first fit)."""
+    best = fits[:k]
+    progress.add_total(len(best))
+    again = pool.map_shared(_screen_pair, [f.mixture.negative.name for f in best],
+                            [f.mixture.positive.name for f in best], [starts] * len(best), progress=progress)
+    return _ranked([g if g is not None and np.isfinite(g.schwarz) else f for f, g in zip(best, again)] + fits[k:])
 
 
 def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
