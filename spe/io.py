@@ -356,6 +356,9 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    from .parquet import pandas_first
+
+    pandas_first()
     source = _source(path) if source is None else source
     names = _header_names(source)
     if (len(set(names)) < len(names) or any(c not in names for c in score_columns)

@@ -22,6 +22,16 @@ _GLOB = set("*?[")
 _SUFFIXES = (".parquet", ".pq", ".parq")
 
 
+def pandas_first():
+    """Import pandas before pyarrow converts anything to numpy.
+
+    pyarrow imports pandas lazily, at its first conversion, inside a handler that swallows any exception: a
+    Ctrl-C that landed in that import (about a second, at the start of every run) went unnoticed, and the run
+    went on to its end. Imported here, the interrupt reaches spe's own handler.
+    """
+    import pandas  # noqa: F401
+
+
 def is_parquet(path):
     """Whether ``path`` names Parquet input: a file with a Parquet suffix, a directory, or a glob pattern."""
     text = str(path)
@@ -111,6 +121,7 @@ def read_shard(f, score_columns, id_column="id", has_ids=None):
     """
     import pyarrow.parquet as pq
 
+    pandas_first()
     try:
         schema = pq.read_schema(f)
     except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by version

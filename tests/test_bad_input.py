@@ -367,8 +367,11 @@ def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
     out.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for delay in (0.2, 2.0):
+        # exact label draws (O(M · N), several seconds), so that the second interrupt lands mid-work: the default
+        # binned run of these 10⁵ items can finish within 2 s on a fast machine
         p = subprocess.Popen([sys.executable, "-m", "spe", "estimate", str(tmp_path / "s.csv"), "--json",
-                              str(out / "o.json"), "--items", str(out / "i.csv")], cwd=tmp_path, env=env,
+                              str(out / "o.json"), "--items", str(out / "i.csv"), "--score-bins", "exact"],
+                             cwd=tmp_path, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGINT)
