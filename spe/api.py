@@ -35,9 +35,9 @@ AUTO_BIN_ABOVE = 50_000
 AUTO_LIKELIHOOD_BINS = 1024
 #: ``score_bins="auto"``: above this many distinct scores (five times the bins), draw the labels per score bin,
 #: :data:`AUTO_SCORE_BINS` of them. 2,000 bins placed by expected positives and negatives moved the median PR
-#: curve by at most 0.0022 from the exact one, and not its error against the truth
-#: (benchmarks/results/binning_minimum_14ceb9a.txt, binning_2000_*.txt); they cost a fifth of 10,000 bins and,
-#: at 50,000 items, a twenty-fifth of the exact draws.
+#: curve by at most 0.0039 from the exact one on the ten shared cases above 10,000 items, and not its error
+#: against the truth (benchmarks/results/binning_2000_58464ad.txt; binning_minimum_14ceb9a.txt for fewer bins);
+#: they cost a fifth of 10,000 bins and, at 50,000 items, a twenty-fifth of the exact draws.
 AUTO_SCORE_BIN_ABOVE = 10_000
 AUTO_SCORE_BINS = 2_000
 #: Fewest score bins of the label draws: recall and false positive rate are resolved in steps of about 2/B.

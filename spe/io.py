@@ -105,7 +105,7 @@ def _open(source):
     return io.BytesIO(source) if isinstance(source, bytes) else source
 
 
-def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="scores", source=None):
+def _read_table(path, required, *, optional=(), blank_rows="skip", allow_empty=False, what="scores", source=None):
     """Read a CSV file as strings: (DataFrame without its blank rows, their data-row numbers (rows,)).
 
     Blank lines are kept by the parser so that row numbers are the file's own (1-based data rows, the
@@ -113,7 +113,8 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
     ``blank_rows="error"`` refuses a blank row that has data rows after it, because labels that refer to
     0-based row numbers would then land on the wrong items (blank rows after the last data row are
     dropped: they renumber nothing). A header without data rows is an error unless ``allow_empty``.
-    ``source``: what :func:`_source` gave for ``path``, if the caller has it.
+    ``source``: what :func:`_source` gave for ``path``, if the caller has it. The ``required`` columns, and
+    the ``optional`` ones when present, must each be named once.
     """
     import pandas as pd
 
@@ -133,7 +134,7 @@ def _read_table(path, required, *, blank_rows="skip", allow_empty=False, what="s
             _refuse_non_utf8(source, path)
         raise SpeInputError(f"not a readable CSV file ({_one_line(e)})", path=path) from None
     df.columns = [str(c).strip() for c in df.columns]
-    _check_header(_header_names(source), required, path)
+    _check_header(_header_names(source), [*required, *optional], path)
     for col in required:
         if col not in df.columns:
             raise SpeInputError(
@@ -175,12 +176,11 @@ def _refuse_non_utf8(source, path):
     """Name the row of the first byte that is not UTF-8 (pandas' message gives a position within its own
     buffer); the header is row 0."""
     with _buffer(source) as buf:
-        try:
-            str(buf, "utf-8")
+        at = _first_non_utf8(buf)
+        if at is None:
             return
-        except UnicodeDecodeError as e:
-            head = bytes(buf[: e.start])
-            byte = buf[e.start]
+        head = bytes(buf[:at])
+        byte = buf[at]
     row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
     raise SpeInputError(f"byte 0x{byte:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
 
@@ -348,7 +348,8 @@ def _read_columns_fast(path, score_columns, id_column, source=None):
 
     About 40× faster than the validating path on large files (10⁷ rows; 3× faster than pandas' C parser at
     10⁶); any irregularity (a missing or repeated column, no rows, a blank line, a row longer or shorter than
-    the header, a value that is not a finite number, an empty or duplicate id) returns None, and the validating
+    the header, a value that is not a finite number, an empty or duplicate id, bytes that are not UTF-8 or
+    quotes pyarrow would read otherwise than the csv module: :func:`_quoting`) returns None, and the validating
     path then reads the file again to name the file, row and column. pyarrow parses numbers exactly as Python's
     ``float()`` does (correctly rounded; ``tests/test_io.py`` checks it), so both paths give the same scores,
     and the ids are stripped as ``str.strip`` does (:func:`_stripped_arrow`).
@@ -406,19 +407,20 @@ def _quoting(source):
         ascii_only = not np.any(octets >= 0x80)
         quotes = int(np.count_nonzero(octets == ord('"')))
         del octets  # the map cannot close while numpy holds it
-        if not ascii_only and not _is_utf8(buf):
+        if not ascii_only and _first_non_utf8(buf) is not None:
             return None
         if quotes % 2 or (quotes and _SPACE_BEFORE_QUOTE.search(buf)):
             return None
     return quotes > 0
 
 
-def _is_utf8(buf):
+def _first_non_utf8(buf):
+    """The offset of the first byte of ``buf`` (bytes or a memory map) that is not UTF-8 text, or None."""
     try:
         str(buf, "utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    except UnicodeDecodeError as e:
+        return e.start
+    return None
 
 
 @contextlib.contextmanager
@@ -539,11 +541,9 @@ def _read_score_columns(path, score_columns, id_column):
     if fast is not None:
         return fast
     # a blank line renumbers the rows that labels refer to, unless the items carry ids
-    header, _ = _read_table(path, list(score_columns), blank_rows="skip", source=source)
+    header, _ = _read_table(path, list(score_columns), optional=[id_column], blank_rows="skip", source=source)
     has_ids = id_column in header.columns
     _check_id_spelling(header.columns, id_column, _display_path(path))
-    if has_ids:  # two id columns: which would name the items?
-        _check_header(_header_names(source), [id_column], _display_path(path))
     df, rows = (header, _) if has_ids else _read_table(path, list(score_columns), blank_rows="error", source=source)
     path = _display_path(path)
     columns = [_numeric(df, c, path, rows) for c in score_columns]

@@ -37,7 +37,7 @@ class Platt(Calibrator):
     def _fit(self, feature, labels, unlabeled_feature, scores, unlabeled_scores):
         # fitted on the standardised feature, so that L-BFGS sees a well-conditioned problem whatever the
         # scores' offset and scale (decision values near 1,000 with a spread of 1 left it at a flat line)
-        center, spread = standardisation(feature)
+        center, spread = _centre_and_spread(feature)
         z = (feature - center) / spread
         w = fit_logistic(np.column_stack([z, np.ones_like(z)]), smoothed_targets(labels))
         self.slope_ = float(w[0] / spread)
@@ -47,7 +47,7 @@ class Platt(Calibrator):
         return special.expit(self.slope_ * feature + self.intercept_)
 
 
-def standardisation(feature):
+def _centre_and_spread(feature):
     """(mean, standard deviation) of the labeled items' feature (n,); a spread of 1 when all are equal."""
     center = float(np.mean(feature))
     spread = float(np.std(feature))

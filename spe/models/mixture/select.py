@@ -242,8 +242,7 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     """
     one = len(pairs) == 1
     if one:
-        fits = [fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)]
-        return [f for f in fits if f is not None and np.isfinite(f.schwarz)]
+        return _ranked([fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)])
     screen = data if screen_data is None else screen_data
     shared = (x, screen, dict(prevalence_prior=prevalence_prior, top=top, bottom=bottom))
     with TaskPool(workers, shared=shared) as pool, stage("screening family pairs", len(pairs), "pair") as progress:
@@ -262,7 +261,7 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
             fits = _with_more_starts(pool, fits, max(refit, 1), screen_starts, progress)
     with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
         refitted = [_refit(f, x, data, screen, prevalence_prior, top, bottom, progress) for f in fits[:refit]]
-    refitted = sorted([g for g in refitted if g is not None], key=lambda f: -f.schwarz)
+    refitted = _ranked(refitted)  # _refit returns None for a pair whose refit fails or is not finite
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
 
