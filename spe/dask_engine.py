@@ -119,12 +119,12 @@ class ScoreSource:
         return cls(chunks, [str(f) for f in files], rows, has_ids)
 
     @classmethod
-    def from_dask(cls, obj, score_column="score", id_column="id"):
+    def from_dask(cls, obj, score_column="score", id_column="id", *, scheduler=None, workers=None):
         """A 1-D Dask Array or a Dask Series of scores (score units), labels by 0-based position; or a Dask
         DataFrame with a ``score`` column and, when it has one, an ``id`` column that the labels name.
 
-        The partition lengths of a Series or DataFrame are computed first (one more pass over it, on Dask's
-        default scheduler).
+        The partition lengths of a Series or DataFrame are computed first: one more pass over it, where
+        ``scheduler`` and ``workers`` say (:func:`scheduler_context`), as the pool's passes.
 
         Raises
         ------
@@ -141,13 +141,15 @@ class ScoreSource:
                                     f"{', '.join(map(str, obj.columns))})", argument="scores")
             has_ids = id_column in obj.columns
             frame = obj[[score_column, id_column] if has_ids else [score_column]]
-            rows = np.asarray(frame.map_partitions(len).compute(), dtype=np.int64)
+            with scheduler_context(scheduler, workers):
+                rows = np.asarray(frame.map_partitions(len).compute(), dtype=np.int64)
             parts = frame.to_delayed()
             chunks = [delayed(_frame_chunk, pure=True)(p, score_column, id_column if has_ids else None)
                       for p in parts]
             return cls(chunks, [f"partition {k}" for k in range(len(parts))], rows, has_ids)
         if isinstance(obj, dd.Series):
-            obj = obj.to_dask_array(lengths=True)
+            with scheduler_context(scheduler, workers):
+                obj = obj.to_dask_array(lengths=True)
         if not isinstance(obj, da.Array) or obj.ndim != 1:
             raise SpeInputError(f"must be a 1-D Dask Array, a Dask Series or a Dask DataFrame, got "
                                 f"{type(obj).__name__} of {getattr(obj, 'ndim', '?')} dimensions", argument="scores")

@@ -105,6 +105,6 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
             if not isinstance(labels, LabelKeys):
                 labels = normalize_labels(labels, s.size, item_ids(scores))
             scores = da.from_array(s, chunks=1 << 22)
-        source = ScoreSource.from_dask(scores)
+        source = ScoreSource.from_dask(scores, scheduler=scheduler, workers=workers)
     keys = labels if isinstance(labels, LabelKeys) else LabelKeys.of(labels, source.has_ids)
     return dask_pool(source, keys, cells=cells, scheduler=scheduler, workers=workers)

@@ -120,6 +120,26 @@ def test_a_scheduler_address_runs_on_that_cluster(simulated, binned):
     assert json_bytes(remote.to_dict()) == binned[1]
 
 
+@pytest.mark.parametrize("kind", ["series", "frame"])
+def test_with_a_scheduler_address_every_pass_runs_there(simulated, binned, kind):
+    """The partition lengths of a Series or DataFrame too: with Dask's default scheduler refusing any work, the
+    estimate on the cluster is still the binned one."""
+    import dask
+
+    distributed = pytest.importorskip("distributed")
+    s, _, labels = simulated
+    scores = pd.Series(s) if kind == "series" else pd.DataFrame({"score": s})
+    lazy = dd.from_pandas(scores, npartitions=3)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a computation ran on Dask's default scheduler, not the cluster")
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        with dask.config.set(scheduler=refuse):
+            remote = _quiet_evaluate(lazy, labels, scheduler=c.scheduler_address)
+    assert json_bytes(remote.to_dict()) == binned[1]
+
+
 def test_no_scheduler_answering_is_an_input_error(monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setattr("spe.dask_engine.SCHEDULER_TIMEOUT", 1)
