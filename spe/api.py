@@ -356,8 +356,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
     with shown(progressbar), one_blas_thread():
-        pool = pooled_scores(scores, labels, engine=_engine_for(engine, reference), scheduler=scheduler,
-                             workers=workers)
+        reference = normalize_reference(reference)  # checked before any pass over the scores
+        pool = pooled_scores(scores, labels, engine=engine, scheduler=scheduler, workers=workers)
         if pool is None:
             s, counts = as_scores(scores), None
             index, value = normalize_labels(labels, s.size, item_ids(scores))
@@ -381,19 +381,6 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     for msg in fitted.messages:
         (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
     return ev
-
-
-def _engine_for(engine, reference):
-    """``auto`` with a reference set is the exact in-memory path (the reference model reads every pool score);
-    a pooled engine with one is an input error, before any pass over the scores."""
-    if reference is None:
-        return engine
-    if engine == "auto":
-        return "memory"
-    if engine in ("binned", "dask"):
-        raise SpeInputError(f"a reference set is not yet supported by the engine {engine!r} (its model reads "
-                            "every pool score): use engine='memory'", argument="reference")
-    return engine
 
 
 @dataclass

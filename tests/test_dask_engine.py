@@ -186,6 +186,23 @@ def test_cli_dask_on_shards_writes_the_json_of_the_binned_csv(shards, capsys):
     assert list(items.set_index("id").loc[labels["id"], "probability"]) == list(labels["label"].astype(float))
 
 
+def test_cli_dask_with_a_reference_set_writes_the_json_of_the_binned_csv(shards, simulated, capsys):
+    """A reference set (the same classifier's scores with every label) with a pooled engine: its model reads the
+    pool's counts, so shards and CSV give the same JSON."""
+    d = shards
+    rng = np.random.default_rng(4)
+    y = rng.random(2000) < 0.3
+    pd.DataFrame({"score": np.where(y, rng.normal(2, 1, 2000), rng.normal(0, 1, 2000)),
+                  "label": y.astype(int)}).to_csv(d / "ref.csv", index=False)
+    ref = ["--reference", d / "ref.csv", "--score-model", "reference"]
+    assert _cli("estimate", d / "shards", "--labels", d / "labels.csv", "--engine", "dask", "--json",
+                d / "dask.json", *ref) == 0
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--engine", "binned", "--json",
+                d / "binned.json", *ref) == 0
+    assert (d / "dask.json").read_bytes() == (d / "binned.json").read_bytes()
+    assert '"reference"' in (d / "dask.json").read_text()
+
+
 def test_cli_dask_refuses_what_needs_every_score_in_memory(shards, capsys):
     d = shards
     assert _cli("estimate", d / "shards", "--engine", "dask", "--report", d / "r.html") == 2

@@ -142,6 +142,40 @@ def test_the_same_seed_gives_the_same_draws():
     np.testing.assert_array_equal(a.weights, b.weights)
 
 
+def test_a_pool_of_distinct_scores_with_counts_gives_the_fit_of_its_items():
+    """The pool's scores enter only as counts per bin: the distinct scores, each with its number of items, give
+    the same draws, weights and evidence as the items themselves (same seed)."""
+    rng = np.random.default_rng(12)
+    ref_s, ref_y = pool(500, 0.2, rng)
+    s, y = pool(3000, 0.35, rng)
+    s = np.round(s, 2)  # many ties: about 100 distinct scores
+    labeled = np.array([4, 17, 256, 1000, 2999])
+    values, position, counts = np.unique(s, return_inverse=True, return_counts=True)
+    a = fit_reference(s, labeled, y[labeled], ref_s, ref_y, draws=300, rng=5)
+    b = fit_reference(values, position[labeled], y[labeled], ref_s, ref_y, draws=300, rng=5, counts=counts)
+    assert values.size < 110
+    np.testing.assert_allclose(b.draws, a.draws, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b.weights, a.weights, rtol=1e-9, atol=1e-15)
+    assert b.log_evidence == pytest.approx(a.log_evidence, rel=1e-9)
+    assert b.diagnostics["reference"]["pool_score_weight"] == a.diagnostics["reference"]["pool_score_weight"]
+
+
+def test_a_reference_set_with_a_pooled_engine_agrees_with_the_exact_path():
+    rng = np.random.default_rng(13)
+    ref_s, ref_y = pool(1000, 0.2, rng)
+    s, y = pool(20_000, 0.3, rng)
+    known = {int(i): int(y[i]) for i in rng.choice(s.size, 30, replace=False)}
+    kw = dict(rng=2, draws=300, workers=1, reference=(ref_s, ref_y), score_model="reference")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact, binned = spe.evaluate(s, known, engine="memory", **kw), spe.evaluate(s, known, engine="binned", **kw)
+    assert binned.diagnostics["pool"]["max_error"] < 1e-4
+    a, b = exact.diagnostics["reference"], binned.diagnostics["reference"]
+    assert b["pool_prevalence"] == pytest.approx(a["pool_prevalence"], abs=0.002)
+    assert binned.prevalence().mean == pytest.approx(exact.prevalence().mean, abs=0.005)
+    assert binned.prevalence().mean == pytest.approx(y.mean(), abs=0.03)
+
+
 @pytest.mark.parametrize("reference, message", [
     ((np.array([0.1, 0.2]), np.array([0, 0])), "both classes"),
     ((np.array([0.1, 0.2]), np.array([0, np.nan])), "0 or 1"),

@@ -49,7 +49,7 @@ with --scheduler tcp://HOST:8786); --items then names a new directory of
 Parquet shards. Without --engine, pools above 10 million items are counted
 into 2^18 score cells (each item's score within diagnostics.pool.max_error
 of its cell's value), by Dask for Parquet input when Dask is installed;
---report, --truth and --reference keep every item's own score in memory.
+--report and --truth keep every item's own score in memory.
 
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
@@ -83,8 +83,7 @@ def add_arguments(est):
                      help="who does the passes over all scores: memory (every score its own item), binned (in "
                           "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard; "
                           "Parquet input); auto (default): binned above 10 million items (by Dask for Parquet "
-                          "when installed), else memory, and memory whenever --report, --truth or --reference is "
-                          "given")
+                          "when installed), else memory, and memory whenever --report or --truth is given")
     est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
                           "its workers need spe installed and the shards' paths readable); default: this machine")
@@ -149,7 +148,7 @@ def run(args):
 
 def _engine(args):
     """The engine of this run. As given; ``auto`` is the in-memory path (exact, or binned above
-    :data:`spe.engines.POOL_ABOVE` items) when ``--report``, ``--truth`` or ``--reference`` need every item's
+    :data:`spe.engines.POOL_ABOVE` items) when ``--report`` or ``--truth`` need every item's
     own score or ``--items`` names a CSV, and Dask for Parquet shards above that many rows when Dask is
     installed."""
     from ..dask_engine import require_dask
@@ -158,7 +157,7 @@ def _engine(args):
 
     if args.scheduler is not None and args.engine != "dask":
         raise SpeInputError("--scheduler is for --engine dask", argument="scheduler")
-    needs_items = any(v is not None for v in (args.report, args.truth, args.reference))
+    needs_items = any(v is not None for v in (args.report, args.truth))
     if args.engine == "auto" and needs_items:
         return "memory"
     if args.engine == "dask":
@@ -190,13 +189,13 @@ def _items_csv(items):
 
 def _run_dask(args):
     """``spe estimate`` with the Dask engine: the pool from the Parquet shards by Dask, the same estimate and
-    outputs (``--items`` a new directory of Parquet shards, written last and whole or not at all; ``--report``,
-    ``--truth`` and ``--reference`` need every item's own score and are refused)."""
+    outputs (``--items`` a new directory of Parquet shards, written last and whole or not at all; ``--report``
+    and ``--truth`` need every item's own score and are refused)."""
     import contextlib
 
     from ..dask_engine import LabelKeys, ScoreSource, StagedDirectory, label_keys_from_file, write_items
 
-    _refuse_per_item_options(args, "dask", ("--report", "--truth", "--reference"))
+    _refuse_per_item_options(args, "dask", ("--report", "--truth"))
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     if args.items == "-":
         raise SpeInputError("with --engine dask, --items names a new directory of Parquet shards, not standard "

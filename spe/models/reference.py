@@ -358,13 +358,15 @@ def _binning_proposal(binnings, log_prior, tilts, counts, power, rng):
                         np.log1p(-DEFENSIVE) + log_post - special.logsumexp(log_post) if DEFENSIVE < 1 else -np.inf)
 
 
-def _draw(binnings, log_prior, pool_scores, power, draws, rng):
+def _draw(binnings, log_prior, pool_scores, power, draws, rng, pool_counts=None):
     """Proposal draws: binning k ~ :func:`_binning_proposal`, then :func:`_draw_rates_and_shift`.
 
-    ``log_prior`` (K,) is log p(k | reference). Returns (k (M,), rates (M, B_max) NaN-padded, δ (M,), log ratios
-    (M,) of the posterior given the reference and the pool's scores to the proposal, up to a constant).
+    ``log_prior`` (K,) is log p(k | reference). ``pool_counts``: the items each pool score stands for (None:
+    one). Returns (k (M,), rates (M, B_max) NaN-padded, δ (M,), log ratios (M,) of the posterior given the
+    reference and the pool's scores to the proposal, up to a constant).
     """
-    counts = [np.bincount(b.bin_of(pool_scores), minlength=b.n_bins).astype(float) for b in binnings]
+    counts = [np.bincount(b.bin_of(pool_scores), weights=pool_counts, minlength=b.n_bins).astype(float)
+              for b in binnings]
     tilts = [_tilted_beta(b, c, power) for b, c in zip(binnings, counts)]
     log_q = _binning_proposal(binnings, log_prior, tilts, counts, power, rng)
     k = np.sort(systematic_resample(np.exp(log_q), draws, rng))
@@ -391,7 +393,7 @@ def _pool_log_odds(binnings, draws, scores):
 
 
 def fit_reference(scores, labeled_index, labeled_value, reference_scores, reference_labels, *, name=NAME,
-                  draws=1000, rng=None):
+                  draws=1000, rng=None, counts=None):
     """Posterior draws of the pool's p(y = 1 | s) from a labeled reference set under prior shift (module docstring).
 
     The map is BBQ (Naeini et al. 2015, §3, eq. 4) on the reference; the
@@ -401,7 +403,7 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     Parameters
     ----------
     scores : array, shape (N,)
-        All the pool's scores, score units.
+        All the pool's scores, score units (or, with ``counts``, a :class:`spe.pool.ScorePool`'s K values).
     labeled_index : int array, shape (n,)
     labeled_value : 0/1 array, shape (n,)
         The pool's labeled items.
@@ -413,6 +415,10 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     draws : int
         M.
     rng : numpy.random.Generator, int or None
+    counts : int array, shape (K,), optional
+        How many items each of ``scores`` stands for (a pool's counts; N is their sum). The pool's scores
+        enter only through the number of items in each bin (N_b above), so a pool whose values are the
+        distinct scores gives the fit of the items themselves.
 
     Returns
     -------
@@ -445,8 +451,10 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     binnings = candidate_binnings(ref_s, ref_y)
     log_ev = np.array([b.log_evidence for b in binnings])
     log_prior = log_ev - special.logsumexp(log_ev)
-    power = min(1.0, ref_y.size / s.size)
-    k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng)
+    n_items = s.size if counts is None else float(np.sum(counts))
+    power = min(1.0, ref_y.size / n_items)
+    k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng,
+                                       None if counts is None else np.asarray(counts, dtype=float))
     u = np.column_stack([k, delta, rates])
     y = np.asarray(labeled_value, dtype=int)
     z = s[np.asarray(labeled_index, dtype=int)]
@@ -494,7 +502,7 @@ def _constrained(binnings, u):
 
 def _fit_registered(data, rng):
     return fit_reference(data.scores, data.labeled_index, data.labeled_value, *data.reference, draws=data.draws,
-                         rng=rng)
+                         rng=rng, counts=data.counts)
 
 
 def _has_reference(data):
