@@ -1,13 +1,11 @@
-"""Using several cores: the family screening and the mixture's evidence in processes, the label draws in threads.
+"""Using several cores: the family screening in processes, the label draws in threads.
 
 Choosing the class-conditional families (paper §4.2) fits some twenty
 family pairs by MAP, each independent of the others and each a
 deterministic function of the same (coarse) data; it is the largest part of
 ``spe.evaluate``'s time that does not grow with N. :class:`TaskPool` maps
 such fits over worker processes with the standard library's
-``concurrent.futures``, and runs one task beside this process
-(:meth:`TaskPool.submit_shared`: the mixture's evidence while its posterior
-is sampled). The label draws and curves of blocks of posterior
+``concurrent.futures``. The label draws and curves of blocks of posterior
 draws (:func:`spe.performance.sample_performance`) spend their time in numpy
 calls that release the GIL, so :func:`thread_map` runs them in threads,
 on every platform.
@@ -36,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from .exceptions import SpeInputError
 from .progress import NO_PROGRESS
 
-__all__ = ["TaskPool", "Pending", "thread_map", "resolve_workers", "usable_cpus", "can_fork", "MAX_AUTO_WORKERS"]
+__all__ = ["TaskPool", "thread_map", "resolve_workers", "usable_cpus", "can_fork", "MAX_AUTO_WORKERS"]
 
 #: ``workers=None`` uses the usable cores, at most this many (the screening has about twenty tasks).
 MAX_AUTO_WORKERS = 8
@@ -104,32 +102,6 @@ def one_blas_thread():
 
     with threadpool_limits(1):
         yield
-
-
-@contextlib.contextmanager
-def _quiet_fork():
-    """Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the workers only run
-    numpy/scipy on the data they inherit, and a pool that fails falls back to this process."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks", category=DeprecationWarning)
-        yield
-
-
-class Pending:
-    """The result of one task of :meth:`TaskPool.submit_shared`: from its worker, or computed here by ``local``
-    (a callable of no argument) when there is no worker or the worker failed."""
-
-    def __init__(self, future, local):
-        self._future, self._local = future, local
-
-    def result(self):
-        """The task's result (waiting for the worker); an exception of the task itself is raised here."""
-        if self._future is not None:
-            try:
-                return self._future.result()
-            except (OSError, BrokenProcessPool):
-                pass
-        return self._local()
 
 
 def thread_map(fn, items, workers):
@@ -255,40 +227,22 @@ class TaskPool:
         results = self._in_workers(_call_with_shared, [(fn, *args) for args in tasks], progress)
         return results if results is not None else list(progress.counted(fn(self.shared, *args) for args in tasks))
 
-    def submit_shared(self, fn, *args):
-        """Start ``fn(shared, *args)`` in a worker now, while this process goes on: a :class:`Pending` whose
-        ``result()`` waits for it. Without workers (one, no fork), or if the worker cannot start or dies, the
-        task runs here instead, when ``result()`` is first called: the same result either way. ``fn`` must be a
-        module-level function and its result picklable; its warnings stay in the worker. A pool that starts
-        here forks one worker process (``fork`` starts them all at once), for this task and any later ones."""
-        future = None
-        if self.workers > 1:
-            try:
-                self._start(processes=1)
-                with _quiet_fork():
-                    future = self._executor.submit(_call_with_shared, fn, *args)
-            except (OSError, BrokenProcessPool):
-                self.close()
-                self.workers = 1
-        return Pending(future, lambda: fn(self.shared, *args))
-
-    def _start(self, processes=None):
-        """The worker processes (``processes``, default ``workers``), forked from this process as it is now
-        (once per pool)."""
-        if self._executor is not None:
-            return
-        self._before = set(multiprocessing.active_children())
-        self._executor = ProcessPoolExecutor(processes or self.workers, mp_context=multiprocessing.get_context("fork"),
-                                             initializer=_init_worker, initargs=(self.shared,))
-
     def _in_workers(self, fn, tasks, progress=NO_PROGRESS):
         """The results of ``fn`` on each task (a tuple of arguments) from the workers, or None when they cannot
         run them (one worker, one task, no fork, or a pool that broke: then never again in this pool)."""
         if self.workers <= 1 or len(tasks) <= 1:
             return None
         try:
-            self._start()
-            with _quiet_fork():  # submits every task: the workers start
+            if self._executor is None:
+                self._before = set(multiprocessing.active_children())
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                                     initializer=_init_worker, initargs=(self.shared,))
+            with warnings.catch_warnings():
+                # Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the
+                # workers only run numpy/scipy on the data they inherit, and the pool falls back below
+                warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
+                                        category=DeprecationWarning)
+                # submits every task: the workers start
                 return list(progress.counted(self._executor.map(fn, *zip(*tasks))))
         except (OSError, BrokenProcessPool):
             self.close()

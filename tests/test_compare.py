@@ -61,10 +61,6 @@ def test_the_same_classifier_twice_differs_by_nothing_in_every_draw():
 #: truth at 40 labels (0.348-0.897 against 0.912; spe.evaluate alone covers it: 0.321-0.921). These pass when
 #: the joint model is fixed (strict: then remove the mark).
 JOINT_MODEL_OPEN = pytest.mark.xfail(strict=True, reason="issue 23 open: the joint log-odds is not yet sufficient")
-#: The AP band of that test ends at its truth, one side or the other by Monte Carlo chance: 0.897, then 0.916
-#: once the mixture's evidence drew from its own stream (2026-11-26), against 0.912. Not strict, so that chance
-#: does not decide the suite; the test still records the open issue.
-JOINT_MODEL_BORDERLINE = pytest.mark.xfail(strict=False, reason="issue 23 open: the band's edge is at the truth")
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +73,7 @@ def good_weak_2000():
 
 
 @pytest.mark.slow
-@JOINT_MODEL_BORDERLINE
+@JOINT_MODEL_OPEN
 def test_the_better_classifier_is_found_and_each_band_covers_its_truth(good_weak_2000):
     y, good, weak, cmp = good_weak_2000
     for name, s in (("good", good), ("weak", weak)):

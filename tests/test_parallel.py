@@ -92,39 +92,6 @@ def test_shared_data_survive_the_fallback_to_this_process():
         assert pool.workers == 1
 
 
-def _slow_scaled(shared, v):
-    import time
-
-    time.sleep(0.3)
-    return shared["scale"] * v, os.getpid()
-
-
-@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=needs_fork)])
-def test_a_submitted_task_runs_beside_this_process_with_the_same_result(workers):
-    """``submit_shared`` starts one task in a forked worker and returns at once; ``result()`` gives what the task
-    run here gives (with one worker it runs here, when asked for)."""
-    import time
-
-    with TaskPool(workers, shared={"scale": 7}) as pool:
-        start = time.perf_counter()
-        pending = pool.submit_shared(_slow_scaled, 3)
-        returned = time.perf_counter() - start
-        value, pid = pending.result()
-    assert value == 21
-    assert (pid == os.getpid()) == (workers == 1)
-    if workers > 1:
-        assert returned < 0.3  # it did not wait for the task
-
-
-@needs_fork
-def test_a_submitted_task_falls_back_to_this_process_when_its_worker_dies_and_raises_its_own_errors():
-    parent = os.getpid()
-    with TaskPool(2, shared={"scale": 2}) as pool:
-        assert pool.submit_shared(_scaled_or_exit, parent, 4).result() == 8
-    with TaskPool(2, shared={"scale": 2}) as pool, pytest.raises(TypeError):
-        pool.submit_shared(_scaled, "x", "too many").result()
-
-
 def test_thread_map_keeps_order():
     assert thread_map(lambda v: v * v, range(10), 3) == [v * v for v in range(10)]
     assert thread_map(lambda v: v + 1, [5], 4) == [6]

@@ -21,7 +21,7 @@ from ...exceptions import MixtureFitError, SpeWarning
 from ...inference import INFERENCE_METHODS, PROPOSALS, find_map, importance_sample, psis_loo
 from ...inputs import check_choice
 from ...output import format_items
-from ...parallel import TaskPool, resolve_workers
+from ...parallel import resolve_workers
 from ...progress import stage
 from ...quantiles import sorted_quantile
 from ..base import FittedScoreModel
@@ -218,11 +218,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         quantiles, bins and checks below read them instead of sorting again.
     workers : int or None
         Processes for the family screening (:class:`spe.parallel.TaskPool`;
-        None: the usable cores, 1: none); with more than one, the evidence
-        (its own MAP and importance sampling, without the labels) is computed
-        in a worker while the posterior is sampled, started at the fit's MAP
-        untempered and recomputed if the histogram check tempers. The result
-        does not depend on it.
+        None: the usable cores, 1: none). The result does not depend on it.
     counts : int array, shape (N,), optional
         ``scores`` are the K ascending values of a :class:`spe.pool.ScorePool`, each standing for this
         many items (labeled entries for one): every statistic of all items is taken with these weights.
@@ -287,26 +283,20 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
         x_sorted = x if counts is not None else np.sort(x) if sorted_scores is None else space.to_model(sorted_scores)
     best = ranking[0]
     mix = best.mixture
-    check_rng, rng, evidence_rng = rng.spawn(3)  # the evidence has its own stream: it may run beside the sampling
+    check_rng, rng = rng.spawn(2)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
+    with stage(f"sampling the mixture's posterior ({inference})"):
+        post, data, u_map, tempering, hist = _checked_posterior(sampler, best, ranked, x_sorted, data, check=check,
+                                                                temper=temper, leave_out=leave_out_misfit,
+                                                                rng=check_rng)
     pp = _class_probability(mix, x_sorted, monotone, counts)
-    evidence = partial(_mixture_log_evidence, mix, ranked, labeled_index, labeled_value, draws=min(draws, 1000),
-                       rng=evidence_rng, resolution=resolution, proposal=proposal, pp=pp, edges=data.bin_edges,
-                       x_sorted=x_sorted)
-    with TaskPool(workers, shared=evidence) as pool:
-        # started now, at the fit's MAP and untempered: what it needs unless the histogram check tempers
-        ahead = pool.submit_shared(_evidence_at, best.u_map, 1.0) if np.size(labeled_index) else None
-        with stage(f"sampling the mixture's posterior ({inference})"):
-            post, data, u_map, tempering, hist = _checked_posterior(sampler, best, ranked, x_sorted, data,
-                                                                    check=check, temper=temper,
-                                                                    leave_out=leave_out_misfit, rng=check_rng)
-        with stage("the mixture's evidence"):
-            log_evidence = (None if hist is not None and hist.left_out else
-                            ahead.result() if ahead is not None and tempering == 1.0 else
-                            evidence(u_map, tempering=tempering))
-        pool.close(terminate=True)  # a task no longer needed (the mixture left out, or tempered) is stopped
 
     probability = partial(_in_model_space, pp, space)
+
+    with stage("the mixture's evidence"):
+        log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
+            mix, ranked, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
+            proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size:
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
@@ -459,12 +449,6 @@ def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, infere
         for msg in nuts_warnings(post.rounds[0]):
             warnings.warn(msg, SpeWarning, stacklevel=3)
     return diagnostics
-
-
-def _evidence_at(evidence, u_start, tempering):
-    """A worker's task (:meth:`spe.parallel.TaskPool.submit_shared`): ``evidence`` (the pool's shared
-    :func:`_mixture_log_evidence`, its other arguments bound) from ``u_start`` at ``tempering``."""
-    return evidence(u_start, tempering=tempering)
 
 
 def _mixture_log_evidence(mix, ranked, labeled_index, labeled_value, u_start, *, draws, rng, resolution, proposal,
