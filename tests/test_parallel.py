@@ -1,6 +1,7 @@
 """Parallel screening and label draws: same results as one by one, clear errors, and a safe fallback."""
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -90,6 +91,41 @@ def test_shared_data_survive_the_fallback_to_this_process():
     with TaskPool(2, shared={"scale": 5}) as pool:
         assert pool.map_shared(_scaled_or_exit, [os.getpid()] * 3, [1, 2, 3]) == [5, 10, 15]
         assert pool.workers == 1
+
+
+#: Armed by the test below: the next fork's callback in the parent sends this process a SIGINT (registered once
+#: per process; ``os.register_at_fork`` cannot be undone).
+_INTERRUPT_NEXT_FORK = []
+
+
+def _interrupt_in_fork_callback():
+    if _INTERRUPT_NEXT_FORK:
+        _INTERRUPT_NEXT_FORK.clear()
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # Python runs the handler here, inside the callback, where CPython discards its error
+            pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_parent=_interrupt_in_fork_callback)
+
+
+@needs_fork
+def test_a_ctrl_c_while_the_workers_fork_interrupts_the_pool():
+    """A KeyboardInterrupt raised in os.fork's callbacks in the parent is printed and discarded by CPython: a
+    Ctrl-C that lands there (at the start of the family screening) used to be lost, and the run went on."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # SIG_IGN when pytest runs in the background
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with TaskPool(2) as pool:
+                _INTERRUPT_NEXT_FORK.append(True)
+                pool.map(pow, [2, 3, 4], [3, 2, 1])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+        with TaskPool(2) as pool:  # no interrupt: as before
+            assert pool.map(pow, [2, 3, 4], [3, 2, 1]) == [8, 9, 4]
+    finally:
+        _INTERRUPT_NEXT_FORK.clear()
+        signal.signal(signal.SIGINT, before)
 
 
 def test_thread_map_keeps_order():
