@@ -428,6 +428,36 @@ def test_an_interrupt_a_library_swallows_is_still_an_interrupt(capsys, monkeypat
     assert rc == 130 and err == "spe: interrupted\n"
 
 
+def test_an_interrupt_swallowed_whole_still_ends_the_run_with_nothing_written(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C that a library (or a callback whose errors Python discards) swallows entirely: the work goes on to
+    its end, and the command still exits 130 without writing its outputs."""
+    import spe.api
+
+    real = spe.api.evaluate
+
+    def evaluate_that_swallows(*a, **k):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+        return real(*a, **k)
+
+    monkeypatch.setattr(spe.api, "evaluate", evaluate_that_swallows)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # SIG_IGN when pytest runs in the background
+    try:
+        rc, _, err = _run(["estimate", SCORES, "--json", str(tmp_path / "o.json"), "--draws", "200",
+                           "--families", "truncnorm,truncnorm"], capsys)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert rc == 130 and err == "spe: interrupted\n"
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    rc, _, err = _run(["estimate", SCORES, "--json", str(tmp_path / "o.json"), "--draws", "200",
+                     "--families", "truncnorm,truncnorm"], capsys)
+    assert rc == 0 and (tmp_path / "o.json").exists(), err  # the next command in this process is not affected
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_a_command_started_ignoring_ctrl_c_keeps_ignoring_it(tmp_path):

@@ -64,7 +64,9 @@ def finish(plan, text, files, directories=(), warnings=(), command="spe"):
     """Write every output (all or none), then print the text and what was written, and the ``warnings`` on
     standard error (``<command>: warning: ...``, as errors are worded)."""
     from ..output import write_outputs
+    from .main import raise_if_interrupted
 
+    raise_if_interrupted()
     written = write_outputs(files, directories)
     say(plan, text.rstrip("\n"))
     for line in written:

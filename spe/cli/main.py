@@ -112,10 +112,23 @@ def main(argv=None):
             return 130
 
 
+#: The interrupt watches of the commands running in this process, innermost last.
+_WATCHES = []
+
+
+def raise_if_interrupted():
+    """Raise KeyboardInterrupt if a Ctrl-C reached the running command and was swallowed on its way (by a
+    library's handler, or a callback whose errors Python discards): the commands call it before writing any
+    output, so that an interrupted run writes nothing even when its work went on to the end."""
+    if _WATCHES and _WATCHES[-1].interrupted:
+        raise KeyboardInterrupt
+
+
 class _InterruptWatch:
     """Records a Ctrl-C even when a library catches the KeyboardInterrupt and raises something else in its
-    place (PyMC, interrupted while sampling, says "Not enough samples to build a trace"). A process that
-    ignores Ctrl-C (started in the background by a shell, or under nohup) keeps ignoring it."""
+    place (PyMC, interrupted while sampling, says "Not enough samples to build a trace"), or nothing at all
+    (:func:`raise_if_interrupted`). A process that ignores Ctrl-C (started in the background by a shell, or
+    under nohup) keeps ignoring it."""
 
     def __init__(self):
         self.interrupted = False
@@ -132,11 +145,13 @@ class _InterruptWatch:
         main = threading.current_thread() is threading.main_thread()
         if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._handler)
+        _WATCHES.append(self)
         return self
 
     def __exit__(self, *exc):
         import signal
 
+        _WATCHES.remove(self)
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
         return False
