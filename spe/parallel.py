@@ -106,26 +106,32 @@ def one_blas_thread():
 
 
 @contextlib.contextmanager
-def _interrupt_after_fork():
-    """A Ctrl-C (SIGINT) during the block is held and raised when it ends, by the handler that was in place.
+def _forking():
+    """The block forks worker processes: without the warning Python ≥ 3.12 gives on fork() while threads exist
+    (numpy's BLAS pool always does; the workers only run numpy/scipy on the data they inherit, and a pool that
+    fails falls back to this process), and with a Ctrl-C (SIGINT) during the block held and raised when it
+    ends, by the handler that was in place.
 
     ``os.fork`` runs Python callbacks in the parent right after the fork (``logging`` releases its lock
     there), and CPython prints and discards an exception raised inside them: a KeyboardInterrupt that
     landed in that window was lost, and the run went on to its end (seen at the start of the family
-    screening). Only in the main thread, and only when Ctrl-C is handled by Python code (not ignored).
+    screening). The interrupt is held only in the main thread, and only when Ctrl-C is handled by Python code
+    (not ignored).
     """
     previous = signal.getsignal(signal.SIGINT)
-    if not callable(previous) or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    hold = callable(previous) and threading.current_thread() is threading.main_thread()
     held = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            previous(signal.SIGINT, held[0])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks", category=DeprecationWarning)
+        if hold:
+            signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+        try:
+            yield
+        finally:
+            if hold:
+                signal.signal(signal.SIGINT, previous)
+    if held:
+        previous(signal.SIGINT, held[0])
 
 
 def thread_map(fn, items, workers):
@@ -261,11 +267,7 @@ class TaskPool:
                 self._before = set(multiprocessing.active_children())
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
                                                      initializer=_init_worker, initargs=(self.shared,))
-            with warnings.catch_warnings(), _interrupt_after_fork():
-                # Python ≥ 3.12 warns on fork() while threads exist (numpy's BLAS pool always does); the
-                # workers only run numpy/scipy on the data they inherit, and the pool falls back below
-                warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks",
-                                        category=DeprecationWarning)
+            with _forking():
                 results = self._executor.map(fn, *zip(*tasks))  # submits every task: the workers start
             return list(progress.counted(results))
         except (OSError, BrokenProcessPool):

@@ -451,10 +451,9 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     binnings = candidate_binnings(ref_s, ref_y)
     log_ev = np.array([b.log_evidence for b in binnings])
     log_prior = log_ev - special.logsumexp(log_ev)
-    n_items = s.size if counts is None else float(np.sum(counts))
-    power = min(1.0, ref_y.size / n_items)
-    k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng,
-                                       None if counts is None else np.asarray(counts, dtype=float))
+    weights = None if counts is None else np.asarray(counts, dtype=float)
+    power = min(1.0, ref_y.size / (s.size if weights is None else weights.sum()))
+    k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng, weights)
     u = np.column_stack([k, delta, rates])
     y = np.asarray(labeled_value, dtype=int)
     z = s[np.asarray(labeled_index, dtype=int)]

@@ -266,9 +266,14 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     return refitted + fits[refit:]
 
 
+def _fitted(f):
+    """Whether a pair's fit (a FamilyFit or None) reached a finite Schwarz criterion."""
+    return f is not None and np.isfinite(f.schwarz)
+
+
 def _ranked(fits):
     """The pairs that could be fitted, by decreasing Schwarz criterion."""
-    return sorted([f for f in fits if f is not None and np.isfinite(f.schwarz)], key=lambda f: -f.schwarz)
+    return sorted(filter(_fitted, fits), key=lambda f: -f.schwarz)
 
 
 def _with_more_starts(pool, fits, k, starts, progress):
@@ -278,7 +283,7 @@ def _with_more_starts(pool, fits, k, starts, progress):
     progress.add_total(len(best))
     again = pool.map_shared(_screen_pair, [f.mixture.negative.name for f in best],
                             [f.mixture.positive.name for f in best], [starts] * len(best), progress=progress)
-    return _ranked([g if g is not None and np.isfinite(g.schwarz) else f for f, g in zip(best, again)] + fits[k:])
+    return _ranked([g if _fitted(g) else f for f, g in zip(best, again)] + fits[k:])
 
 
 def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
@@ -286,7 +291,7 @@ def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
     g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
                  starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
     progress.advance()
-    if g is None or not np.isfinite(g.schwarz):
+    if not _fitted(g):
         return None
     # how many starts agreed is the screening's answer (the refit has one start)
     return dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g
