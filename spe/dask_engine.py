@@ -2,8 +2,9 @@
 
 ``engine="dask"`` (``spe estimate --engine dask [--scheduler ADDRESS]``)
 never holds the N scores in one process: each chunk (a Parquet shard, a
-block of a Dask array, a partition of a Dask Series) is read by a Dask
-task, and only small partial results travel:
+block of whole rows of a CSV file, a block of a Dask array, a partition of
+a Dask Series) is read by a Dask task, and only small partial results
+travel:
 
 1. **First pass**: each chunk's :class:`spe.pool.ScoreStats` (count,
    range; a non-finite score stops the run, named by shard and row) and
@@ -119,6 +120,27 @@ class ScoreSource:
         return cls(chunks, [str(f) for f in files], rows, has_ids)
 
     @classmethod
+    def from_csv(cls, path, score_column="score", id_column="id", block_bytes=None):
+        """A CSV file: one chunk per block of whole rows (:func:`spe.csv_blocks.csv_blocks`, about
+        :data:`spe.csv_blocks.BLOCK_BYTES` each), read by its task exactly as the in-memory reader reads the file.
+
+        Raises
+        ------
+        SpeInputError
+            As :func:`spe.csv_blocks.csv_blocks` (a bad value in a later block is found by its task, and named by
+            the file's row).
+        """
+        from dask import delayed
+
+        from .csv_blocks import BLOCK_BYTES, csv_blocks
+
+        layout = csv_blocks(path, [score_column], id_column, BLOCK_BYTES if block_bytes is None else block_bytes)
+        chunks = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column)
+                  for b in layout.blocks]
+        names = [f"{layout.path} (rows {b.first_row:,} to {b.first_row + b.rows - 1:,})" for b in layout.blocks]
+        return cls(chunks, names, layout.rows, layout.has_ids)
+
+    @classmethod
     def from_dask(cls, obj, score_column="score", id_column="id", *, scheduler=None, workers=None):
         """A 1-D Dask Array or a Dask Series of scores (score units), labels by 0-based position; or a Dask
         DataFrame with a ``score`` column and, when it has one, an ``id`` column that the labels name.
@@ -164,6 +186,13 @@ class ScoreSource:
 
 def _shard_chunk(read, f, score_column, id_column, has_ids):
     columns, ids = read(f, [score_column], id_column, has_ids=has_ids)
+    return columns[0], ids
+
+
+def _csv_chunk(path, header, block, score_column, id_column):
+    from .csv_blocks import read_csv_block
+
+    columns, ids = read_csv_block(path, header, block, [score_column], id_column)
     return columns[0], ids
 
 

@@ -25,8 +25,8 @@ import numpy as np
 from .exceptions import SpeInputError
 from .progress import stage
 
-__all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_labels", "read_label_table", "read_truth",
-           "read_reference", "align_scores"]
+__all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_score_bytes", "read_labels", "read_label_table",
+           "read_truth", "read_reference", "align_scores"]
 
 
 @dataclass
@@ -529,14 +529,39 @@ def read_score_columns(path, score_columns, id_column="id"):
         return _read_score_columns(path, score_columns, id_column)
 
 
-def _read_score_columns(path, score_columns, id_column):
-    """:func:`read_score_columns` after its argument checks."""
+def read_score_bytes(data, path, score_columns, id_column="id"):
+    """Score columns of CSV text already in memory (e.g. a block of a large file with its header row, as the
+    Dask engine reads one: :mod:`spe.csv_blocks`), read exactly as :func:`read_score_columns` reads a file.
+
+    Parameters
+    ----------
+    data : bytes
+        The CSV text, header row first.
+    path : str
+        The file ``data`` came from, named in messages.
+    score_columns : list of str, length K
+    id_column : str
+
+    Returns
+    -------
+    list of ScoresFile, length K
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`read_scores`, naming ``path`` and the row within ``data`` (1-based data rows, header row 0).
+    """
+    return _read_score_columns(path, score_columns, id_column, source=bytes(data))
+
+
+def _read_score_columns(path, score_columns, id_column, source=None):
+    """:func:`read_score_columns` after its argument checks (``source``: the bytes to read instead of ``path``)."""
     from .parquet import is_parquet, read_parquet_columns
 
-    if is_parquet(path):
+    if source is None and is_parquet(path):
         columns, ids = read_parquet_columns(path, list(score_columns), id_column)
         return [ScoresFile(str(path), c, ids) for c in columns]
-    source = _source(path, "scores")
+    source = _source(path, "scores") if source is None else source
     fast = _read_columns_fast(path, score_columns, id_column, source)
     if fast is not None:
         return fast

@@ -212,8 +212,8 @@ def test_cli_dask_refuses_what_needs_every_score_in_memory(shards, capsys):
     (d / "items").mkdir()
     assert _cli("estimate", d / "shards", "--engine", "dask", "--items", d / "items") == 2
     assert "exists" in capsys.readouterr().err
-    assert _cli("estimate", d / "scores.csv", "--engine", "dask") == 2
-    assert "the Dask engine reads Parquet" in capsys.readouterr().err
+    assert _cli("estimate", "-", "--engine", "dask") == 2
+    assert "the Dask engine reads a file (CSV or Parquet), not standard input" in capsys.readouterr().err
     assert _cli("estimate", d / "scores.csv", "--scheduler", "tcp://127.0.0.1:9") == 2
     assert "--scheduler is for --engine dask" in capsys.readouterr().err
 
@@ -256,3 +256,54 @@ def test_cli_dask_names_a_label_id_not_in_the_shards(shards, capsys):
     (d / "bad.csv").write_text("id,label\nitem3,1\nnobody,0\n")
     assert _cli("estimate", d / "shards", "--labels", d / "bad.csv", "--engine", "dask") == 2
     assert "'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cli_dask_on_a_csv_in_blocks_writes_the_json_of_the_binned_csv(shards, capsys, monkeypatch):
+    """A CSV file read by Dask in blocks of whole rows (five here) gives the in-memory binned JSON byte for byte,
+    and --items one Parquet shard per block."""
+    from spe.csv_blocks import csv_blocks
+
+    d = shards
+    block_bytes = (d / "scores.csv").stat().st_size // 4
+    monkeypatch.setattr("spe.csv_blocks.BLOCK_BYTES", block_bytes)
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--engine", "dask", "--json",
+                d / "dask.json", "--items", d / "items") == 0
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--engine", "binned", "--json",
+                d / "binned.json") == 0
+    assert (d / "dask.json").read_bytes() == (d / "binned.json").read_bytes()
+    assert len(list((d / "items").iterdir())) == len(csv_blocks(d / "scores.csv", block_bytes=block_bytes).blocks) == 5
+    items = pd.read_parquet(d / "items")
+    assert list(items["id"]) == list(pd.read_csv(d / "scores.csv")["id"])
+
+
+def test_cli_auto_reads_a_large_csv_with_dask(shards, capsys, monkeypatch):
+    """Above spe.engines.POOL_ABOVE rows (estimated from the file's size) and with Dask installed, a CSV is read
+    in blocks by Dask; --items naming a CSV keeps it in memory."""
+    d = shards
+    read = []
+    original = spe.dask_engine.ScoreSource.from_csv.__func__
+
+    def recording(cls, *args, **kwargs):
+        read.append(args[0])
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr("spe.dask_engine.ScoreSource.from_csv", classmethod(recording))
+    monkeypatch.setattr("spe.engines.POOL_ABOVE", 5_000)
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--json", d / "auto.json") == 0
+    assert read == [str(d / "scores.csv")]
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--items", d / "items.csv") == 0
+    assert len(read) == 1
+    monkeypatch.setattr("spe.engines.POOL_ABOVE", 20_000)
+    assert _cli("estimate", d / "scores.csv", "--labels", d / "labels.csv", "--json", d / "memory.json") == 0
+    assert len(read) == 1
+
+
+def test_cli_dask_names_a_bad_row_of_a_csv_block_by_its_row_in_the_file(shards, capsys, monkeypatch):
+    d = shards
+    lines = (d / "scores.csv").read_text().splitlines(keepends=True)
+    lines[7001] = "item7000,oops\n"
+    (d / "bad.csv").write_text("".join(lines))
+    monkeypatch.setattr("spe.csv_blocks.BLOCK_BYTES", 20_000)
+    assert _cli("estimate", d / "bad.csv", "--labels", d / "labels.csv", "--engine", "dask") == 2
+    assert f"{d / 'bad.csv'}, row 7001, column 'score': 'oops' is not a finite number" in capsys.readouterr().err

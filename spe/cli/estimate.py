@@ -44,12 +44,13 @@ interrupted, 1 anything else. The summary and the JSON give the seed used.
 
 Large pools: SCORES may be a Parquet file, a directory of Parquet shards or
 a glob ('shards/*.parquet'). --engine dask reads them shard by shard with
-Dask and never holds all scores in memory (on this machine, or on a cluster
-with --scheduler tcp://HOST:8786); --items then names a new directory of
-Parquet shards. Without --engine, pools above 10 million items are counted
-into 2^18 score cells (each item's score within diagnostics.pool.max_error
-of its cell's value), by Dask for Parquet input when Dask is installed;
---report and --truth keep every item's own score in memory.
+Dask (a CSV file in blocks of whole rows) and never holds all scores in
+memory (on this machine, or on a cluster with --scheduler tcp://HOST:8786);
+--items then names a new directory of Parquet shards. Without --engine,
+pools above 10 million items are counted into 2^18 score cells (each item's
+score within diagnostics.pool.max_error of its cell's value), by Dask when
+Dask is installed; --report and --truth keep every item's own score in
+memory.
 
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
@@ -81,12 +82,13 @@ def add_arguments(est):
                           "--report adds p(requirement met) against the threshold (paper Fig. 4)")
     est.add_argument("--engine", choices=ENGINES, default="auto", action=Once,
                      help="who does the passes over all scores: memory (every score its own item), binned (in "
-                          "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard; "
-                          "Parquet input); auto (default): binned above 10 million items (by Dask for Parquet "
-                          "when installed), else memory, and memory whenever --report or --truth is given")
+                          "memory, counted into 2^18 score cells), dask (binned, computed by Dask shard by shard, or "
+                          "a CSV block by block, never holding all scores); auto (default): binned above 10 million "
+                          "items (by Dask when installed), else memory, and memory whenever --report or --truth is "
+                          "given")
     est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
-                          "its workers need spe installed and the shards' paths readable); default: this machine")
+                          "its workers need spe installed and the input's paths readable); default: this machine")
     est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")
@@ -149,11 +151,10 @@ def run(args):
 def _engine(args):
     """The engine of this run. As given; ``auto`` is the in-memory path (exact, or binned above
     :data:`spe.engines.POOL_ABOVE` items) when ``--report`` or ``--truth`` need every item's
-    own score or ``--items`` names a CSV, and Dask for Parquet shards above that many rows when Dask is
-    installed."""
+    own score or ``--items`` names a CSV, and Dask for Parquet shards or a CSV file above that many rows (a
+    CSV's estimated from its size) when Dask is installed."""
     from ..dask_engine import require_dask
     from ..engines import POOL_ABOVE
-    from ..parquet import is_parquet, parquet_files, shard_rows
 
     if args.scheduler is not None and args.engine != "dask":
         raise SpeInputError("--scheduler is for --engine dask", argument="scheduler")
@@ -162,17 +163,27 @@ def _engine(args):
         return "memory"
     if args.engine == "dask":
         require_dask()
-        if not is_parquet(args.scores):
-            raise SpeInputError("the Dask engine reads Parquet (a file, a directory of shards or a glob); for a CSV "
-                                "use --engine binned", argument="engine")
+        if args.scores == "-":
+            raise SpeInputError("the Dask engine reads a file (CSV or Parquet), not standard input: save the "
+                                "scores to a file, or use --engine binned", argument="engine")
         return "dask"
-    if args.engine != "auto" or not is_parquet(args.scores) or _items_csv(args.items):
+    if args.engine != "auto" or args.scores == "-" or _items_csv(args.items):
         return args.engine
     try:
         require_dask()
     except SpeInputError:
         return "auto"
-    return "dask" if sum(shard_rows(f) for f in parquet_files(args.scores)) > POOL_ABOVE else "auto"
+    return "dask" if _rows(args.scores) > POOL_ABOVE else "auto"
+
+
+def _rows(scores):
+    """The items of a Parquet input (from its footers), or about those of a CSV file (from its size)."""
+    from ..csv_blocks import estimated_rows
+    from ..parquet import is_parquet, parquet_files, shard_rows
+
+    if is_parquet(scores):
+        return sum(shard_rows(f) for f in parquet_files(scores))
+    return estimated_rows(scores)
 
 
 def _refuse_per_item_options(args, engine, flags):
@@ -188,12 +199,13 @@ def _items_csv(items):
 
 
 def _run_dask(args):
-    """``spe estimate`` with the Dask engine: the pool from the Parquet shards by Dask, the same estimate and
-    outputs (``--items`` a new directory of Parquet shards, written last and whole or not at all; ``--report``
-    and ``--truth`` need every item's own score and are refused)."""
+    """``spe estimate`` with the Dask engine: the pool from the Parquet shards or the CSV file's blocks by Dask,
+    the same estimate and outputs (``--items`` a new directory of Parquet shards, written last and whole or not
+    at all; ``--report`` and ``--truth`` need every item's own score and are refused)."""
     import contextlib
 
     from ..dask_engine import LabelKeys, ScoreSource, StagedDirectory, label_keys_from_file, write_items
+    from ..parquet import is_parquet
 
     _refuse_per_item_options(args, "dask", ("--report", "--truth"))
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
@@ -201,7 +213,8 @@ def _run_dask(args):
         raise SpeInputError("with --engine dask, --items names a new directory of Parquet shards, not standard "
                             "output", argument="items")
     staged = StagedDirectory(args.items) if args.items is not None else None
-    source = ScoreSource.from_parquet(args.scores, args.score_column)
+    source = (ScoreSource.from_parquet(args.scores, args.score_column) if is_parquet(args.scores)
+              else ScoreSource.from_csv(args.scores, args.score_column))
     labels = (label_keys_from_file(args.labels, source.has_ids) if args.labels is not None
               else LabelKeys.of(None, source.has_ids))
     ev = evaluate_file(args, source, labels, engine="dask", scheduler=args.scheduler)

@@ -1,0 +1,287 @@
+"""A large CSV file of scores as blocks of whole rows: how the Dask engine reads a CSV.
+
+The Dask engine (:mod:`spe.dask_engine`) never holds all N scores in one
+process. A CSV file is cut here into blocks of about :data:`BLOCK_BYTES`
+bytes, each made of whole rows, by one pass over its bytes
+(:func:`csv_blocks`: vectorised, one block in memory at a time). Each Dask
+task then reads one block, with the header row put back in front of it,
+through :func:`spe.io.read_score_bytes` — the reader of every CSV — so the
+scores are parsed exactly as the in-memory path parses them (the pools, and
+so the estimates, are the same bit for bit), and a bad value is named by the
+file's own row: the block's row plus the rows before the block.
+
+A row ends at a line feed (``\\n``, or ``\\r\\n``) outside double quotes;
+a quoted value may hold a comma or a line break. Refused here, with a
+message saying what to do, although the in-memory reader takes them: a
+blank line between rows (the in-memory reader skips it when the items have
+ids), line ends of a carriage return alone, an odd number of double quotes,
+standard input. Ids repeated in two different blocks are not found (as in
+two Parquet shards: that would need every id in one place).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .exceptions import SpeInputError
+
+__all__ = ["BLOCK_BYTES", "CsvBlock", "CsvLayout", "csv_blocks", "read_csv_block", "estimated_rows"]
+
+#: Bytes per block (about 2.5 million rows of an id and a score): what one Dask task reads and parses at once.
+BLOCK_BYTES = 64 << 20
+_LF, _CR, _QUOTE = 10, 13, 34
+
+
+@dataclass(frozen=True)
+class CsvBlock:
+    """Whole rows of a CSV file.
+
+    Attributes
+    ----------
+    start, end : int
+        Byte offsets of the block's first row and just after its last.
+    first_row : int
+        The file's data row of the block's first row (1-based; the header is row 0).
+    rows : int
+        Data rows in the block (blank lines at the file's end are not rows).
+    """
+
+    start: int
+    end: int
+    first_row: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """A CSV file cut into blocks (:func:`csv_blocks`).
+
+    Attributes
+    ----------
+    path : str
+    header : bytes
+        The header row with its line end, put in front of each block when it is read.
+    blocks : list of CsvBlock
+        In file order, together every data row once.
+    has_ids : bool
+        Whether the header has the id column.
+    """
+
+    path: str
+    header: bytes
+    blocks: list
+    has_ids: bool
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Data rows per block, int64 (C,)."""
+        return np.array([b.rows for b in self.blocks], dtype=np.int64)
+
+
+def csv_blocks(path, score_columns=("score",), id_column="id", block_bytes=BLOCK_BYTES) -> CsvLayout:
+    """Cut a CSV file of scores into blocks of whole rows, about ``block_bytes`` bytes each.
+
+    One pass over the file, a block at a time; the header and the first data row are read as
+    :func:`spe.io.read_scores` reads them, so that a missing column or a bad first row is refused before any
+    block is handed out.
+
+    Parameters
+    ----------
+    path : str or Path
+        A regular CSV file (not standard input: the blocks are read again by the tasks).
+    score_columns : sequence of str
+    id_column : str
+    block_bytes : int
+        Bytes per block (a block grows past it when one row is longer).
+
+    Returns
+    -------
+    CsvLayout
+
+    Raises
+    ------
+    SpeInputError
+        Standard input or a missing file; an empty file, a header without data rows, a missing score column
+        or a bad first row (as the in-memory reader says); an odd number of double quotes, or line ends of a
+        carriage return alone — naming the file.
+    """
+    from .io import read_score_bytes
+
+    text = str(path)
+    if text == "-":
+        raise SpeInputError("the Dask engine reads a file (CSV or Parquet), not standard input: save the scores "
+                            "to a file, or use --engine binned")
+    if not os.path.isfile(text):
+        raise SpeInputError("file not found" if not os.path.exists(text) else "is not a regular file", path=text)
+    with open(text, "rb") as fh:
+        size = _end_of_rows(fh, os.path.getsize(text))  # the blank lines at the end are not rows
+        header_end, first_end = _first_rows(fh, size)
+        fh.seek(0)
+        head = fh.read(first_end)
+        _check_block(head, first_end >= size, text)
+        # the header and the first row as every reader reads them: its errors, its ids
+        first = read_score_bytes(head, text, list(score_columns), id_column)
+        blocks = _cut(fh, size, header_end, block_bytes, text)
+    return CsvLayout(text, head[:header_end], blocks, first[0].ids is not None)
+
+
+def _end_of_rows(fh, size, step=1 << 16):
+    """The offset just after the file's last byte that is not white space (``\t``, ``\n``, ``\r``, space)."""
+    end = size
+    while end > 0:
+        start = max(end - step, 0)
+        fh.seek(start)
+        kept = len(fh.read(end - start).rstrip(b" \t\r\n"))
+        if kept:
+            return start + kept
+        end = start
+    return 0
+
+
+def _first_rows(fh, size):
+    """Byte offsets just after the header row and after the first data row (``size``, the end of the rows, if it
+    has one row)."""
+    want = 1 << 16
+    while True:
+        fh.seek(0)
+        buf = fh.read(min(want, size))
+        ends, _ = _row_ends(buf, 0)
+        if ends.size >= 2 or len(buf) >= size:
+            break
+        want *= 4
+    if ends.size == 0:  # a header alone, or nothing: the reader says which
+        return len(buf), len(buf)
+    return int(ends[0]) + 1, int(ends[1]) + 1 if ends.size >= 2 else len(buf)
+
+
+def _cut(fh, size, start, block_bytes, path):
+    """The blocks of whole rows from byte ``start`` to the end of the file."""
+    blocks, row, pos = [], 1, start
+    while pos < size:
+        buf, ends = _window(fh, pos, size, block_bytes)
+        at_end = pos + len(buf) >= size
+        cut = len(buf) if at_end else int(ends[-1]) + 1
+        block = buf[:cut]
+        _check_block(block, at_end, path)
+        rows = _rows(block, ends, at_end)
+        if rows:
+            blocks.append(CsvBlock(pos, pos + cut, row, rows))
+        row, pos = row + rows, pos + cut
+    return blocks
+
+
+def _window(fh, pos, size, block_bytes):
+    """The bytes from ``pos`` (up to ``size``): ``block_bytes`` of them, more if they hold no row end, and their
+    row ends."""
+    want = max(int(block_bytes), 1)
+    while True:
+        fh.seek(pos)
+        buf = fh.read(min(want, size - pos))
+        ends, _ = _row_ends(buf, 0)  # a block starts outside quotes
+        if ends.size or pos + len(buf) >= size:
+            return buf, ends
+        want *= 2
+
+
+def _row_ends(buf, quotes_before):
+    """Offsets of the line feeds of ``buf`` that end a row (outside double quotes, given the quotes before it),
+    int (r,), and the quotes in ``buf``."""
+    octets = np.frombuffer(buf, dtype=np.uint8)
+    feeds = np.flatnonzero(octets == _LF)
+    quotes = np.flatnonzero(octets == _QUOTE)
+    if quotes.size == 0 and quotes_before % 2 == 0:
+        return feeds, 0
+    inside = (np.searchsorted(quotes, feeds) + quotes_before) % 2 == 1
+    return feeds[~inside], quotes.size
+
+
+def _check_block(block, at_end, path):
+    octets = np.frombuffer(block, dtype=np.uint8)
+    if at_end and np.count_nonzero(octets == _QUOTE) % 2:
+        raise SpeInputError("an odd number of double quotes: a quoted value is not closed (the Dask engine reads a "
+                            "CSV in blocks of whole rows; fix the quotes, or use --engine binned to have the row "
+                            "named)", path=path)
+    returns = np.count_nonzero(octets == _CR)
+    if returns and returns != block.count(b"\r\n"):
+        raise SpeInputError("line ends of a carriage return alone: the Dask engine reads a CSV whose rows end in "
+                            "\\n or \\r\\n (convert the line ends, or use --engine binned)", path=path)
+
+
+def _rows(block, ends, at_end):
+    """Data rows in ``block`` (its row ends ``ends``): at the end of the rows, the last row has no line end."""
+    full = int(np.count_nonzero(ends < len(block)))
+    return full + (at_end and (int(ends[-1]) + 1 if full else 0) < len(block))
+
+
+def read_csv_block(path, header, block, score_columns=("score",), id_column="id"):
+    """One block's score columns and ids, read as :func:`spe.io.read_score_bytes` reads a file.
+
+    Parameters
+    ----------
+    path : str
+    header : bytes
+        :attr:`CsvLayout.header`.
+    block : CsvBlock
+    score_columns : sequence of str, length K
+    id_column : str
+
+    Returns
+    -------
+    (list of K arrays (rows,) float64 in score units, ids (rows,) str object array or None)
+
+    Raises
+    ------
+    SpeInputError
+        As the in-memory reader, naming the file's row; a blank line; a file that changed since it was cut.
+    """
+    from .io import read_score_bytes
+
+    with open(path, "rb") as fh:
+        fh.seek(block.start)
+        data = fh.read(block.end - block.start)
+    if len(data) != block.end - block.start:
+        raise SpeInputError("the file changed while spe read it (it is shorter)", path=path)
+    try:
+        files = read_score_bytes(header + data, path, list(score_columns), id_column)
+    except SpeInputError as e:
+        raise _in_file(e, block) from None
+    if files[0].scores.size != block.rows:
+        raise SpeInputError("a blank line: the Dask engine reads a CSV in blocks of whole rows and needs one item "
+                            "per line (remove the blank lines, or use --engine binned)", path=path,
+                            row=block.first_row + _first_blank(data))
+    return [f.scores for f in files], files[0].ids
+
+
+def _in_file(error, block):
+    """The reader's error about a block, with the row the file gives it."""
+    if not error.row:
+        return error
+    return SpeInputError(error.message, path=error.path, row=error.row + block.first_row - 1, column=error.column,
+                         argument=error.argument)
+
+
+def _first_blank(data):
+    """The 0-based row within ``data`` of its first row whose every field is empty or white space."""
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline="")
+    for k, fields in enumerate(csv.reader(text)):
+        if all(f.strip() == "" for f in fields):
+            return k
+    return 0
+
+
+def estimated_rows(path, sample_bytes=1 << 20) -> int:
+    """About how many data rows a CSV file has: its size over the mean row length of its first
+    ``sample_bytes`` (for choosing an engine; 0 when it cannot be read)."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(sample_bytes)
+    except OSError:
+        return 0
+    rows = head.count(b"\n")
+    return size if rows == 0 else int(size * rows / max(len(head), 1))
