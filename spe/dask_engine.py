@@ -82,12 +82,16 @@ class ScoreSource:
         Items per chunk.
     has_ids : bool
         Whether the chunks carry ids (labels are then matched by id, else by 0-based position).
+    score_chunks : list or None
+        One Dask ``delayed`` per chunk computing ``(scores, None)``, cheaper than ``chunks`` (a CSV block
+        without its ids), for the second pass; None: ``chunks``.
     """
 
     chunks: list
     names: list
     rows: np.ndarray
     has_ids: bool
+    score_chunks: list | None = None
 
     @property
     def n_items(self) -> int:
@@ -135,10 +139,12 @@ class ScoreSource:
         from .csv_blocks import BLOCK_BYTES, csv_blocks
 
         layout = csv_blocks(path, [score_column], id_column, BLOCK_BYTES if block_bytes is None else block_bytes)
-        chunks = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column)
+        chunks = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column, True)
+                  for b in layout.blocks]
+        scores = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column, False)
                   for b in layout.blocks]
         names = [f"{layout.path} (rows {b.first_row:,} to {b.first_row + b.rows - 1:,})" for b in layout.blocks]
-        return cls(chunks, names, layout.rows, layout.has_ids)
+        return cls(chunks, names, layout.rows, layout.has_ids, scores)
 
     @classmethod
     def from_dask(cls, obj, score_column="score", id_column="id", *, scheduler=None, workers=None):
@@ -189,10 +195,10 @@ def _shard_chunk(read, f, score_column, id_column, has_ids):
     return columns[0], ids
 
 
-def _csv_chunk(path, header, block, score_column, id_column):
+def _csv_chunk(path, header, block, score_column, id_column, with_ids):
     from .csv_blocks import read_csv_block
 
-    columns, ids = read_csv_block(path, header, block, [score_column], id_column)
+    columns, ids = read_csv_block(path, header, block, [score_column], id_column, ids=with_ids)
     return columns[0], ids
 
 
@@ -385,7 +391,7 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
         lab_scores = _labeled_scores(source, labels, first)
         layout = CellLayout.of(stats, cells)
         with stage("counting the scores in cells (Dask, second pass)"):
-            tree = tree_combine([delayed(_second_pass)(c, layout) for c in source.chunks],
+            tree = tree_combine([delayed(_second_pass)(c, layout) for c in source.score_chunks or source.chunks],
                                 delayed(CellSummary.combine))
             (summary,) = dask.compute(tree)
     if int(summary.count.sum()) != stats.n:

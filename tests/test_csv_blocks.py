@@ -36,6 +36,9 @@ def _same_as_whole(path, block_bytes):
     assert starts == list(np.cumsum([1] + [b.rows for b in layout.blocks])[:-1])
     assert int(layout.rows.sum()) == whole.scores.size
     assert all(a.end == b.start for a, b in zip(layout.blocks, layout.blocks[1:]))
+    alone = [read_csv_block(layout.path, layout.header, b, ids=False) for b in layout.blocks]  # the second pass's
+    assert np.concatenate([p[0][0] for p in alone]).tobytes() == scores.tobytes()
+    assert all(p[1] is None for p in alone)
     return layout
 
 
