@@ -10,6 +10,12 @@ since the screening's forked workers share the parent's pages):
   needs when the range is not known beforehand);
 * ``parquet_dask``: ``spe estimate SHARDS --labels LABELS --engine dask
   --json OUT`` through ``spe.cli.main``;
+* ``csv_floor``: Dask alone (``dask.dataframe.read_csv``, pandas' parser)
+  reads the score column of one CSV file (ids and scores), takes its range
+  and histogram;
+* ``csv_dask``: ``spe estimate SCORES.csv --labels LABELS --engine dask
+  --json OUT`` (the file cut into blocks of whole rows, ids read and
+  checked, :mod:`spe.csv_blocks`);
 * ``generated_floor``: Dask alone generates the scores, takes their range
   and histogram;
 * ``generated_dask``: ``spe.evaluate`` of the same generated Dask array,
@@ -17,7 +23,8 @@ since the screening's forked workers share the parent's pages):
   once per pass).
 
 The scores are two Normal classes (prevalence 0.1, as speed.py's), 100
-labels at random positions (no ids, so the labels name 0-based positions).
+labels at random positions (no ids in the shards and the generated array, so
+the labels name 0-based positions; the CSV has ids ``item<k>``).
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ if what.endswith("floor"):
     if what == "parquet_floor":
         import dask.dataframe as dd
         x = dd.read_parquet(where, columns=["score"])["score"].to_dask_array()
+    elif what == "csv_floor":
+        import dask.dataframe as dd
+        x = dd.read_csv(where, usecols=["score"], dtype={"score": float})["score"].to_dask_array()
     else:
         from large import generated
         x = generated(n, block)
@@ -52,7 +62,7 @@ if what.endswith("floor"):
         counts, _ = da.histogram(x, bins=1024, range=(float(lo), float(hi)))
         counts = counts.compute()
     result["items"] = int(counts.sum())
-elif what == "parquet_dask":
+elif what in ("parquet_dask", "csv_dask"):
     import contextlib, io
     from spe.cli import main
     with contextlib.redirect_stdout(io.StringIO()):
@@ -123,6 +133,24 @@ def write_shards(directory, n, block=BLOCK):
                                                                             index=False)
 
 
+def write_csv(path, n, block=BLOCK):
+    """The first N generated scores (rounded to 6 decimals) with ids ``item<k>`` as one CSV file, written a block
+    at a time, and their labels (:func:`generated_labels`, by id) as ``path``_labels.csv."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    with open(path, "wb") as fh:
+        for k in range(-(-n // block)):
+            s, _ = _block_scores(k, min(block, n - k * block))
+            ids = pa.array(np.arange(k * block, k * block + s.size)).cast(pa.string())
+            table = pa.table({"id": pa.compute.binary_join_element_wise("item", ids, ""), "score": np.round(s, 6)})
+            pcsv.write_csv(table, fh, pcsv.WriteOptions(include_header=k == 0, quoting_style="none"))
+    labels = generated_labels(n, block)
+    pd.DataFrame({"id": [f"item{p}" for p in labels], "label": list(labels.values())}).to_csv(
+        f"{path}_labels.csv", index=False)
+
+
 def child_env():
     """The children's environment, with Python's bytecode cache on, as an installed package has it (``pip
     install`` compiles it; a sandbox's ``PYTHONDONTWRITEBYTECODE`` would otherwise make every child compile
@@ -138,10 +166,19 @@ def run(what, where, n, block=BLOCK):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def large_rows(tmp, parquet_n, generated_n, report):
-    """The four measurements (see the module docstring) as rows {"N", "path", "seconds", "peak_mb", ...};
+def large_rows(tmp, parquet_n, generated_n, report, csv_n=0):
+    """The measurements (see the module docstring) as rows {"N", "path", "seconds", "peak_mb", ...};
     ``report(row)`` is called as each finishes. A size of 0 skips its pair."""
     rows = []
+    if csv_n:
+        path = tmp / "scores.csv"
+        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+                        "from large import write_csv; write_csv(Path(sys.argv[2]), int(sys.argv[3]))",
+                        str(Path(__file__).parent), str(path), str(csv_n)], check=True)
+        for what in ("csv_floor", "csv_dask"):
+            rows.append({"N": csv_n, "path": what, **run(what, path, csv_n)})
+            report(rows[-1])
+        path.unlink()
     if parquet_n:
         shards = tmp / "shards"
         subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "

@@ -25,17 +25,19 @@ sampling around the MAP was faster than MCMC). The sampler times
 (the mixture fit's ``mixture_fit.sampling_seconds``) exclude the one-off imports of PyMC
 and ArviZ (NUTS) and of arviz-stats (importance sampling's PSIS); the end-to-end times include them.
 
-Past one machine's memory (``--parquet N``, ``--generated N``; see
-``benchmarks/large.py``): N scores from Parquet shards with the Dask engine
-(``spe estimate --engine dask``), and N scores of a generated Dask array
-that is never materialised (``spe.evaluate``), each next to its Dask floor
-(reading or generating the same scores, their range and histogram, with
-Dask alone) and with the peak memory of all its processes together.
+Past one machine's memory (``--parquet N``, ``--csv N``, ``--generated N``;
+see ``benchmarks/large.py``): N scores from Parquet shards or from one CSV
+file with the Dask engine (``spe estimate --engine dask``), and N scores of a
+generated Dask array that is never materialised (``spe.evaluate``), each
+next to its Dask floor (reading or generating the same scores, their range
+and histogram, with Dask alone) and with the peak memory of all its
+processes together.
 
 Every child runs with Python's bytecode cache on, after one untimed run
 that compiles spe's modules (:func:`warm_up`), as for an installed package.
 
-Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4] [--parquet 1e8] [--generated 1e9]
+Run:  python benchmarks/speed.py [--sizes 1e3 1e4 1e5 1e6 1e7] [--nuts-max 1e4] [--parquet 1e8] [--csv 1e8]
+      [--generated 1e9]
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ def _large_table(rows):
         return
     table = pd.DataFrame(rows)
     print("out of core (each in a fresh process, imports included; peak memory of the process and its children):")
-    for source in ("parquet", "generated"):
+    for source in ("parquet", "csv", "generated"):
         floor, spe_ = table[table.path == f"{source}_floor"], table[table.path == f"{source}_dask"]
         if len(floor) and len(spe_) and "seconds" in spe_.columns:
             f, s = floor.iloc[0], spe_.iloc[0]
@@ -164,12 +166,13 @@ def main(argv=None):
     ap.add_argument("--nuts-max", type=float, default=1e4, help="largest N for the NUTS path (default 1e4)")
     ap.add_argument("--parquet", type=float, default=0, help="N from Parquet shards with the Dask engine (0: none)")
     ap.add_argument("--generated", type=float, default=0, help="N of a generated Dask array (0: none)")
+    ap.add_argument("--csv", type=float, default=0, help="N from one CSV file with the Dask engine (0: none)")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         warm_up(tmp)
-        large = large_rows(tmp, int(args.parquet), int(args.generated), _report)
+        large = large_rows(tmp, int(args.parquet), int(args.generated), _report, int(args.csv))
         for n in map(int, args.sizes):
             scores, labels = write_case_in_child(tmp, n)
             for what in ("floor", "imports", "evaluate", "estimate") + (("nuts",) if n <= args.nuts_max else ()):

@@ -411,9 +411,18 @@ def _quoting(source):
         del octets  # the map cannot close while numpy holds it
         if not ascii_only and _first_non_utf8(buf) is not None:
             return None
-        if quotes % 2 or (quotes and _SPACE_BEFORE_QUOTE.search(buf)):
+        if quotes % 2 or (quotes and _space_before_quote(buf)):
             return None
     return quotes > 0
+
+
+def _space_before_quote(buf):
+    """Whether a quoted field follows white space (:data:`_SPACE_BEFORE_QUOTE`) in ``buf`` (bytes or a memory
+    map). The pattern is tried only when a space or a tab stands before a quote somewhere (two memchr-fast
+    finds): on 8 MiB of rows with a quoted header alone, 0.16 s of regular expression otherwise."""
+    if buf.find(b' "') < 0 and buf.find(b'\t"') < 0:
+        return False
+    return _SPACE_BEFORE_QUOTE.search(buf) is not None
 
 
 def _first_non_utf8(buf):

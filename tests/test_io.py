@@ -342,6 +342,7 @@ def _both_paths(path):
 @pytest.mark.parametrize("raw, scores, ids", [
     (b'id, score\n "a", 0.5\n', [0.5], ["a"]),  # a space before a quoted id: pyarrow kept the quotes
     (b'id,score\n "a",1\na,2\n', "duplicate id 'a'", None),  # ... and so missed a repeat
+    (b'"id","score"\n "a",1\n"a",2\n', "duplicate id 'a'", None),  # ... also among other quotes
     (b'score,x\n1,"\n2,a\n3,b\n', "not a readable CSV", None),  # a quote left open swallowed rows 2-3
     (b'score,"x\n1,2"\n3,4\n', [3.0], None),  # a header over two lines: pyarrow skipped one
     (b'score,x\n1,\xe9\n', r"row 1: byte 0xe9 is not UTF-8", None),  # latin-1 in a column not read
@@ -351,7 +352,7 @@ def _both_paths(path):
     (b'score,b ,b\n1,2,3\n', [1.0], None),  # other names equal once stripped: was an AttributeError
     (b'score,id\n1,' + b'x' * 140_000 + b'\n2,b\n', [1.0, 2.0], ["x" * 140_000, "b"]),  # a field over 128 KiB
     (b'score,id\n1,' + b'x' * 140_000 + b'\n2,b,c\n', "3 fields where the header has 2", None),  # was a csv.Error
-], ids=["space-quote", "space-quote-repeat", "open-quote", "2-line-header", "latin-1", "plus-sign", "minus-zero",
+], ids=["space-quote", "space-quote-repeat", "space-quote-quoted-header", "open-quote", "2-line-header", "latin-1", "plus-sign", "minus-zero",
         "id-twice", "names-twice", "long-field", "long-field-long-row"])
 def test_the_fast_reader_agrees_with_the_validating_one_or_leaves_the_file_to_it(tmp_path, raw, scores, ids):
     path = tmp_path / "s.csv"
