@@ -26,7 +26,7 @@ from .exceptions import SpeInputError
 from .progress import stage
 
 __all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_score_bytes", "read_labels", "read_label_table",
-           "read_truth", "read_reference", "align_scores"]
+           "read_truth", "read_reference", "align_scores", "renumbering_blank_lines"]
 
 
 @dataclass
@@ -147,14 +147,19 @@ def _read_table(path, required, *, optional=(), blank_rows="skip", allow_empty=F
         last = filled[-1] if filled.size else -1
         inner = np.flatnonzero(blank[: last + 1])
         if blank_rows == "error" and inner.size:
-            raise SpeInputError(
-                f"a blank line ({inner.size} in all): labels refer to this file's 0-based data rows (it has no "
-                "'id' column), so every item after a blank line would be renumbered; remove the blank lines or "
-                "add an 'id' column", path=path, row=int(inner[0]) + 1)
+            raise renumbering_blank_lines(path, int(inner[0]) + 1, inner.size)
         df, rows = df.loc[~blank].reset_index(drop=True), rows[~blank]
     if len(df) == 0 and not allow_empty:
         raise SpeInputError("has a header but no data rows", path=path)
     return df, rows
+
+
+def renumbering_blank_lines(path, row, count):
+    """The error for blank lines between the data rows of a file without ids (``row``: the first, 1-based data
+    row; ``count``: how many): the labels name 0-based rows, which a blank line would shift."""
+    return SpeInputError(f"a blank line ({count} in all): labels refer to this file's 0-based data rows (it has no "
+                         "'id' column), so every item after a blank line would be renumbered; remove the blank "
+                         "lines or add an 'id' column", path=path, row=row)
 
 
 def _read_csv(source, path, **options):

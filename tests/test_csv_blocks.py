@@ -25,17 +25,21 @@ def _read_in_blocks(path, block_bytes):
     return layout, scores, ids
 
 
-def _same_as_whole(path, block_bytes):
+def _same_as_whole(path, block_bytes, blank_lines=False):
     whole = read_scores(path)
     layout, scores, ids = _read_in_blocks(path, block_bytes)
     assert scores.tobytes() == whole.scores.tobytes()  # bit for bit, -0.0 included
     assert layout.has_ids == (whole.ids is not None)
     if whole.ids is not None:
         assert ids.tolist() == whole.ids.tolist()
-    starts = [b.first_row for b in layout.blocks]
-    assert starts == list(np.cumsum([1] + [b.rows for b in layout.blocks])[:-1])
+    starts, rows = [b.first_row for b in layout.blocks], [b.rows for b in layout.blocks]
+    if blank_lines:  # numbered, and no items
+        assert starts[0] >= 1 and all(b - a >= r for a, b, r in zip(starts, starts[1:], rows))
+    else:
+        assert starts == list(np.cumsum([1] + rows)[:-1])
     assert int(layout.rows.sum()) == whole.scores.size
-    assert all(a.end == b.start for a, b in zip(layout.blocks, layout.blocks[1:]))
+    assert all(a.end == b.start or (blank_lines and a.end < b.start)  # a block of blank lines alone is left out
+               for a, b in zip(layout.blocks, layout.blocks[1:]))
     alone = [read_csv_block(layout.path, layout.header, b, ids=False) for b in layout.blocks]  # the second pass's
     assert np.concatenate([p[0][0] for p in alone]).tobytes() == scores.tobytes()
     assert all(p[1] is None for p in alone)
@@ -107,13 +111,30 @@ def test_the_header_and_first_row_are_checked_before_any_block(tmp_path):
         assert str(_error(lambda: csv_blocks(path, block_bytes=4))) == str(_error(lambda: read_scores(path)))
 
 
+@pytest.mark.parametrize("block_bytes", BLOCK_SIZES)
+def test_blank_lines_are_skipped_with_ids_and_refused_without_as_in_memory(tmp_path, block_bytes):
+    rows = [f"i{k},{k}\n" for k in range(60)]
+    rows[20:20] = ["\n", " , \r\n"]
+    rows[45:45] = ["\n"]
+    with_ids = _write(tmp_path, "id,score\n" + "".join(rows) + "\n\n", "ids.csv")
+    layout = _same_as_whole(with_ids, block_bytes, blank_lines=True)
+    assert int(layout.rows.sum()) == 60
+    rows = [r.split(",", 1)[1] if r.strip(" ,\r\n") else r.replace(",", "") for r in rows]
+    without = _write(tmp_path, "score\n" + "".join(rows), "no_ids.csv")
+    assert str(_error(lambda: csv_blocks(without, block_bytes=block_bytes))) == str(_error(lambda: read_scores(without)))
+    bad = _write(tmp_path, "id,score\n" + "".join(f"i{k},{k}\n" for k in range(30)) + "i30,x\n\ni31,1\n", "bad.csv")
+    layout = csv_blocks(bad, block_bytes=block_bytes)
+    blocked = _error(lambda: [read_csv_block(layout.path, layout.header, b) for b in layout.blocks])
+    assert str(blocked) == str(_error(lambda: read_scores(bad)))
+
+
 def test_what_the_blocks_refuse_is_said(tmp_path):
-    blank = _write(tmp_path, "id,score\n" + "".join(f"i{k},{k}\n" for k in range(50)) + "\n"
-                   + "".join(f"j{k},{k}\n" for k in range(50)), "blank.csv")
-    read_scores(blank)  # the whole-file reader skips a blank line between rows with ids
-    layout = csv_blocks(blank, block_bytes=100)
+    quoted_blank = _write(tmp_path, "id,score\n" + "".join(f"i{k},{k}\n" for k in range(50)) + '"",""\n'
+                          + "".join(f"j{k},{k}\n" for k in range(50)), "blank.csv")
+    read_scores(quoted_blank)  # the whole-file reader skips a blank line between rows with ids
+    layout = csv_blocks(quoted_blank, block_bytes=100)
     e = _error(lambda: [read_csv_block(layout.path, layout.header, b) for b in layout.blocks])
-    assert "a blank line" in e.message and e.row == 51
+    assert "a blank line of quoted empty values" in e.message and e.row == 51
     e = _error(lambda: csv_blocks(_write(tmp_path, "id,score\ra,1\rb,2\r", "cr.csv")))
     assert "carriage return alone" in e.message
     e = _error(lambda: csv_blocks(_write(tmp_path, 'id,score\na,1\n"b,2\nc,3\n', "quote.csv"), block_bytes=4))
@@ -134,3 +155,11 @@ def test_estimated_rows_from_the_size(tmp_path):
     path = _write(tmp_path, text)
     assert abs(estimated_rows(path, sample_bytes=10_000) - 100_001) < 200
     assert estimated_rows(tmp_path / "missing.csv") == 0
+
+
+def test_blank_lines_among_many_rows_that_begin_with_an_empty_field(tmp_path):
+    rows = [f",{k},i{k}\n" for k in range(1500)]
+    rows[700:700] = [",,\n", "\n"]
+    path = _write(tmp_path, "x,score,id\n" + "".join(rows))
+    layout = _same_as_whole(path, 1 << 20, blank_lines=True)
+    assert int(layout.rows.sum()) == 1500
