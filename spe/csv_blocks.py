@@ -93,7 +93,7 @@ class CsvLayout:
 def csv_blocks(path, score_columns=("score",), id_column="id", block_bytes=BLOCK_BYTES) -> CsvLayout:
     """Cut a CSV file of scores into blocks of whole rows, about ``block_bytes`` bytes each.
 
-    One pass over the file, a block at a time; the header and the first data row are read as
+    One pass over the file, a block at a time; the header and the first rows (64 KiB) are read as
     :func:`spe.io.read_scores` reads them, so that a missing column or a bad first row is refused before any
     block is handed out.
 
@@ -131,7 +131,7 @@ def csv_blocks(path, score_columns=("score",), id_column="id", block_bytes=BLOCK
         fh.seek(0)
         head = fh.read(first_end)
         _check_block(head, first_end >= size, text)
-        # the header and the first row as every reader reads them: its errors, its ids
+        # the header and the first rows as every reader reads them: their errors, the ids
         first = read_score_bytes(head, text, list(score_columns), id_column)
         with stage(f"cutting {text} into blocks", total=-(-size // _MIB), unit="MiB") as progress:
             blocks = _cut(fh, size, header_end, block_bytes, text, first[0].ids is not None, progress)
@@ -152,8 +152,8 @@ def _end_of_rows(fh, size, step=1 << 16):
 
 
 def _first_rows(fh, size):
-    """Byte offsets just after the header row and after the first data row (``size``, the end of the rows, if it
-    has one row)."""
+    """Byte offsets just after the header row and after the last whole row of the first 64 KiB or more (at least
+    one data row; ``size``, the end of the rows, when they are all there)."""
     want = 1 << 16
     while True:
         fh.seek(0)
@@ -164,7 +164,7 @@ def _first_rows(fh, size):
         want *= 4
     if ends.size == 0:  # a header alone, or nothing: the reader says which
         return len(buf), len(buf)
-    return int(ends[0]) + 1, int(ends[1]) + 1 if ends.size >= 2 else len(buf)
+    return int(ends[0]) + 1, len(buf) if len(buf) >= size else int(ends[-1]) + 1
 
 
 def _cut(fh, size, start, block_bytes, path, has_ids, progress):

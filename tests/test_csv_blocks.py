@@ -54,6 +54,7 @@ def _same_as_whole(path, block_bytes, blank_lines=False):
     '\ufeffid,score\n"x,1",1.5\n"y\nz",2.5\n"w""q",3.5\n',  # a BOM; quoted ids with a comma, a line break, a quote
     "score,id\n0.1, é \n0.2,ñandú\n0.3,日本\n",  # the id column second; UTF-8 ids, one padded
     "other,score,id\nq,1,a\nr,2,b\ns,3,c\n",  # a column not read
+    "id,score\n\n \na,1\nb,2\n",  # blank lines first
 ])
 def test_blocks_read_as_the_whole_file(tmp_path, text, block_bytes):
     _same_as_whole(_write(tmp_path, text), block_bytes)
