@@ -166,26 +166,24 @@ def run(what, where, n, block=BLOCK):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _write_in_child(writer, where, n):
+    """``large.<writer>(where, n)`` in a fresh process, so that this one's peak memory stays its own."""
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+                    f"from large import {writer}; {writer}(Path(sys.argv[2]), int(sys.argv[3]))",
+                    str(Path(__file__).parent), str(where), str(n)], check=True)
+
+
 def large_rows(tmp, parquet_n, generated_n, report, csv_n=0):
     """The measurements (see the module docstring) as rows {"N", "path", "seconds", "peak_mb", ...};
     ``report(row)`` is called as each finishes. A size of 0 skips its pair."""
     rows = []
-    if csv_n:
-        path = tmp / "scores.csv"
-        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-                        "from large import write_csv; write_csv(Path(sys.argv[2]), int(sys.argv[3]))",
-                        str(Path(__file__).parent), str(path), str(csv_n)], check=True)
-        for what in ("csv_floor", "csv_dask"):
-            rows.append({"N": csv_n, "path": what, **run(what, path, csv_n)})
-            report(rows[-1])
-        path.unlink()
-    if parquet_n:
-        shards = tmp / "shards"
-        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-                        "from large import write_shards; write_shards(Path(sys.argv[2]), int(sys.argv[3]))",
-                        str(Path(__file__).parent), str(shards), str(parquet_n)], check=True)
-        for what in ("parquet_floor", "parquet_dask"):
-            rows.append({"N": parquet_n, "path": what, **run(what, shards, parquet_n)})
+    for kind, n, where, writer in (("csv", csv_n, tmp / "scores.csv", "write_csv"),
+                                   ("parquet", parquet_n, tmp / "shards", "write_shards")):
+        if not n:
+            continue
+        _write_in_child(writer, where, n)
+        for what in (f"{kind}_floor", f"{kind}_dask"):
+            rows.append({"N": n, "path": what, **run(what, where, n)})
             report(rows[-1])
     if generated_n:
         for what in ("generated_floor", "generated_dask"):
