@@ -13,8 +13,9 @@ file's own row: the block's row plus the rows before the block.
 A row ends at a line feed (``\\n``, or ``\\r\\n``) outside double quotes;
 a quoted value may hold a comma or a line break. Refused here, with a
 message saying what to do, although the in-memory reader takes them:
-line ends of a carriage return alone, an odd number of double quotes,
-standard input. A blank line is skipped when the items have ids and refused
+line ends of a carriage return alone, an odd number of double quotes or a
+double quote inside an unquoted value (``a"b``), a line of quoted empty
+values, standard input. A blank line is skipped when the items have ids and refused
 without (it would renumber the items after it), as in memory. Ids repeated in two different blocks are not found (as in
 two Parquet shards: that would need every id in one place).
 """
@@ -173,7 +174,7 @@ def _cut(fh, size, start, block_bytes, path, has_ids, progress):
     from .io import renumbering_blank_lines
 
     blocks, row, pos = [], 1, start
-    first_blank, blanks = None, 0
+    inner = _InnerBlanks()
     progress.advance(start // _MIB)
     while pos < size:
         buf, ends = _window(fh, pos, size, block_bytes)
@@ -182,16 +183,38 @@ def _cut(fh, size, start, block_bytes, path, has_ids, progress):
         block = buf[:cut]
         _check_block(block, at_end, path)
         blank = _blank_lines(block, ends)
-        if blank.any():
-            first_blank = row + int(np.argmax(blank)) if first_blank is None else first_blank
-            blanks += int(blank.sum())
+        inner.add(blank, row)
         if blank.size > blank.sum():
             blocks.append(CsvBlock(pos, pos + cut, row, int(blank.size - blank.sum())))
         progress.advance((pos + cut) // _MIB - pos // _MIB)
         row, pos = row + blank.size, pos + cut
-    if blanks and not has_ids:
-        raise renumbering_blank_lines(path, first_blank, blanks)
+    if inner.count and not has_ids:
+        raise renumbering_blank_lines(path, inner.first, inner.count)
     return blocks
+
+
+class _InnerBlanks:
+    """The blank lines that have a filled line after them (those at the end renumber nothing, as in memory):
+    how many, and the first one's row."""
+
+    def __init__(self):
+        self.count, self.first = 0, None
+        self._pending, self._first_pending = 0, None
+
+    def add(self, blank, row):
+        """The next lines, blank or not (bool (lines,)), the first of which is the file's row ``row``."""
+        filled = np.flatnonzero(~blank)
+        if filled.size == 0:
+            self._pending += blank.size
+            self._first_pending = row if self._first_pending is None else self._first_pending
+            return
+        before = np.flatnonzero(blank[:filled[-1]])
+        if self._pending or before.size:
+            self.first = self.first or (self._first_pending if self._pending else row + int(before[0]))
+            self.count += self._pending + before.size
+        after = np.flatnonzero(blank[filled[-1] + 1:])
+        self._pending = after.size
+        self._first_pending = row + int(filled[-1]) + 1 + int(after[0]) if after.size else None
 
 
 def _window(fh, pos, size, block_bytes):
@@ -287,10 +310,11 @@ def read_csv_block(path, header, block, score_columns=("score",), id_column="id"
         files = read_score_bytes(header + data, path, list(score_columns), id_column, ids=ids)
     except SpeInputError as e:
         raise _in_file(e, block) from None
-    if files[0].scores.size != block.rows:  # a line the bytes call filled and the reader blank ('"",""')
-        raise SpeInputError("a blank line of quoted empty values: the Dask engine counts a CSV's items by its "
-                            "lines (remove it, or use --engine binned)", path=path,
-                            row=block.first_row + _first_blank(data))
+    if files[0].scores.size != block.rows:  # the bytes and the reader count the rows differently
+        raise SpeInputError("the rows of this block could not be counted from its bytes: the Dask engine reads a "
+                            "CSV in blocks of whole rows, and a line of quoted empty values ('\"\",\"\"') or a "
+                            "double quote inside an unquoted value (a\"b) hides where rows end; remove them, or "
+                            "use --engine binned", path=path, row=block.first_row + _first_blank(data))
     return [f.scores for f in files], files[0].ids
 
 
