@@ -15,9 +15,10 @@ a quoted value may hold a comma or a line break. Refused here, with a
 message saying what to do, although the in-memory reader takes them:
 line ends of a carriage return alone, an odd number of double quotes or a
 double quote inside an unquoted value (``a"b``), a line of quoted empty
-values, standard input. A blank line is skipped when the items have ids and refused
-without (it would renumber the items after it), as in memory. Ids repeated in two different blocks are not found (as in
-two Parquet shards: that would need every id in one place).
+values, standard input. A blank line is skipped when the items have ids and
+refused without (it would renumber the items after it), as in memory. Ids
+repeated in two different blocks are not found (as in two Parquet shards:
+that would need every id in one place).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ import numpy as np
 from .exceptions import SpeInputError
 from .progress import stage
 
-__all__ = ["BLOCK_BYTES", "CsvBlock", "CsvLayout", "csv_blocks", "read_csv_block", "estimated_rows"]
+__all__ = ["BLOCK_BYTES", "STANDARD_INPUT", "CsvBlock", "CsvLayout", "csv_blocks", "read_csv_block",
+           "estimated_rows"]
 
 #: Bytes per block (about 400,000 rows of an id and a score): what one Dask task reads and parses at once. A task
 #: holds about 10 times its block while it reads the ids (Python strings); on 10⁷ rows with ids, 8 MiB blocks
@@ -43,6 +45,9 @@ _BLANK_BYTES = b" \t\r,\n"  # what a line whose fields are all empty is made of
 _FILLED = np.ones(256, dtype=np.int32)
 _FILLED[list(_BLANK_BYTES)] = 0
 _MIB = 1 << 20
+#: Why standard input ('-') cannot be read in blocks (the tasks read the file again, each its own block).
+STANDARD_INPUT = ("the Dask engine reads a file (CSV or Parquet), not standard input: save the scores to a file, or "
+                  "use --engine binned")
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,7 @@ def csv_blocks(path, score_columns=("score",), id_column="id", block_bytes=BLOCK
 
     text = str(path)
     if text == "-":
-        raise SpeInputError("the Dask engine reads a file (CSV or Parquet), not standard input: save the scores "
-                            "to a file, or use --engine binned")
+        raise SpeInputError(STANDARD_INPUT)
     if not os.path.isfile(text):
         raise SpeInputError("file not found" if not os.path.exists(text) else "is not a regular file", path=text)
     with open(text, "rb") as fh:
@@ -133,10 +137,10 @@ def csv_blocks(path, score_columns=("score",), id_column="id", block_bytes=BLOCK
         head = fh.read(first_end)
         _check_block(head, first_end >= size, text)
         # the header and the first rows as every reader reads them: their errors, the ids
-        first = read_score_bytes(head, text, list(score_columns), id_column)
+        has_ids = read_score_bytes(head, text, list(score_columns), id_column)[0].ids is not None
         with stage(f"cutting {text} into blocks", total=-(-size // _MIB), unit="MiB") as progress:
-            blocks = _cut(fh, size, header_end, block_bytes, text, first[0].ids is not None, progress)
-    return CsvLayout(text, head[:header_end], blocks, first[0].ids is not None)
+            blocks = _cut(fh, size, header_end, block_bytes, text, has_ids, progress)
+    return CsvLayout(text, head[:header_end], blocks, has_ids)
 
 
 def _end_of_rows(fh, size, step=1 << 16):
@@ -159,7 +163,7 @@ def _first_rows(fh, size):
     while True:
         fh.seek(0)
         buf = fh.read(min(want, size))
-        ends, _ = _row_ends(buf, 0)
+        ends = _row_ends(buf)
         if ends.size >= 2 or len(buf) >= size:
             break
         want *= 4
@@ -224,22 +228,21 @@ def _window(fh, pos, size, block_bytes):
     while True:
         fh.seek(pos)
         buf = fh.read(min(want, size - pos))
-        ends, _ = _row_ends(buf, 0)  # a block starts outside quotes
+        ends = _row_ends(buf)
         if ends.size or pos + len(buf) >= size:
             return buf, ends
         want *= 2
 
 
-def _row_ends(buf, quotes_before):
-    """Offsets of the line feeds of ``buf`` that end a row (outside double quotes, given the quotes before it),
-    int (r,), and the quotes in ``buf``."""
+def _row_ends(buf):
+    """Offsets of the line feeds of ``buf`` that end a row, int (r,): those outside double quotes (``buf`` starts
+    outside them, as the file and every block do)."""
     octets = np.frombuffer(buf, dtype=np.uint8)
     feeds = np.flatnonzero(octets == _LF)
     quotes = np.flatnonzero(octets == _QUOTE)
-    if quotes.size == 0 and quotes_before % 2 == 0:
-        return feeds, 0
-    inside = (np.searchsorted(quotes, feeds) + quotes_before) % 2 == 1
-    return feeds[~inside], quotes.size
+    if quotes.size == 0:
+        return feeds
+    return feeds[np.searchsorted(quotes, feeds) % 2 == 0]
 
 
 def _check_block(block, at_end, path):
@@ -297,7 +300,9 @@ def read_csv_block(path, header, block, score_columns=("score",), id_column="id"
     Raises
     ------
     SpeInputError
-        As the in-memory reader, naming the file's row; a blank line; a file that changed since it was cut.
+        As the in-memory reader, naming the file's row; a block whose rows its bytes and its reader count
+        differently (a line of quoted empty values, a double quote inside an unquoted value); a file that changed
+        since it was cut.
     """
     from .io import read_score_bytes
 
@@ -336,8 +341,9 @@ def _first_blank(data):
 
 
 def estimated_rows(path, sample_bytes=1 << 20) -> int:
-    """About how many data rows a CSV file has: its size over the mean row length of its first
-    ``sample_bytes`` (for choosing an engine; 0 when it cannot be read)."""
+    """About how many data rows a CSV file has (for choosing an engine): its size in bytes over the mean length
+    of the lines in its first ``sample_bytes`` bytes; its size when they hold no line feed, 0 when it cannot be
+    read (nothing is raised)."""
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as fh:

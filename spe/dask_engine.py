@@ -139,10 +139,9 @@ class ScoreSource:
         from .csv_blocks import BLOCK_BYTES, csv_blocks
 
         layout = csv_blocks(path, [score_column], id_column, BLOCK_BYTES if block_bytes is None else block_bytes)
-        chunks = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column, True)
-                  for b in layout.blocks]
-        scores = [delayed(_csv_chunk, pure=True)(layout.path, layout.header, b, score_column, id_column, False)
-                  for b in layout.blocks]
+        read = delayed(_csv_chunk, pure=True)
+        chunks, scores = ([read(layout.path, layout.header, b, score_column, id_column, with_ids)
+                           for b in layout.blocks] for with_ids in (True, False))  # the second pass's: no ids
         names = [f"{layout.path} (rows {b.first_row:,} to {b.first_row + b.rows - 1:,})" for b in layout.blocks]
         return cls(chunks, names, layout.rows, layout.has_ids, scores)
 

@@ -164,8 +164,9 @@ def _engine(args):
     if args.engine == "dask":
         require_dask()
         if args.scores == "-":
-            raise SpeInputError("the Dask engine reads a file (CSV or Parquet), not standard input: save the "
-                                "scores to a file, or use --engine binned", argument="engine")
+            from ..csv_blocks import STANDARD_INPUT
+
+            raise SpeInputError(STANDARD_INPUT, argument="engine")
         return "dask"
     if args.engine != "auto" or args.scores == "-" or _items_csv(args.items):
         return args.engine
