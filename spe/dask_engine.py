@@ -231,9 +231,10 @@ class LabelKeys:
     source: str = "labels"
 
     @classmethod
-    def of(cls, labels, has_ids):
+    def of(cls, labels, has_ids, pos_label=None):
         """From :func:`spe.evaluate`'s ``labels``: None, a mapping {id or position: 0/1}, or an (index, value)
-        pair of positions; with ids (``has_ids``) the keys are ids (as str).
+        pair of positions; with ids (``has_ids``) the keys are ids (as str). Label values as
+        :func:`spe.inputs.binary_labels` reads them (``pos_label``); NaN or None: unlabeled.
 
         Raises
         ------
@@ -249,9 +250,12 @@ class LabelKeys:
         else:
             raise SpeInputError("with the Dask engine, labels are a mapping {id or position: 0/1} or an "
                                 "(index, value) pair", argument="labels")
-        v = np.asarray(values, dtype=float)
-        if v.size and not np.all((v == 0) | (v == 1)):
-            raise SpeInputError("labels must be 0 or 1", argument="labels")
+        from .inputs import encoded_labels, is_missing
+
+        values = np.asarray(values, dtype=object)
+        keep = ~is_missing(values)
+        keys, values = [k for k, kept in zip(keys, keep) if kept], values[keep]
+        v = encoded_labels(values, np.asarray(keys, dtype=object), pos_label)
         if has_ids:
             k = np.asarray([str(x).strip() for x in keys], dtype=object)
         else:
@@ -270,7 +274,7 @@ class LabelKeys:
         return cls(k, v.astype(np.int64), has_ids)
 
 
-def label_keys_from_file(path, has_ids, id_column="id", label_column="label"):
+def label_keys_from_file(path, has_ids, id_column="id", label_column="label", pos_label=None):
     """A labels file (:func:`spe.io.read_label_table`) as :class:`LabelKeys`: by id when the scores have ids,
     else by 0-based row.
 
@@ -281,7 +285,7 @@ def label_keys_from_file(path, has_ids, id_column="id", label_column="label"):
     """
     from .io import read_label_table
 
-    ids, values, rows = read_label_table(path, id_column, label_column)
+    ids, values, rows = read_label_table(path, id_column, label_column, pos_label=pos_label)
     if has_ids:
         return LabelKeys(np.asarray(ids, dtype=object), values, True, str(path))
     keys = np.empty(ids.size, dtype=np.int64)

@@ -57,7 +57,7 @@ def _size(scores):
         return 0
 
 
-def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, workers=None):
+def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, workers=None, pos_label=None):
     """The :class:`~spe.pool.ScorePool` of the scores and labels, or None for the exact in-memory path.
 
     Parameters
@@ -70,6 +70,8 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
         ``engine="dask"``: a ``dask.distributed`` scheduler's address (None: this machine).
     cells : int or None
         G, the pool's cells (None: :data:`spe.pool.CELLS`).
+    pos_label : scalar or None
+        The positive class's label value (:func:`spe.inputs.normalize_labels`).
 
     Raises
     ------
@@ -92,7 +94,7 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
         return None
     if engine == "binned":
         s = as_scores(scores)
-        return pool_from_scores(s, *normalize_labels(labels, s.size, item_ids(scores)), cells=cells)
+        return pool_from_scores(s, *normalize_labels(labels, s.size, item_ids(scores), pos_label), cells=cells)
     require_dask()
     source = scores if isinstance(scores, ScoreSource) else None
     if source is None:
@@ -103,8 +105,8 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
 
             s = as_scores(scores)
             if not isinstance(labels, LabelKeys):
-                labels = normalize_labels(labels, s.size, item_ids(scores))
+                labels = normalize_labels(labels, s.size, item_ids(scores), pos_label)
             scores = da.from_array(s, chunks=1 << 22)
         source = ScoreSource.from_dask(scores, scheduler=scheduler, workers=workers)
-    keys = labels if isinstance(labels, LabelKeys) else LabelKeys.of(labels, source.has_ids)
+    keys = labels if isinstance(labels, LabelKeys) else LabelKeys.of(labels, source.has_ids, pos_label)
     return dask_pool(source, keys, cells=cells, scheduler=scheduler, workers=workers)

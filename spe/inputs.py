@@ -25,9 +25,10 @@ from scipy import stats
 
 from .exceptions import SpeInputError, SpeWarning
 
-__all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels",
-           "normalize_reference", "seed_of", "check_draws", "estimated_memory", "input_warnings", "labeled_auc",
-           "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+__all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels", "binary_labels",
+           "is_missing", "encoded_labels", "python_scalar", "LabelValueError", "LABEL_CONVENTIONS",
+           "normalize_reference", "reference_warnings", "seed_of", "check_draws", "estimated_memory", "input_warnings",
+           "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -84,55 +85,94 @@ def item_ids(scores):
     return None if np.array_equal(ids, np.arange(ids.size)) else ids
 
 
-def normalize_labels(labels, n_items, ids=None):
+def normalize_labels(labels, n_items, ids=None, pos_label=None):
     """Normalise the ``labels`` argument to (index (n,), value (n,)) arrays.
 
     Parameters
     ----------
     labels : None, mapping, pandas Series, array or list of length N, or (index, value) pair
         * ``None`` or empty: no labels;
-        * mapping ``{item: 0/1}`` or a pandas Series indexed by item (NaN and −1 there mean unlabeled);
-        * array or list of length N with 0, 1 and NaN or −1 for unlabeled items (scikit-learn's convention);
+        * mapping ``{item: label}`` or a pandas Series indexed by item;
+        * array or list of length N, one entry per score;
         * a pair ``(items (n,), values (n,))``.
 
-        An item is its position 0..N-1, or, when the scores carry ids (``ids``), its id.
+        An item is its position 0..N-1, or, when the scores carry ids (``ids``), its id. A label is read by
+        scikit-learn's conventions for binary labels (:func:`binary_labels`): 0/1, −1/1, True/False, or two
+        values with ``pos_label``. NaN, None and pandas' NA mark an unlabeled item in every form (and so does
+        leaving the item out); −1 never does.
     n_items : int
         N.
     ids : array, shape (N,), optional
         The items' ids (:func:`item_ids`). Keys that are all ids are read as ids; otherwise as positions, with
         a :class:`~spe.exceptions.SpeWarning` that the scores' index was not used.
+    pos_label : scalar or None
+        The label value of the positive class (needed for text labels such as ``"spam"``/``"ham"``).
 
     Returns
     -------
     index : int array, shape (n,), sorted
         Positions 0..N-1.
     value : int array, shape (n,)
+        0 or 1.
 
     Raises
     ------
     SpeInputError
-        Labels other than 0/1 (or NaN/−1 where they mean unlabeled), positions outside [0, N), duplicates.
+        Labels no convention reads (naming the item and the value: a third value, text without ``pos_label``,
+        −1 beside 0), positions outside [0, N), duplicates, an array whose length is not N.
     """
     if labels is None:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
     if _is_pandas(labels) and np.ndim(labels) == 1:  # a Series
-        idx, val = _labeled_only(np.asarray(labels.index), labels.to_numpy())
-        idx = _positions(idx, ids)
+        items, values = np.asarray(labels.index), labels.to_numpy()
     elif isinstance(labels, Mapping) or (isinstance(labels, tuple) and len(labels) == 2):
         keys, values = ((list(labels.keys()), list(labels.values())) if isinstance(labels, Mapping) else labels)
-        idx, val = _positions(np.asarray(keys), ids), np.asarray(values)
+        items, values = np.asarray(keys), _as_values(values)
+        if items.shape != values.shape or items.ndim != 1:
+            raise SpeInputError("index and value must be one-dimensional and of equal length", argument="labels")
     else:
-        try:
-            arr = np.asarray(labels, dtype=float)
-        except (TypeError, ValueError):
-            arr = np.zeros((0, 0))
-        if arr.ndim != 1 or arr.size != n_items:
+        values = _as_values(labels)
+        if values.ndim != 1 or values.size != n_items:
             raise SpeInputError(
-                f"labels given as an array must have one entry per score (N = {n_items}) with NaN or -1 for "
-                f"unlabeled items; got shape {arr.shape}. Use a dict {{item: label}} for a few labels.",
+                f"labels given as an array must have one entry per score (N = {n_items}) with NaN or None for "
+                f"unlabeled items; got shape {values.shape}. Use a dict {{item: label}} for a few labels.",
                 argument="labels")
-        idx, val = _labeled_only(np.arange(n_items), arr)
-    return _checked_labels(idx, val, n_items)
+        items = np.arange(n_items)
+    keep = ~is_missing(values)
+    items, values = items[keep], values[keep]
+    idx = _positions(items, ids)
+    return _checked_labels(idx, encoded_labels(values, idx, pos_label), n_items)
+
+
+def _as_values(values):
+    """Label values as an array: numbers stay numbers, anything else is kept as objects (text, None, bools
+    beside numbers)."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        arr = np.asarray(list(values), dtype=object)
+    return arr.astype(object) if arr.dtype.kind in "USV" else arr
+
+
+def encoded_labels(values, items, pos_label=None):
+    """:func:`binary_labels` of ``values`` (n,), its error naming the item (``items`` (n,): positions or ids) and
+    the value as given: 0/1 int array (n,).
+
+    Raises
+    ------
+    SpeInputError
+        (argument ``labels``) As :func:`binary_labels`."""
+    try:
+        return binary_labels(values, pos_label)
+    except LabelValueError as e:
+        k = e.position
+        item, value = python_scalar(items[k]), python_scalar(values[k])
+        raise SpeInputError(f"{e.message}; item {item!r} has label {value!r}", argument="labels") from None
+
+
+def python_scalar(x):
+    """A numpy scalar as the Python value it holds (so that messages show ``-1``, not ``np.int64(-1)``)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 def _is_pandas(obj):
@@ -140,22 +180,145 @@ def _is_pandas(obj):
     return hasattr(obj, "index") and hasattr(obj, "to_numpy")
 
 
-def _labeled_only(items, values):
-    """The items whose value is not NaN or −1 (unlabeled), and those values (vectorised for numbers; values that
-    are not numbers are kept, for the 0/1 check to name them)."""
-    try:
-        f = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        f = np.array([_as_number(x) for x in np.asarray(values, dtype=object)], dtype=float)
-    keep = ~(np.isnan(f) | (f == -1))
-    return np.asarray(items)[keep], np.asarray(values)[keep]
+class LabelValueError(SpeInputError):
+    """A label value :func:`binary_labels` cannot read as 0/1; ``position`` is the offending entry's (0-based),
+    for a reader to name its row."""
+
+    def __init__(self, message, position):
+        super().__init__(message, argument="labels")
+        self.position = position
 
 
-def _as_number(x):
+#: The label conventions accepted, in the words of the messages.
+LABEL_CONVENTIONS = "0/1, -1/1, True/False, or any two values with pos_label"
+
+
+def is_missing(values):
+    """Which entries of ``values`` (n,) mark an unlabeled item: NaN, None or pandas' NA/NaT → bool (n,)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr)
+    if arr.dtype.kind != "O":
+        return np.zeros(arr.shape, dtype=bool)
+    return np.array([_missing(v) for v in arr.tolist()], dtype=bool)
+
+
+def _missing(v):
+    if v is None:
+        return True
     try:
-        return float(x)
+        return bool(v != v)  # NaN, and pandas' NA/NaT (whose comparison raises or is NA)
     except (TypeError, ValueError):
-        return 0.5  # not NaN or -1: kept, and refused by the 0/1 check with the label as given
+        return True
+
+
+def binary_labels(values, pos_label=None):
+    """Labels as users hold them → 0/1 ints, by scikit-learn's conventions for binary labels.
+
+    Parameters
+    ----------
+    values : array-like, shape (n,)
+        The labels of labeled items (no missing entries: see :func:`is_missing`). Without ``pos_label``: 0/1
+        (numbers or their text, ``"1.0"`` included), −1/1 (scikit-learn's ``{-1, 1}``: −1 is the negative
+        class), or booleans (``True``/``False``, also as text in any case). With ``pos_label``: at most two
+        distinct values, the items equal to ``pos_label`` positive (strings such as ``"spam"``/``"ham"``).
+    pos_label : scalar or None
+        The value of the positive class (``pos_label`` of :func:`sklearn.metrics.precision_recall_curve`).
+
+    Returns
+    -------
+    int array, shape (n,)
+        1 for the positive class, 0 for the negative.
+
+    Raises
+    ------
+    LabelValueError
+        A value no convention reads (a third value, 2, text without ``pos_label``), −1 beside 0 (−1/1 and
+        0/1 mixed: −1 once marked unlabeled items; NaN does now), a ``pos_label`` that is neither of two
+        values; ``position`` is the first offending entry's.
+    """
+    raw = np.asarray(values, dtype=object).ravel() if not _plain_numbers(values) else np.asarray(values).ravel()
+    if raw.size == 0:
+        return np.zeros(0, dtype=int)
+    keys, codes = _factorized(raw)
+    if pos_label is not None:
+        return _by_pos_label(keys, codes, pos_label)
+    return _by_convention(keys, codes)
+
+
+def _plain_numbers(values):
+    return isinstance(values, np.ndarray) and values.dtype.kind in "biuf"
+
+
+def _factorized(raw):
+    """Distinct canonical values of ``raw`` (n,) and each entry's index among them: numbers (bools and numeric
+    text included) as floats, other text as stripped str."""
+    if raw.dtype.kind in "biuf":
+        keys, codes = np.unique(raw.astype(float), return_inverse=True)
+        return [float(k) for k in keys], codes.ravel()
+    canon, codes = {}, np.empty(raw.size, dtype=np.int64)
+    for i, v in enumerate(raw.tolist()):
+        codes[i] = canon.setdefault(_canonical(v), len(canon))
+    return list(canon), codes
+
+
+def _canonical(v):
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return float(v)
+    text = str(v).strip()
+    if text.lower() in ("true", "false"):
+        return float(text.lower() == "true")
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _by_convention(keys, codes):
+    """0/1 or −1/1 (booleans are 0/1 already): ``keys`` the distinct values, ``codes`` (n,) each entry's."""
+    known = set(keys)
+    if known <= {0.0, 1.0}:
+        return np.asarray(keys, dtype=int)[codes]
+    if known <= {-1.0, 1.0}:
+        return (np.asarray(keys) == 1.0).astype(int)[codes]
+    if known <= {-1.0, 0.0, 1.0}:
+        raise LabelValueError(
+            "the values -1, 0 and 1 mix two conventions (-1/1 and 0/1); mark an unlabeled item with NaN or None "
+            "(or leave it out), never with -1", _first(codes, keys.index(-1.0)))
+    bad = next(k for k in keys if k not in (-1.0, 0.0, 1.0))
+    if isinstance(bad, str):
+        shown = ", ".join(repr(k) for k in keys[:3]) + (", ..." if len(keys) > 3 else "")
+        raise LabelValueError(f"text labels ({shown}) need pos_label, the value of the positive class "
+                              f"(--pos-label in the shell)", _first(codes, keys.index(bad)))
+    raise LabelValueError(f"label {_shown(bad)} is not 0 or 1 (labels are {LABEL_CONVENTIONS})",
+                          _first(codes, keys.index(bad)))
+
+
+def _by_pos_label(keys, codes, pos_label):
+    """At most two distinct values, those equal to ``pos_label`` positive."""
+    positive = _canonical(pos_label)
+    if len(keys) > 2:
+        third = next(k for k in keys[2:])
+        raise LabelValueError(f"{len(keys)} distinct values ({', '.join(_shown(k) for k in keys[:4])}"
+                              f"{', ...' if len(keys) > 4 else ''}); a binary label takes two",
+                              _first(codes, keys.index(third)))
+    if len(keys) == 2 and positive not in keys:
+        raise LabelValueError(f"pos_label {_shown(positive)} is neither of the labels' two values "
+                              f"({_shown(keys[0])}, {_shown(keys[1])})", 0)
+    return (np.array([k == positive for k in keys], dtype=int))[codes]
+
+
+def _first(codes, k):
+    return int(np.flatnonzero(codes == k)[0])
+
+
+def _shown(key):
+    """A label value as a user wrote it: 1 not 1.0, text quoted."""
+    if isinstance(key, float) and key.is_integer():
+        return str(int(key))
+    return repr(key) if isinstance(key, str) else f"{key:g}"
 
 
 def _positions(keys, ids):
@@ -173,7 +336,7 @@ def _positions(keys, ids):
 
 
 def _checked_labels(idx, val, n_items):
-    """(positions, labels) checked and sorted: integer positions in [0, N), labels 0/1, no item twice."""
+    """(positions, 0/1 labels) checked and sorted: integer positions in [0, N), no item twice."""
     idx, val = np.asarray(idx), np.asarray(val)
     if idx.size == 0 and val.size == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
@@ -189,13 +352,7 @@ def _checked_labels(idx, val, n_items):
     out = (idx_int < 0) | (idx_int >= n_items)
     if out.any():
         raise SpeInputError(f"item position {idx_int[out][0]} is outside 0..{n_items - 1}", argument="labels")
-    try:
-        val_f = np.asarray(val, dtype=float)
-    except (TypeError, ValueError):
-        val_f = np.full(val.shape, np.nan)
-    bad = ~np.isin(val_f, (0.0, 1.0))
-    if bad.any():
-        raise SpeInputError(f"must be 0 or 1; item {idx_int[bad][0]} has label {val[bad][0]!r}", argument="labels")
+    val_f = np.asarray(val, dtype=int)
     order = np.argsort(idx_int, kind="stable")
     idx_int, val_i = idx_int[order], val_f[order].astype(int)
     dup = np.flatnonzero(np.diff(idx_int) == 0)
@@ -204,7 +361,7 @@ def _checked_labels(idx, val, n_items):
     return idx_int, val_i
 
 
-def normalize_reference(reference):
+def normalize_reference(reference, pos_label=None):
     """Normalise the ``reference`` argument (a labeled reference set) to (scores (R,), labels (R,)) arrays.
 
     Parameters
@@ -214,7 +371,7 @@ def normalize_reference(reference):
         * a pair ``(scores (R,), labels (R,))``;
         * a mapping or DataFrame with ``"score"`` and ``"label"`` entries
           (columns). Scores in the classifier's score units, labels 0/1,
-          every item labeled.
+          every item labeled, read as :func:`binary_labels` reads them (``pos_label``).
 
     Returns
     -------
@@ -244,21 +401,22 @@ def normalize_reference(reference):
         raise SpeInputError(f"must be a pair (scores, labels), or a mapping or DataFrame with 'score' and 'label', "
                             f"got {type(reference).__name__}", argument="reference")
     s = as_scores(scores, argument="reference", min_items=2)  # the pool's checks: the same classifier's scores
-    try:
-        y = np.array(labels, dtype=float, copy=True)
-    except (TypeError, ValueError) as e:
-        raise SpeInputError(f"labels must be numbers ({e})", argument="reference") from None
-    if s.shape != y.shape:
+    raw = _as_values(labels)
+    if s.shape != raw.shape:
         raise SpeInputError(f"scores and labels must be one-dimensional and of equal length, got shapes {s.shape} "
-                            f"and {y.shape}", argument="reference")
-    bad = np.flatnonzero(~np.isin(y, (0.0, 1.0)))
-    if bad.size:
-        raise SpeInputError(f"labels must be 0 or 1 (every reference item is labeled); label {bad[0]} is "
-                            f"{y[bad[0]]!r}", argument="reference")
+                            f"and {raw.shape}", argument="reference")
+    missing = np.flatnonzero(is_missing(raw))
+    if missing.size:
+        raise SpeInputError(f"every reference item is labeled; label {missing[0]} is missing", argument="reference")
+    try:
+        y = binary_labels(raw, pos_label)
+    except LabelValueError as e:
+        raise SpeInputError(f"{e.message}; label {e.position} is {python_scalar(raw[e.position])!r}",
+                            argument="reference") from None
     if not (np.any(y == 1) and np.any(y == 0)):
         raise SpeInputError(f"needs items of both classes to inform the calibration map; its {y.size} labels are "
                             f"all {int(y[0])}", argument="reference")
-    return s, y.astype(int)
+    return s, y
 
 
 def seed_of(rng):
@@ -427,6 +585,37 @@ def _ranking_warnings(pos_s, neg_s):
             f"{test.pvalue:.2g}); every score model here assumes a higher score means more likely positive, so the "
             f"estimates describe the classifier as if it ranked sensibly and are wrong if it does not: if the score "
             f"is for the negative class (or a distance), negate it")
+    return out
+
+
+def reference_warnings(pool_type, reference_type, reference):
+    """What makes a labeled reference set suspect for this pool: list of str.
+
+    Parameters
+    ----------
+    pool_type, reference_type : str
+        How the pool's and the reference's scores read ("probability", "log-odds", "decision";
+        :func:`spe.models.mixture.resolve_score_type`): a reference must be the same classifier's scores in the
+        same units.
+    reference : (scores (R,), labels (R,))
+        As :func:`normalize_reference` returns it.
+
+    Returns
+    -------
+    list of str
+        A score type that differs from the pool's; reference labels that say the classifier ranks backwards
+        (one-sided Mann–Whitney p < :data:`BACKWARDS_P_VALUE`: labels flipped, or a score for the other class).
+    """
+    out = []
+    if pool_type != reference_type:
+        out.append(f"the reference set's scores read as {reference_type} but the pool's as {pool_type}: a reference "
+                   "must be the same classifier's scores in the same units (probabilities beside probabilities), "
+                   "else its calibration map means nothing here")
+    s, y = reference
+    pos_s, neg_s = s[y == 1], s[y == 0]
+    if pos_s.size and neg_s.size and stats.mannwhitneyu(pos_s, neg_s, alternative="less").pvalue < BACKWARDS_P_VALUE:
+        out.append(f"the reference set's labels say the classifier ranks backwards (their ROC AUC "
+                   f"{labeled_auc(pos_s, neg_s):.2f}): are its labels flipped, or its scores for the other class?")
     return out
 
 

@@ -599,7 +599,7 @@ def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     return [ScoresFile(path, c, ids) for c in columns]
 
 
-def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels"):
+def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels", pos_label=None):
     """Read a labels file and match it to the scores.
 
     Parameters
@@ -609,6 +609,9 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
         The scores the ids refer to.
     what : str
         What the file is, for messages ("labels", "truth").
+    pos_label : str or None
+        The label of the positive class, as written in the file (``--pos-label``); None: labels are 0/1, -1/1 or
+        true/false (:func:`spe.inputs.binary_labels`).
 
     Returns
     -------
@@ -620,13 +623,13 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     Raises
     ------
     SpeInputError
-        Missing or empty file or column, a label other than 0/1, an empty id,
+        Missing or empty file or column, a label no convention reads (:func:`spe.inputs.binary_labels`), an empty id,
         an id absent from the scores (or not a row number when the scores
         have no ids), a duplicate id — naming file, row, column. A header
         without rows is no labels (empty arrays); blank lines are skipped
         (each row names its item).
     """
-    ids, lab, rows = read_label_table(path, id_column, label_column, what)
+    ids, lab, rows = read_label_table(path, id_column, label_column, what, pos_label)
     path = _display_path(path)
     if scores.ids is not None:
         index = _positions(scores.ids, ids)
@@ -640,7 +643,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     return index, lab
 
 
-def read_label_table(path, id_column="id", label_column="label", what="labels"):
+def read_label_table(path, id_column="id", label_column="label", what="labels", pos_label=None):
     """A labels file as it is, before it is matched to any scores: what :func:`read_labels` and the Dask engine
     (which matches the ids shard by shard, :mod:`spe.dask_engine`) read.
 
@@ -661,7 +664,7 @@ def read_label_table(path, id_column="id", label_column="label", what="labels"):
     """
     df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
     path = _display_path(path)
-    lab = _zero_one(df, label_column, path, rows)
+    lab = _zero_one(df, label_column, path, rows, pos_label)
     ids = _checked_ids(df, id_column, path, rows, "id {!r} is labeled twice")
     return ids, lab, np.asarray(rows)
 
@@ -678,21 +681,24 @@ def _checked_ids(df, id_column, path, rows, repeated):
     return ids
 
 
-def _zero_one(df, label_column, path, rows):
-    """The label column as 0/1 ints (rows,), refusing anything else, naming the row."""
+def _zero_one(df, label_column, path, rows, pos_label=None):
+    """The label column as 0/1 ints (rows,) by :func:`spe.inputs.binary_labels` (0/1, -1/1, true/false, or two
+    values with ``pos_label``), refusing anything else, naming the row."""
+    from .inputs import LabelValueError, binary_labels
+
     raw_labels = df[label_column].str.strip()
-    lab = np.full(len(df), -1, dtype=int)
-    lab[raw_labels.isin(["1", "1.0"]).to_numpy()] = 1
-    lab[raw_labels.isin(["0", "0.0"]).to_numpy()] = 0
-    bad = np.flatnonzero(lab < 0)
-    if bad.size:
-        r = int(bad[0])
-        said = f"label {raw_labels.iloc[r]!r} is not 0 or 1" if raw_labels.iloc[r] != "" else "the label is empty"
-        raise SpeInputError(f"{said} (expected 0 or 1)", path=path, row=int(rows[r]), column=label_column)
-    return lab
+    empty = np.flatnonzero((raw_labels == "").to_numpy())
+    if empty.size:
+        raise SpeInputError("the label is empty (expected 0 or 1: a labels file lists labeled items only)", path=path,
+                            row=int(rows[empty[0]]), column=label_column)
+    try:
+        return binary_labels(raw_labels.to_numpy(dtype=object), pos_label)
+    except LabelValueError as e:
+        r = e.position
+        raise SpeInputError(e.message, path=path, row=int(rows[r]), column=label_column) from None
 
 
-def read_reference(path, score_column="score", label_column="label"):
+def read_reference(path, score_column="score", label_column="label", pos_label=None):
     """Read a reference set: the same classifier's scores with every label (e.g. its validation data).
 
     Parameters
@@ -701,6 +707,8 @@ def read_reference(path, score_column="score", label_column="label"):
         A CSV file with a score column and a label column (other columns,
         ids included, are ignored: the items are not the pool's).
     score_column, label_column : str
+    pos_label : str or None
+        As :func:`read_labels`'s.
 
     Returns
     -------
@@ -713,13 +721,13 @@ def read_reference(path, score_column="score", label_column="label"):
     ------
     SpeInputError
         Missing, unreadable or empty file, a missing column, a non-numeric
-        or non-finite score, a label other than 0/1, labels of one class
+        or non-finite score, a label no convention reads, labels of one class
         only — naming file, row and column.
     """
     df, rows = _read_table(path, [score_column, label_column], what="reference")
     shown = _display_path(path)
     scores = _numeric(df, score_column, shown, rows)
-    labels = _zero_one(df, label_column, shown, rows)
+    labels = _zero_one(df, label_column, shown, rows, pos_label)
     if labels.min() == labels.max():
         raise SpeInputError(f"every label is {labels[0]}: a reference set needs items of both classes to inform "
                             "the calibration map", path=shown, column=label_column)
@@ -751,7 +759,7 @@ def _row_numbers(ids, scores, path, rows, id_column):
     return index
 
 
-def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
+def read_truth(path, scores: ScoresFile, id_column="id", label_column="label", pos_label=None):
     """Read every item's true label (a labels file that labels all N items), in the order of the scores.
 
     For checking an estimate on a fully labeled set (``spe estimate --truth``).
@@ -772,7 +780,7 @@ def read_truth(path, scores: ScoresFile, id_column="id", label_column="label"):
     SpeInputError
         As :func:`read_labels`, and when some scored item has no label (naming the file).
     """
-    index, value = read_labels(path, scores, id_column, label_column, what="truth")
+    index, value = read_labels(path, scores, id_column, label_column, what="truth", pos_label=pos_label)
     n = scores.scores.size
     if index.size != n:
         raise SpeInputError(f"a truth file must label every item: it labels {index.size} of the {n} scored items",

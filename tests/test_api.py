@@ -70,7 +70,8 @@ def test_labels_in_every_accepted_form_agree():
 
 
 def test_labels_as_users_hold_them_read_as_the_same_items():
-    """scikit-learn's -1 for unlabeled, lists, pandas Series by position, and labels keyed by the items' ids
+    """scikit-learn's conventions for binary labels (0/1, -1/1, bools, two strings with pos_label) with NaN,
+    None or pandas' NA for the unlabeled, lists, pandas Series by position, and labels keyed by the items' ids
     when the scores carry them (a Series' index) all give the same (positions, labels)."""
     import pandas as pd
 
@@ -78,19 +79,57 @@ def test_labels_as_users_hold_them_read_as_the_same_items():
 
     n, idx, val = 8, np.array([1, 4, 6]), np.array([1, 0, 1])
     expected = (idx, val)
-    sk = np.full(n, -1)
-    sk[idx] = val
-    with_nan = np.where(sk == -1, np.nan, sk)
+    with_nan = np.full(n, np.nan)
+    with_nan[idx] = val
+    pm_one = np.where(with_nan == 0, -1, with_nan)
+    as_text = np.array([None] * n, dtype=object)
+    as_text[idx] = np.where(val == 1, "spam", "ham")
+    as_bool = np.array([None] * n, dtype=object)
+    as_bool[idx] = val.astype(bool)
     ids = np.array([f"item{k}" for k in range(n)])
     scores = pd.Series(np.linspace(0, 1, n), index=ids)
-    forms = [(sk, None), (sk.tolist(), None), (pd.Series(with_nan), None), (pd.Series(val, index=idx), None),
-             (pd.Series(sk, index=ids), item_ids(scores)), (dict(zip(ids[idx], val)), item_ids(scores)),
-             ((ids[idx], val), item_ids(scores)), (pd.Series(val, index=ids[idx])[::-1], item_ids(scores))]
-    for labels, item in forms:
-        got = normalize_labels(labels, n, item)
+    forms = [(with_nan, None, None), (with_nan.tolist(), None, None), (pm_one, None, None),
+             (pm_one.tolist(), None, None), (as_bool, None, None), (as_text, None, "spam"),
+             (pd.Series(with_nan).astype("Int64"), None, None), (pd.Series(val, index=idx), None, None),
+             (dict(zip(idx.tolist(), (2 * val - 1).tolist())), None, None), ({1: True, 4: False, 6: True}, None, None),
+             ({1: "1", 4: "0.0", 6: "true"}, None, None), ({1: "yes", 4: "no", 6: "yes", 7: None}, None, "yes"),
+             (pd.Series(pm_one, index=ids), item_ids(scores), None), (dict(zip(ids[idx], val)), item_ids(scores), None),
+             ((ids[idx], val), item_ids(scores), None), (pd.Series(val, index=ids[idx])[::-1], item_ids(scores), None)]
+    for labels, item, pos_label in forms:
+        got = normalize_labels(labels, n, item, pos_label)
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
     assert item_ids(pd.Series(np.zeros(n))) is None and item_ids(np.zeros(n)) is None
+
+
+@pytest.mark.parametrize("labels,pos_label,match", [
+    ({0: -1, 1: 0, 2: 1}, None, r"mix two conventions.*never with -1; item 0 has label -1$"),
+    (np.array([-1, 1, 0, -1, -1, -1, -1, -1]), None, "mix two conventions"),
+    ({0: "spam", 1: "ham"}, None, r"text labels \('spam', 'ham'\) need pos_label"),
+    ({0: "a", 1: "b", 2: "c"}, "a", "3 distinct values"),
+    ({0: "a", 1: "b"}, "c", "pos_label 'c' is neither"),
+    ({0: 2, 1: 0}, None, r"label 2 is not 0 or 1.*item 0 has label 2$"),
+])
+def test_labels_no_convention_reads_are_refused_with_the_item_and_how_to_pass_them(labels, pos_label, match):
+    from spe.inputs import normalize_labels
+
+    with pytest.raises(SpeInputError, match=match):
+        normalize_labels(labels, 8, pos_label=pos_label)
+
+
+def test_plus_minus_one_labels_with_nan_give_the_answer_of_zero_one_labels():
+    """Labels as scikit-learn's -1/1 with NaN for the unlabeled were once read with -1 as unlabeled, every
+    negative dropped (prevalence 0.58 for a truth of 0.10): the same estimate as 0/1 now."""
+    s, y = simulate(800, 0.1, 5)
+    rng = np.random.default_rng(1)
+    zero_one = np.full(800, np.nan)
+    pick = rng.choice(800, 40, replace=False)
+    zero_one[pick] = y[pick]
+    plus_minus = np.where(zero_one == 0, -1.0, zero_one)
+    a = _quiet(s, zero_one, families="truncnorm,truncnorm", draws=150, rng=0)
+    b = _quiet(s, plus_minus, families="truncnorm,truncnorm", draws=150, rng=0)
+    assert a.to_dict() == b.to_dict()
+    assert abs(b.prevalence().mean - y.mean()) < 0.1
 
 
 def test_labels_by_id_fit_as_labels_by_position_and_positions_beside_ids_warn():

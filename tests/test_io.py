@@ -69,8 +69,9 @@ def test_empty_and_missing_files(tmp_path):
 @pytest.mark.parametrize(
     "scores_text,labels_text,row,column,match",
     [
-        ("id,score\na,1\nb,2\n", "id,label\na,2\n", 1, "label", "'2' is not 0 or 1"),
-        ("id,score\na,1\nb,2\n", "id,label\na,yes\n", 1, "label", "not 0 or 1"),
+        ("id,score\na,1\nb,2\n", "id,label\na,2\n", 1, "label", "label 2 is not 0 or 1"),
+        ("id,score\na,1\nb,2\n", "id,label\na,yes\n", 1, "label", r"text labels \('yes'\) need pos_label"),
+        ("id,score\na,1\nb,2\nc,3\n", "id,label\na,1\nb,-1\nc,0\n", 2, "label", "mix two conventions"),
         ("id,score\na,1\nb,2\n", "id,label\na,1\nz,0\n", 2, "id", "'z' is not in the scores"),
         ("id,score\na,1\nb,2\n", "id,label\na,1\na,0\n", 2, "id", "labeled twice"),
         ("score\n1\n2\n", "id,label\n0,1\n5,0\n", 2, "id", "not a row number 0..1"),
@@ -303,7 +304,7 @@ def test_labels_are_checked_as_strictly(tmp_path):
     with pytest.raises(SpeInputError, match=r"row number 5 is labeled twice \(also on row 1\)") as e:
         read_labels(write(tmp_path, "l.csv", "id,label\n5,1\n+5,0\n"), sf)
     assert e.value.row == 2
-    with pytest.raises(SpeInputError, match=r"the label is empty \(expected 0 or 1\)"):
+    with pytest.raises(SpeInputError, match=r"the label is empty \(expected 0 or 1"):
         read_labels(write(tmp_path, "l.csv", "id,label\n5,\n"), sf)
 
 

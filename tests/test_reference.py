@@ -178,7 +178,7 @@ def test_a_reference_set_with_a_pooled_engine_agrees_with_the_exact_path():
 
 @pytest.mark.parametrize("reference, message", [
     ((np.array([0.1, 0.2]), np.array([0, 0])), "both classes"),
-    ((np.array([0.1, 0.2]), np.array([0, np.nan])), "0 or 1"),
+    ((np.array([0.1, 0.2]), np.array([0, np.nan])), "label 1 is missing"),
     ((np.array([0.1, np.inf]), np.array([0, 1])), "finite"),
     ((np.array([0.1, 0.2, 0.3]), np.array([0, 1])), "equal length"),
     ({"score": [0.1, 0.2]}, "'score' and 'label'"),

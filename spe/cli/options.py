@@ -17,6 +17,9 @@ def add_input_options(p):
                    help="scores of all items (column 'score', optional 'id'); '-' reads them from standard input")
     p.add_argument("--labels", metavar="LABELS.csv", action=Once,
                    help="known labels (columns 'id,label'); omit for none")
+    p.add_argument("--pos-label", metavar="VALUE", action=Once,
+                   help="the label of the positive class as the labels file writes it (e.g. 'spam'); default: labels "
+                        "are 0/1, -1/1 or true/false")
     add_reading_options(p)
 
 
@@ -27,6 +30,9 @@ def add_classifier_inputs(p):
                    help="one scores file per classifier (or one file with --score-columns); '-' reads standard input")
     p.add_argument("--labels", metavar="LABELS.csv", action=Once,
                    help="known labels (columns 'id,label') of items of the first file; omit for none")
+    p.add_argument("--pos-label", metavar="VALUE", action=Once,
+                   help="the label of the positive class as the labels file writes it (e.g. 'spam'); default: labels "
+                        "are 0/1, -1/1 or true/false")
     p.add_argument("--score-columns", metavar="A,B,...", action=Once,
                    help="the score columns of one file, one per classifier (instead of one file each)")
     p.add_argument("--names", metavar="A,B,...", action=Once,
