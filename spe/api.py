@@ -13,12 +13,13 @@ from .models.mixture.fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inference.nuts import require_pymc
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, labeled_auc,
-                     normalize_labels, normalize_reference, seed_of)
+                     normalize_labels, normalize_reference, reference_warnings, seed_of)
 from .performance import sample_performance
 from .models.average import average_models
 from .models.constant import fit_constant
 from .models.features import LabeledScores
-from .models.mixture import SCORE_TYPES, resolve_score_reading, resolve_score_type  # noqa: F401  (public here too)
+from .models.mixture import (SCORE_TYPES, clipped_probabilities, resolve_score_reading,  # noqa: F401  (public here too)
+                             resolve_score_type)
 from .models.registry import REGISTRY, score_model_names
 from .parallel import one_blas_thread, resolve_workers, usable_cpus
 from .progress import showing, shown, stage
@@ -125,7 +126,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
              rng=None, proposal="full", score_space="linear", score_model="average", score_type="auto",
              temper=True, monotone=True, progressbar=None, score_bins="auto",
              likelihood_bins="auto", workers=None, reference=None, label_selection="random", engine="auto",
-             scheduler=None):
+             scheduler=None, pos_label=None):
     """Estimate a classifier's performance on a data set from all its scores and a few labels.
 
     Semisupervised performance evaluation (SPE; Welinder, Welling & Perona
@@ -151,7 +152,8 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         positive); finite. Never modified.
     labels : None, mapping, array or (index, value) pair
         The known labels; see :func:`normalize_labels`. Positions are
-        0-based indices into ``scores``.
+        0-based indices into ``scores``. A label is 0/1, −1/1 or True/False (scikit-learn's conventions), or
+        one of two values with ``pos_label``; NaN or None marks an unlabeled item, never −1.
     families : "auto", "NEG,POS" or list of (NEG, POS)
         Class-conditional families of the negative and positive class;
         ``"auto"`` tries every pair of the default candidates (see
@@ -295,6 +297,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     scheduler : str or None
         With ``engine="dask"``: a ``dask.distributed`` scheduler's address (``"tcp://host:8786"``) to run the
         passes on its cluster; None (default): this machine's threads.
+    pos_label : scalar or None
+        The label value of the positive class, for labels (and the reference set's labels) that are not 0/1,
+        −1/1 or True/False, e.g. ``"spam"`` (:func:`spe.inputs.binary_labels`).
 
     Returns
     -------
@@ -356,11 +361,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
     with shown(progressbar), one_blas_thread():
-        reference = normalize_reference(reference)  # checked before any pass over the scores
-        pool = pooled_scores(scores, labels, engine=engine, scheduler=scheduler, workers=workers)
+        reference = normalize_reference(reference, pos_label)  # checked before any pass over the scores
+        pool = pooled_scores(scores, labels, engine=engine, scheduler=scheduler, workers=workers,
+                             pos_label=pos_label)
         if pool is None:
             s, counts = as_scores(scores), None
-            index, value = normalize_labels(labels, s.size, item_ids(scores))
+            index, value = normalize_labels(labels, s.size, item_ids(scores), pos_label)
         else:
             s, counts, index, value = pool.values, pool.counts, pool.labeled_index, pool.labeled_value
         fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families,
@@ -368,6 +374,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
                               score_model=score_model, score_type=score_type, temper=temper, monotone=monotone,
                               score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
                               reference=reference, pool=pool)
+        s = fitted.scores
         perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
                                   sorted_scores=fitted.sorted_scores, workers=workers, counts=counts)
     diagnostics = dict(fitted.diagnostics, seed=seed, label_selection=label_selection, score_model=fitted.score_model,
@@ -403,6 +410,9 @@ class ScoresFit:
         B, the score bins the label draws should use (None: exact).
     sorted_scores : array, shape (N,)
         The scores sorted ascending.
+    scores : array, shape (N,)
+        The scores as the models read them: as given, or clipped to [0, 1] where probabilities carried float
+        noise (:func:`spe.models.mixture.clipped_probabilities`).
     """
 
     model: object
@@ -413,6 +423,7 @@ class ScoresFit:
     score_type: str
     score_bins: int | None
     sorted_scores: np.ndarray
+    scores: np.ndarray
 
     @property
     def n_distinct(self) -> int:
@@ -446,7 +457,10 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
         As :func:`evaluate`.
     """
     s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size, item_ids(scores))
+    index, value = normalize_labels(labels, s.size, item_ids(scores), options.get("pos_label"))
+    if options.get("reference") is not None:
+        options["reference"] = normalize_reference(options["reference"], options.get("pos_label"))
+    options.pop("pos_label", None)
     with shown(options.pop("progressbar", None)):
         return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
 
@@ -473,10 +487,15 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     bins = resolve_score_bins(score_bins, n_distinct)
     like_bins = resolve_likelihood_bins(likelihood_bins, n_distinct)
     stated_type = score_type
+    s, clip_note = clipped_probabilities(s, score_type)
+    if clip_note is not None:
+        s_sorted = np.clip(s_sorted, 0.0, 1.0)
     score_type, score_space, messages = resolve_score_reading(s, score_type, score_space)
     score_model, model_messages = _usable_score_model(score_model, score_type, stated_type)
     parse_families(families, score_type)  # checked even where the data leave no family to fit
     messages += model_messages + input_warnings(s, index, value, n_distinct, counts)
+    if reference is not None:
+        messages += reference_warnings(score_type, resolve_score_reading(reference[0], stated_type)[0], reference)
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     options = dict(families=families, draws=draws, proposal=proposal, score_space=score_space, temper=bool(temper),
                    score_type=score_type, monotone=bool(monotone), inference=inference,
@@ -487,10 +506,11 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
         fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
                                 (fit_rng, recal_rng, avg_rng, check_rng), reference, counts)
     diagnostics = dict(fit.diagnostics)
+    notes += [clip_note] if clip_note is not None else []
     if notes:
         diagnostics["notes"] = notes + diagnostics.get("notes", [])
     return ScoresFit(fit.model, fit.families, diagnostics, messages + fit.messages, score_model, score_type, bins,
-                     s_sorted)
+                     s_sorted, s)
 
 
 def _n_distinct(sorted_scores):

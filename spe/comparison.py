@@ -31,14 +31,14 @@ from .api import fit_scores, resolve_score_bins
 from .display import classifiers_frame, comparison_html, comparison_repr
 from .evaluation import Evaluation, Interval, summarise_draws
 from .exceptions import Notice, SpeInputError, SpeWarning
-from .inputs import as_scores, check_level, item_ids, normalize_labels, seed_of
+from .inputs import as_scores, check_level, item_ids, normalize_labels, python_scalar, seed_of
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names
 from .models.average import average_models
 from .models.criticism import P_VALUE_THRESHOLD, label_check
 from .models.features import log_odds_feature
 from .models.joint import fit_joint_link, joint_log_odds, view_model
-from .models.mixture import resolve_score_type
+from .models.mixture import resolve_score_reading, resolve_score_type
 from .output import jsonable, save_json
 from .parallel import one_blas_thread
 from .progress import shown
@@ -69,13 +69,15 @@ def compared_metric_names():
 
 
 def _classifier_matrix(scores, names):
-    """(names (K,), scores (N, K)) from a mapping, a DataFrame, a 2-D array or a list of 1-D arrays."""
+    """(names (K,), scores (N, K), the items' ids (N,) or None) from a mapping, a DataFrame, a 2-D array or a list
+    of 1-D arrays; pandas Series that carry ids are aligned by id on the first one's order."""
     if hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # a DataFrame
-        keys, columns = [str(c) for c in scores.columns], [scores[c].to_numpy() for c in scores.columns]
+        keys, columns = [str(c) for c in scores.columns], [scores[c] for c in scores.columns]
     elif isinstance(scores, Mapping):
         keys, columns = [str(k) for k in scores], list(scores.values())
     else:
         arr = scores if isinstance(scores, (list, tuple)) else np.asarray(scores)
+        _refuse_items_by_row(arr)
         columns = list(arr) if isinstance(arr, (list, tuple)) else list(np.atleast_2d(arr.T))
         keys = [f"classifier {k + 1}" for k in range(len(columns))]
     if names is not None:
@@ -88,6 +90,7 @@ def _classifier_matrix(scores, names):
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
         raise SpeInputError(f"two classifiers are named {dup[0]!r}: give each its own name", argument="names")
+    columns, ids = _aligned_by_id(keys, columns)
     cols = [as_scores(c, argument=f"scores[{k!r}]") for k, c in zip(keys, columns)]
     sizes = {c.size for c in cols}
     if len(sizes) > 1:
@@ -95,7 +98,45 @@ def _classifier_matrix(scores, names):
         other = next(k for k, c in zip(keys, cols) if c.size != first)
         raise SpeInputError(f"the classifiers scored different numbers of items: {keys[0]!r} {first}, {other!r} "
                             f"{cols[keys.index(other)].size}; they must score the same items", argument="scores")
-    return keys, np.column_stack(cols)
+    return keys, np.column_stack(cols), ids
+
+
+def _refuse_items_by_row(arr):
+    """An array (K, N) with fewer rows than columns: one row per classifier, where one column per classifier is
+    read; say to transpose it."""
+    if isinstance(arr, np.ndarray) and arr.ndim == 2 and arr.shape[0] < arr.shape[1]:
+        k, n = arr.shape
+        raise SpeInputError(f"an array of shape {arr.shape} reads as {n} classifiers (one per column) of {k} items "
+                            f"each; for {k} classifiers of {n} items pass its transpose (scores.T), or a list or "
+                            "dict of 1-D arrays", argument="scores")
+
+
+def _aligned_by_id(keys, columns):
+    """The classifiers' columns in one order of the items, and their ids (N,) or None: pandas Series (or
+    DataFrame columns) whose index is not 0..N-1 carry ids, and each is reordered to the first one's ids.
+
+    Raises SpeInputError when some carry ids and others do not, an index repeats an id, or the ids differ."""
+    ids = [item_ids(c) for c in columns]
+    if all(i is None for i in ids):
+        return [c.to_numpy() if hasattr(c, "to_numpy") else c for c in columns], None
+    if any(i is None for i in ids):
+        k = next(k for k, i in zip(keys, ids) if i is None)
+        raise SpeInputError(f"classifier {k!r} has no ids (a pandas index) while others do: give every classifier "
+                            "its scores indexed by the same ids, or none", argument="scores")
+    first = columns[0]
+    out = []
+    for k, c in zip(keys, columns):
+        if not c.index.is_unique:
+            twice = python_scalar(c.index[c.index.duplicated()][0])
+            raise SpeInputError(f"classifier {k!r} scores the id {twice!r} twice", argument="scores")
+        if len(c) != len(first) or not c.index.isin(first.index).all():
+            missing = c.index[~c.index.isin(first.index)]
+            said = (f"id {python_scalar(missing[0])!r} is not among {keys[0]!r}'s" if len(missing)
+                    else f"it scores {len(c)} items, {keys[0]!r} {len(first)}")
+            raise SpeInputError(f"classifier {k!r} did not score the same items as {keys[0]!r}: {said}",
+                                argument="scores")
+        out.append(c.loc[first.index].to_numpy())
+    return out, ids[0]
 
 
 def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None, score_bins="auto",
@@ -112,14 +153,16 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
     the strong ones say, and differences between classifiers get the bands of differences. One classifier:
     its own score models, as :func:`spe.evaluate`.
 
-    Not yet all that issue 23 targets: on the shared pools at 20 labels the error is on average 0.68 times
-    each classifier's alone and the bands cover 93% of the true curves, but the strongest classifier of a pool
-    can be estimated worse than alone (docs/usage.md, CHANGELOG).
+    On the shared benchmark pools at 20 labels the error is on average 0.68 times each classifier's alone and
+    the bands cover 93% of the true curves, but the strongest classifier of a pool can be estimated worse than
+    alone (docs/usage.md).
 
     Parameters
     ----------
     scores : mapping name → array (N,), DataFrame (one column per classifier), array (N, K) or list of arrays
         The K classifiers' scores of the same N items in the same order (score units, finite). Never modified.
+        pandas Series (or a DataFrame) indexed by the items' ids are matched by id (in the first one's order),
+        and labels may then be keyed by id.
     labels : as :func:`spe.evaluate`'s
         The known labels of items (positions 0..N-1), shared by every classifier.
     names : list of str, optional
@@ -173,15 +216,16 @@ def _compare(scores, labels, names, draws, level, rng, score_bins, workers, opti
         raise SpeInputError("a reference set belongs to one classifier; spe.compare does not take one",
                             argument="reference")
     options.pop("reference", None)
-    keys, matrix = _classifier_matrix(scores, names)
-    index, value = normalize_labels(labels, matrix.shape[0], item_ids(scores))
+    keys, matrix, ids = _classifier_matrix(scores, names)
+    index, value = normalize_labels(labels, matrix.shape[0], ids, options.pop("pos_label", None))
     seed = seed_of(rng)
     k = matrix.shape[1]
     view_rng, link_rng, avg_rng, check_rng, label_rng, *alone_rngs = np.random.default_rng(seed).spawn(5 + k)
     features = _features(matrix, options.get("score_type", "auto"))
     view = _fit_view(features[:, 0], (index, value), view_rng, draws, workers, options, k > 1)
     candidates = [(view_model(view.model, 0, features[:, 0], JOINT_VIEW if k > 1 else keys[0]), _check_of(view))]
-    messages = [m if isinstance(m, Notice) else Notice(str(m)) for m in view.messages]
+    messages = [_named(JOINT_VIEW, m) if k > 1 else m if isinstance(m, Notice) else Notice(str(m))
+                for m in view.messages]
     alone = {}
     if k > 1:
         link = fit_joint_link(features[:, :1 + k], index, value, draws=view.model.n_draws, rng=link_rng)
@@ -196,7 +240,8 @@ def _compare(scores, labels, names, draws, level, rng, score_bins, workers, opti
     perfs = sample_joint_performance(model, features, list(matrix.T), index, value, rng=label_rng,
                                      bins=resolve_score_bins(score_bins, n_distinct), workers=workers)
     diagnostics = {"seed": seed, "draws": int(model.n_draws), "models": table, "view": view.diagnostics,
-                   "alone": {name: fit.diagnostics for name, fit in alone.items()}}
+                   "alone": {name: fit.diagnostics for name, fit in alone.items()},
+                   "score_types": _score_types(keys, matrix, options.get("score_type", "auto"))}
     evaluations = {name: _classifier_evaluation(matrix[:, j], index, value, level, model, perfs[j], diagnostics)
                    for j, name in enumerate(keys)}
     if k > 1:
@@ -218,6 +263,11 @@ def _features(matrix, score_type):
     return np.column_stack([joint_log_odds(matrix), logits, matrix])
 
 
+def _score_types(names, matrix, score_type):
+    """How each classifier's scores (N, K) are read: {name: "probability", "log-odds" or "decision"}."""
+    return {n: resolve_score_reading(c, score_type)[0] for n, c in zip(names, matrix.T)}
+
+
 def _fit_view(values, labels, rng, draws, workers, options, joint):
     """:func:`spe.fit_scores` on the joint log-odds (read as log-odds, families chosen automatically), or on the
     one classifier's scores."""
@@ -230,6 +280,14 @@ def _check_of(fit):
     """The label check's p-value of a :class:`~spe.api.ScoresFit` (NaN when there was none)."""
     p = (fit.diagnostics.get("label_check") or {}).get("p_value")
     return np.nan if p is None else float(p)
+
+
+def _shortened(text, width):
+    """``text`` in at most ``width`` characters, cut after a whole model name (at ", ") with "…"."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(", ", 0, width - 1)
+    return (text[:cut] if cut > 0 else text[:width - 1]) + "…"
 
 
 def _named(name, message):
@@ -655,9 +713,12 @@ class Comparison:
                  "p(labels | scores):"]
         for v in self.diagnostics["models"]:
             left = "  (label check failed: left out)" if v["left_out"] else ""
-            lines.append(f"  {v['model'][:60]:<60s} weight {v['weight']:.3f}  log evidence "
+            lines.append(f"  {_shortened(v['model'], 60):<60s} weight {v['weight']:.3f}  log evidence "
                          f"{v['log_evidence']:8.2f}{left}")
         first = self[self.names[0]]
+        types = self.diagnostics.get("score_types") or {}
+        if types:
+            lines.append("scores read as: " + ", ".join(f"{n} {t}" for n, t in types.items()))
         lines.append(f"prevalence {first.prevalence(level, performance)}")
         lines.append(f"{performance} performance, posterior mean [{pct} credible interval]:")
         width = max(len(n) for n in self.names)

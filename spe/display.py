@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 
-__all__ = ["interval_table", "html_view", "result_repr", "result_html", "comparison_repr", "comparison_html",
+__all__ = ["score_type_lines", "interval_table", "html_view", "result_repr", "result_html", "comparison_repr", "comparison_html",
            "classifiers_frame"]
 
 
@@ -64,3 +64,23 @@ def classifiers_frame(frames):
 
     return pd.concat([f.assign(classifier=n) for n, f in frames.items()], ignore_index=True)[
         ["classifier", "metric", "name", "mean", "median", "lo", "hi", "level"]]
+
+
+#: How each score type reads the scores, in a summary's words.
+_SCORE_READINGS = {
+    "probability": "probabilities of the positive class",
+    "log-odds": "log-odds, or decision values of unknown scale (the labels' evidence weighs the two readings)",
+    "decision": "decision values of unknown scale (not log-odds)",
+}
+
+
+def score_type_lines(score_type):
+    """The line of a summary that says how the scores were read (``diagnostics["score_type"]``): [] when unknown.
+
+    >>> score_type_lines("probability")
+    ['scores read as probabilities of the positive class (score type: probability)']
+    """
+    if score_type not in _SCORE_READINGS:
+        return []
+    return [f"scores read as {_SCORE_READINGS[score_type]} (score type: {score_type})"]
+

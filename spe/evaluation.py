@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .display import result_html, result_repr
+from .display import result_html, result_repr, score_type_lines
 from .exceptions import SpeInputError
 from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
@@ -1115,6 +1115,7 @@ class Evaluation:
         lines = [
             f"spe: {self.n_items} items, {self.n_labeled} labeled ({n_pos} positive, "
             f"{self.n_labeled - n_pos} negative)",
+            *score_type_lines(d.get("score_type")),
             *self._pool_lines(),
             *self._mixture_lines(),
         ]

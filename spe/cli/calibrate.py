@@ -3,7 +3,8 @@ them compared (issue 26; DESIGN.md "Calibration and prevalence")."""
 
 from __future__ import annotations
 
-from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs
+from ..display import score_type_lines
+from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs, score_type_read
 from .options import Once, add_input_options, positive, seed
 from .registry import Command, register
 
@@ -97,12 +98,15 @@ def run(args):
     calibrator.fit(s, y, unlabeled)
     table = map_table(calibrator, scores.scores)
     warns = list(getattr(getattr(calibrator, "evaluation_", None), "warnings", []))
+    warns += _clip_notes(scores.scores, args.score_type, warns)
     files = []
     if args.out is not None:
         files.append((plan["--out"], _probabilities_csv(scores, calibrator.positive_probability(scores.scores))))
     if args.json is not None:
         files.append((plan["--json"], json_bytes({"method": args.method, "n_items": int(scores.scores.size),
-                                                  "n_labeled": int(y.size), "map": table, "warnings": warns})))
+                                                  "n_labeled": int(y.size),
+                                                  "score_type": score_type_read(scores.scores, args.score_type),
+                                                  "map": table, "warnings": warns})))
     if args.plot is not None:
         files.append((plan["--plot"], _map_figure(args, calibrator, scores.scores, s, y)))
     finish(plan, _map_text(args, scores, y, table), files, warnings=warns, command="spe calibrate")
@@ -131,6 +135,14 @@ def _run_compare(args, plan):
     return 0
 
 
+def _clip_notes(scores, score_type, already):
+    """The note that probabilities carried float noise outside [0, 1] (clipped), unless a warning says so."""
+    from ..models.mixture import clipped_probabilities
+
+    note = clipped_probabilities(scores, score_type)[1]
+    return [] if note is None or note in already else [note]
+
+
 def _probabilities_csv(scores, probability):
     """``--out``: ``id,probability`` for every item (:func:`spe.cli.common.items_csv` without score columns)."""
     return items_csv(scores.ids, {}, probability)
@@ -139,6 +151,7 @@ def _probabilities_csv(scores, probability):
 def _map_text(args, scores, y, table):
     lines = [f"spe calibrate: {scores.scores.size} items, {y.size} labeled ({int(y.sum())} positive, "
              f"{int(y.size - y.sum())} negative); method {args.method}",
+             *score_type_lines(score_type_read(scores.scores, args.score_type)),
              "calibration map at quantiles of the pool's scores:",
              "  quantile      score  p(y=1 | score)"]
     lines += [f"  {r['quantile']:>7d}%  {r['score']:>9.4g}  {r['probability']:.4f}" for r in table]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -102,6 +103,25 @@ def items_csv(ids, scores, probability):
     return buf.getvalue().encode()
 
 
+def is_parquet_name(path):
+    """Whether an output path names a Parquet file (it ends in .parquet or .pq)."""
+    return path != "-" and path.lower().endswith((".parquet", ".pq"))
+
+
+def items_parquet(ids, scores, probability):
+    """``--items OUT.parquet``: the columns of :func:`items_csv` (id, each score column, p(y = 1 | scores,
+    labels)) as one Parquet file's bytes, numbers at full precision."""
+    import numpy as np
+    import pandas as pd
+
+    columns = {"id": ids if ids is not None else np.arange(len(probability))}
+    columns.update({name: np.asarray(s, dtype=float) for name, s in scores.items()})
+    columns["probability"] = np.asarray(probability, dtype=float)
+    buf = io.BytesIO()
+    pd.DataFrame(columns).to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
 def read_inputs(args, scores=None):
     """The scores file (read unless given) and the labels, (indices, values) or None, from the shared input
     options (:func:`spe.io.read_scores`, :func:`spe.io.read_labels`; they raise ``SpeInputError`` naming the
@@ -110,7 +130,7 @@ def read_inputs(args, scores=None):
 
     if scores is None:
         scores = read_scores(args.scores, score_column=args.score_column)
-    return scores, read_labels(args.labels, scores) if args.labels is not None else None
+    return scores, read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
 
 
 def model_options(args):
@@ -151,7 +171,7 @@ def evaluate_file(args, scores, labels, engine=None, **engine_options):
     from ..api import evaluate
     from ..io import ScoresFile, read_reference
 
-    reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
+    reference = read_reference(args.reference, args.score_column, pos_label=args.pos_label) if args.reference is not None else None
     values = scores.scores if isinstance(scores, ScoresFile) else scores
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -175,7 +195,26 @@ def _names_list(text, what):
     names = [n.strip() for n in text.split(",")]
     if not all(names):
         raise SpeInputError(f"an empty name in {text!r}", argument=what)
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice is not None:
+        raise SpeInputError(f"{twice!r} is named twice: each classifier needs its own", argument=what)
     return names
+
+
+def _file_names(paths):
+    """Each scores file's classifier name: its file name without extension, or its path as given where two
+    files share a name (``a/model.csv``, ``b/model.csv``); the same file twice is refused."""
+    from ..exceptions import SpeInputError
+
+    seen = {}
+    for p in paths:
+        key = "-" if p == "-" else os.path.realpath(p)
+        if key in seen:
+            raise SpeInputError(f"{p!r} and {seen[key]!r} are the same file: give each classifier's scores once",
+                                argument="SCORES.csv")
+        seen[key] = p
+    stems = [Path(p).stem if p != "-" else "stdin" for p in paths]
+    return [p if stems.count(s) > 1 else s for p, s in zip(paths, stems)]
 
 
 def classifier_inputs(args):
@@ -195,13 +234,13 @@ def classifier_inputs(args):
         if "-" in args.scores and len(args.scores) > 1:
             raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",
                                 argument="SCORES.csv")
+        names = _file_names(args.scores)
         files = [read_scores(p, score_column=args.score_column) for p in args.scores]
-        names = [Path(p).stem if p != "-" else "stdin" for p in args.scores]
     if args.names is not None:
         names = _names_list(args.names, "--names")
         if len(names) != len(files):
             raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
-    return names, files, read_labels(args.labels, files[0]) if args.labels is not None else None
+    return names, files, read_labels(args.labels, files[0], pos_label=args.pos_label) if args.labels is not None else None
 
 
 def read_classifiers(args):
@@ -300,3 +339,13 @@ def notes(args, ev):
         out.append("note: --requirement is drawn in the figures (--plot, --report); `spe threshold` chooses a "
                    "threshold for it")
     return out
+
+
+def score_type_read(scores, score_type):
+    """How ``spe.evaluate`` reads these scores (N,) under ``--score-type``: "probability", "log-odds" or
+    "decision" (:func:`spe.models.mixture.resolve_score_reading`), for the commands that print it beside their
+    own answer."""
+    from ..models.mixture import resolve_score_reading
+
+    return resolve_score_reading(scores, score_type)[0]
+

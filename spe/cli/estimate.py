@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ..engines import ENGINES
 from ..exceptions import SpeInputError
-from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, item_probabilities, items_csv, json_bytes,
+from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, is_parquet_name, item_probabilities,
+                     items_csv, items_parquet, json_bytes,
                      labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs, say)
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
@@ -68,7 +69,8 @@ def add_arguments(est):
     est.add_argument("--plot", metavar="OUT.png", action=Once, help="write the PR curve with its band as an image")
     est.add_argument("--items", metavar="OUT.csv", action=Once,
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
-                          "items keep their label; '-': to standard output)")
+                          "items keep their label; '-': to standard output; a name ending in .parquet: a Parquet "
+                          "file)")
     est.add_argument("--threshold", type=finite, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")
@@ -110,7 +112,7 @@ def run(args):
     if args.report is not None and not page:
         _check_report_directory(args.report)
     scores = read_scores(args.scores, score_column=args.score_column)
-    truth = read_truth(args.truth, scores) if args.truth is not None else None  # checked before the fit
+    truth = read_truth(args.truth, scores, pos_label=args.pos_label) if args.truth is not None else None  # checked before the fit
     scores, labels = read_inputs(args, scores)
     ev = evaluate_file(args, scores, labels, engine=engine if engine != "auto" else None)
     base = labeled_only_baseline(args, ev)
@@ -128,6 +130,9 @@ def run(args):
     if args.items is not None or (args.report is not None and not page):
         items_bytes = items_csv(scores.ids, {"score": scores.scores}, item_probabilities(ev, scores.scores, labels))
     files = {"--json": result_bytes, "--items": items_bytes}
+    if args.items is not None and is_parquet_name(args.items):
+        files["--items"] = items_parquet(scores.ids, {"score": scores.scores},
+                                         item_probabilities(ev, scores.scores, labels))
     files = [(plan[flag], data) for flag, data in files.items() if flag in plan]
     if args.plot is not None or args.report is not None:
         import matplotlib
@@ -144,8 +149,27 @@ def run(args):
     elif args.report is not None:
         directories.append((plan["--report"], _report_files(ev, scores, base, truth, args.requirement, perf,
                                                               result_bytes, items_bytes, with_warnings)))
-    finish(plan, summary, files, directories, warnings=ev.warnings, command="spe estimate")
+    finish(plan, summary, files, directories, warnings=ev.warnings + _contradictions(truth, labels, scores),
+           command="spe estimate")
     return 0
+
+
+def _contradictions(truth, labels, scores):
+    """A warning when ``--truth`` gives some labeled item another label than ``--labels`` does (the truth's
+    figures are then not the labels' truth): [] or [str]."""
+    import numpy as np
+
+    if truth is None or labels is None or len(labels[0]) == 0:
+        return []
+    index, value = (np.asarray(v) for v in labels)
+    differ = np.flatnonzero(truth[index] != value)
+    if not differ.size:
+        return []
+    k = int(index[differ[0]])
+    item = scores.ids[k] if scores.ids is not None else k
+    return [f"--truth contradicts --labels at {differ.size} of the {index.size} labeled items (first: item {item!r}, "
+            f"label {int(value[differ[0]])}, truth {int(truth[k])}): the estimate uses --labels, the truth figures "
+            "--truth; one of the two files is wrong"]
 
 
 def _engine(args):
@@ -216,7 +240,7 @@ def _run_dask(args):
     staged = StagedDirectory(args.items) if args.items is not None else None
     source = (ScoreSource.from_parquet(args.scores, args.score_column) if is_parquet(args.scores)
               else ScoreSource.from_csv(args.scores, args.score_column))
-    labels = (label_keys_from_file(args.labels, source.has_ids) if args.labels is not None
+    labels = (label_keys_from_file(args.labels, source.has_ids, pos_label=args.pos_label) if args.labels is not None
               else LabelKeys.of(None, source.has_ids))
     ev = evaluate_file(args, source, labels, engine="dask", scheduler=args.scheduler)
     base = labeled_only_baseline(args, ev)

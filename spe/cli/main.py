@@ -78,7 +78,7 @@ def _number_options():
 
 
 #: Python argument names whose command-line option is not ``--`` + the name with dashes.
-_OPTION_OF = {"rng": "--seed", "labels": "--labels", "k": "-k"}
+_OPTION_OF = {"rng": "--seed", "labels": "--labels", "k": "-k", "SCORES.csv": "SCORES.csv"}
 
 
 def _error_text(error, args):
@@ -88,7 +88,8 @@ def _error_text(error, args):
     if arg is None:
         return str(error)
     if arg == "scores":
-        return error.located("<stdin>" if args.scores == "-" else args.scores)
+        files = args.scores if isinstance(args.scores, list) else [args.scores]
+        return error.located(", ".join("<stdin>" if f == "-" else f for f in files))
     return error.located(arg if arg.startswith("-") else _OPTION_OF.get(arg, "--" + arg.replace("_", "-")))
 
 

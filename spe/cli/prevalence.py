@@ -3,7 +3,8 @@ DESIGN.md "Calibration and prevalence")."""
 
 from __future__ import annotations
 
-from .common import finish, plan_outputs, read_inputs
+from ..display import score_type_lines
+from .common import finish, plan_outputs, read_inputs, score_type_read
 from .options import Once, add_input_options, finite, level, positive, seed
 from .registry import Command, register
 
@@ -73,7 +74,7 @@ def run(args):
     methods = list(REGISTRY) if args.compare else [args.method]
     check_method(methods[0], argument="--method")
     scores, labels = read_inputs(args)
-    reference = read_reference(args.reference, args.score_column) if args.reference is not None else None
+    reference = read_reference(args.reference, args.score_column, pos_label=args.pos_label) if args.reference is not None else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("ignore")
         warnings.simplefilter("always", SpeWarning)
@@ -85,24 +86,26 @@ def run(args):
                                            reference=reference, score_type=args.score_type,
                                            **_options(args).get(args.method, {}))]
     warns = list(dict.fromkeys(str(w.message) for w in caught))
+    score_type = score_type_read(scores.scores, args.score_type)
     files = []
     if args.json is not None:
         body = {"n_items": int(scores.scores.size), "n_labeled": 0 if labels is None else len(labels[0]),
-                "level": args.level, "estimates": {r.method: r.to_dict() for r in results}, "warnings": warns}
+                "score_type": score_type, "level": args.level, "estimates": {r.method: r.to_dict() for r in results}, "warnings": warns}
         files.append((plan["--json"], json_bytes(body)))
-    finish(plan, _text(scores, labels, results, args.level), files, warnings=warns, command="spe prevalence")
+    finish(plan, _text(scores, labels, results, args.level, score_type), files, warnings=warns, command="spe prevalence")
     return 0
 
 
-def _text(scores, labels, results, level):
+def _text(scores, labels, results, level, score_type):
     n = 0 if labels is None else len(labels[0])
-    lines = [f"spe prevalence: {scores.scores.size} items, {n} labeled; {100 * level:g}% intervals"]
+    lines = [f"spe prevalence: {scores.scores.size} items, {n} labeled; {100 * level:g}% intervals",
+             *score_type_lines(score_type)]
     for r in results:
         extra = ""
         if r.method == "sld" and "iterations" in r.details:
             extra = f"; {r.details['iterations']} iterations" + ("" if r.details["converged"] else ", NOT converged")
         if r.method == "acc" and not r.details.get("defined", True):
-            extra = "; tpr <= fpr at the threshold: not adjusted"
+            extra = "; tpr = fpr at the threshold: not adjusted"
         lines.append(f"  {r.method:<8s} {r}  ({r.interval}{extra})")
     return "\n".join(lines)
 

@@ -10,13 +10,14 @@ items, except ``labeled``, the labeled items' own fraction. Each method is one m
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from ..exceptions import SpeInputError
-from ..inputs import as_scores, check_level, normalize_labels, seed_of
+from ..exceptions import SpeInputError, SpeWarning
+from ..inputs import as_scores, check_level, normalize_labels, normalize_reference, reference_warnings, seed_of
 from ..registries import add_unique
 
 __all__ = ["PrevalenceEstimate", "Method", "REGISTRY", "register", "PoolLabels", "estimate_prevalence",
@@ -172,22 +173,26 @@ def bootstrap_note(lo):
     return "bootstrap percentile of each labeled class"
 
 
-def _pool(scores, labels, reference, score_type):
+def _pool(scores, labels, reference, score_type, pos_label=None):
+    """The checked :class:`PoolLabels`; a :class:`~spe.exceptions.SpeWarning` for probabilities clipped of float
+    noise and for a suspect reference set (:func:`spe.inputs.reference_warnings`)."""
+    from ..models.mixture import clipped_probabilities, resolve_score_reading
+
     s = as_scores(scores)
-    index, value = normalize_labels(labels, s.size)
-    ref = None
-    if reference is not None:
-        rs, ry = reference
-        rs, ry = as_scores(rs, argument="reference", min_items=2), np.asarray(ry).ravel()
-        if ry.size != rs.size or not np.isin(ry, (0, 1)).all():
-            raise SpeInputError(f"the reference set needs one 0/1 label per score ({rs.size} scores, {ry.size} "
-                                "labels)", argument="reference")
-        ref = (rs, ry.astype(int))
+    index, value = normalize_labels(labels, s.size, pos_label=pos_label)
+    s, note = clipped_probabilities(s, score_type)
+    notes = [] if note is None else [note]
+    ref = normalize_reference(reference, pos_label)
+    if ref is not None:
+        types = (resolve_score_reading(x, score_type)[0] for x in (s, ref[0]))
+        notes += reference_warnings(*types, ref)
+    for message in notes:
+        warnings.warn(SpeWarning(message), stacklevel=3)
     return PoolLabels(s, np.asarray(index, dtype=int), np.asarray(value, dtype=int), ref, score_type)
 
 
 def estimate_prevalence(method, scores, labels=None, *, level=0.9, rng=None, reference=None, score_type="auto",
-                        **options):
+                        pos_label=None, **options):
     """The pool's prevalence by one registered method.
 
     Parameters
@@ -204,7 +209,7 @@ def estimate_prevalence(method, scores, labels=None, *, level=0.9, rng=None, ref
         Seed of the bootstrap (and of SPE's draws).
     reference : (scores (R,), labels (R,)), optional
         A labeled set from elsewhere: SLD and ACC learn their map or rates there (prior shift allowed).
-    score_type : as :func:`spe.evaluate`
+    score_type, pos_label : as :func:`spe.evaluate`'s
     **options
         The method's own (``threshold`` of cc/acc, ``calibrator`` and ``n_resamples`` of sld, ``draws`` of spe).
 
@@ -231,7 +236,7 @@ def estimate_prevalence(method, scores, labels=None, *, level=0.9, rng=None, ref
     """
     check_method(method)
     level = check_level(level)
-    data = _pool(scores, labels, reference, score_type)
+    data = _pool(scores, labels, reference, score_type, pos_label)
     return REGISTRY[method].estimate(data, level, np.random.default_rng(seed_of(rng)), **options)
 
 

@@ -42,15 +42,19 @@ def classify_and_count(data, level, rng, threshold=None, n_resamples=N_RESAMPLES
 
 
 def adjusted_fraction(called_fraction, tpr, fpr):
-    """ACC's (cc − fpr)/(tpr − fpr) clipped to [0, 1]; the unadjusted fraction when tpr ≤ fpr."""
-    if tpr - fpr <= 0:
+    """ACC's (cc − fpr)/(tpr − fpr) clipped to [0, 1] (for tpr < fpr too: then the calls are informative
+    reversed); the unadjusted fraction when tpr = fpr, where the calls say nothing of the prevalence."""
+    if tpr == fpr:
         return float(called_fraction)
     return float(np.clip((called_fraction - fpr) / (tpr - fpr), 0.0, 1.0))
 
 
 def adjusted_classify_and_count(data, level, rng, threshold=None, n_resamples=N_RESAMPLES):
     """ACC: CC on the unlabeled items corrected by the true and false positive rates of the labeled items (or of
-    the reference set) at the same threshold."""
+    the reference set) at the same threshold.
+
+    Where those rates are equal the classifier's calls carry no information about the prevalence: the estimate
+    is CC's and its interval is [0, 1] (``details["defined"]`` False), never a bootstrap of a constant."""
     t = natural_threshold(data) if threshold is None else float(threshold)
     s, y = data.calibration_set("acc (its true and false positive rates)")
     cc = float(np.mean(data.unlabeled >= t)) if data.unlabeled.size else 0.0
@@ -60,10 +64,13 @@ def adjusted_classify_and_count(data, level, rng, threshold=None, n_resamples=N_
         return pool_fraction(data, u * adjusted_fraction(cc, np.mean(pos >= t), np.mean(neg >= t)))
 
     tpr, fpr = float(np.mean(s[y == 1] >= t)), float(np.mean(s[y == 0] >= t))
+    details = {"threshold": t, "tpr": tpr, "fpr": fpr, "defined": tpr != fpr}
+    if tpr == fpr:
+        return PrevalenceEstimate("acc", fraction(s[y == 1], s[y == 0]), 0.0, 1.0, level,
+                                  "none: tpr = fpr at the threshold, so the calls say nothing of the prevalence",
+                                  details)
     lo, hi = stratified_bootstrap(fraction, s, y, level, rng, n_resamples)
-    return PrevalenceEstimate("acc", fraction(s[y == 1], s[y == 0]), lo, hi, level,
-                              bootstrap_note(lo), {"threshold": t, "tpr": tpr, "fpr": fpr,
-                                                                              "defined": tpr > fpr})
+    return PrevalenceEstimate("acc", fraction(s[y == 1], s[y == 0]), lo, hi, level, bootstrap_note(lo), details)
 
 
 register(Method("cc", "classify and count: the fraction called positive at the classifier's threshold",

@@ -39,7 +39,7 @@ from ...families import Family, get_family
 from ..registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip",
-           "resolve_score_type", "resolve_score_reading", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
+           "resolve_score_type", "resolve_score_reading", "clipped_probabilities", "PROBABILITY_TOLERANCE", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
            "outward_envelope", "pivot_index", "START_SAMPLE", "start_sample"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
@@ -57,6 +57,11 @@ SCORE_SPACES = ("linear", "logit", "auto")
 #: Largest |score| read as log-odds: beyond it, exp(−|score|) underflows even the smallest subnormal double
 #: (≈ 4.9e-324 = e^−744.4), so no probability a computer holds has such log-odds.
 LOG_ODDS_LIMIT = 745.0
+
+#: How far outside [0, 1] scores may lie and still be probabilities: float noise (the rows of a softmax summed in
+#: float32 reach 1.00001) far below any real probability's resolution. Such scores are clipped to [0, 1]
+#: (:func:`clipped_probabilities`); a score further out says the scores are not probabilities.
+PROBABILITY_TOLERANCE = 1e-4
 
 #: Scores the MAP search's starting points are computed from, at most (:meth:`Mixture.initial_points`).
 START_SAMPLE = 1 << 16
@@ -81,7 +86,8 @@ def logit_clip(scores):
 def resolve_score_type(scores, score_type="auto"):
     """What the scores are: "probability", "log-odds" or "decision" (a score of unknown scale).
 
-    ``"auto"`` reads scores that all lie in [0, 1] as probabilities, other
+    ``"auto"`` reads scores that all lie in [0, 1] (within
+    :data:`PROBABILITY_TOLERANCE`: float noise) as probabilities, other
     scores within ±:data:`LOG_ODDS_LIMIT` as possibly log-odds (a logistic
     regression's decision function is one): the "calibrated up to a prior
     shift" model then reads the score as log-odds, and its evidence on the
@@ -114,11 +120,47 @@ def resolve_score_type(scores, score_type="auto"):
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     if score_type == "auto":
-        return "probability" if lo >= 0 and hi <= 1 else "log-odds" if max(-lo, hi) <= LOG_ODDS_LIMIT else "decision"
-    if score_type == "probability" and not (lo >= 0 and hi <= 1):
+        return "probability" if _in_unit(lo, hi) else "log-odds" if max(-lo, hi) <= LOG_ODDS_LIMIT else "decision"
+    if score_type == "probability" and not _in_unit(lo, hi):
         raise SpeInputError(f"'probability' needs scores in [0, 1]; they span [{lo:g}, {hi:g}]",
                             argument="score_type")
     return score_type
+
+
+def _in_unit(lo, hi):
+    """Whether scores spanning [lo, hi] are within :data:`PROBABILITY_TOLERANCE` of [0, 1]."""
+    return lo >= -PROBABILITY_TOLERANCE and hi <= 1 + PROBABILITY_TOLERANCE
+
+
+def clipped_probabilities(scores, score_type="auto"):
+    """Scores read as probabilities, float noise outside [0, 1] clipped: (scores (N,), note or None).
+
+    Scores that :func:`resolve_score_type` reads as probabilities but that lie
+    up to :data:`PROBABILITY_TOLERANCE` outside [0, 1] (1.00001 from a softmax
+    summed in float32) are clipped into [0, 1] in a new array, with a note
+    saying how many; any other scores come back as given (not copied), with
+    None.
+
+    Parameters
+    ----------
+    scores : array, shape (N,)
+        Score units.
+    score_type : {"auto", "probability", "log-odds", "decision"}
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`resolve_score_type`.
+    """
+    if score_type not in SCORE_TYPES:
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
+    s = np.asarray(scores, dtype=float)
+    lo, hi = float(s.min()), float(s.max())
+    if score_type not in ("auto", "probability") or not _in_unit(lo, hi) or (lo >= 0 and hi <= 1):
+        return scores, None
+    outside = np.count_nonzero((s < 0) | (s > 1))
+    return np.clip(s, 0.0, 1.0), (f"{outside} score(s) lie just outside [0, 1] (from {lo:.6g} to {hi:.6g}: float "
+                                  "noise) and were clipped to [0, 1]; the scores are read as probabilities")
 
 
 def resolve_score_reading(scores, score_type="auto", score_space="linear"):
@@ -156,7 +198,7 @@ def resolve_score_reading(scores, score_type="auto", score_space="linear"):
         raise SpeInputError(f"must be one of {SCORE_SPACES}, got {score_space!r}", argument="score_space")
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
-    in_unit, out = lo >= 0 and hi <= 1, []
+    in_unit, out = _in_unit(lo, hi), []
     span = f"[{lo:g}, {hi:g}]"
     if score_type == "probability" and not in_unit:
         out.append(f"the scores are said to be probabilities but span {span}, outside [0, 1]: they are read as "
