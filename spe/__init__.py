@@ -11,6 +11,7 @@ caught by the command itself.
 
 from importlib import import_module
 
+#: The version, written only here: the package metadata reads it (pyproject.toml, [tool.setuptools.dynamic]).
 __version__ = "0.1.0"
 
 #: public name → the module that defines it

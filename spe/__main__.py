@@ -3,17 +3,24 @@
 The command line's modules (and numpy, through them) are imported inside
 :func:`run`, so that a Ctrl-C while they load exits 130 with one line, as
 one during the work does (:func:`spe.cli.main.console_main`), instead of a
-traceback.
+traceback. ``spe --version`` alone is answered before any of them (nor numpy)
+is imported.
 """
 
 
 def run():
     """Import the command line and run it; a Ctrl-C during the import exits 130 with ``spe: interrupted``."""
+    import sys
+
+    if sys.argv[1:] == ["--version"]:  # what the parser's --version prints, without importing the parser
+        from . import __version__
+
+        print(f"spe {__version__}")
+        sys.exit(0)
     try:
         from .cli import console_main
     except KeyboardInterrupt:
         import os
-        import sys
 
         print("spe: interrupted", file=sys.stderr, flush=True)
         os._exit(130)  # an interrupt inside an import would otherwise end the interpreter with SIGINT (−2)

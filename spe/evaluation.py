@@ -876,6 +876,12 @@ class Evaluation:
         -------
         arviz.InferenceData
 
+        Raises
+        ------
+        ModuleNotFoundError
+            ArviZ is not installed: it is the optional extra
+            ``pip install 'spe[arviz]'``.
+
         Examples
         --------
         >>> import arviz as az

@@ -6,6 +6,9 @@ they are resampled systematically by their weights (M draws, one chain;
 duplicates are expected). NUTS draws of a mixture-only evaluation keep
 their chains, each cut to the same number of draws in the identified
 region, so that R-hat is computed per chain.
+
+ArviZ (with xarray) is the optional extra ``spe[arviz]``, imported only
+here; without it this is a ``ModuleNotFoundError`` that says how to install it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import numpy as np
 from .metrics import ranking_metric_names
 from .models.average import systematic_resample
 
-__all__ = ["to_inference_data"]
+__all__ = ["to_inference_data", "INSTALL_ARVIZ"]
+
+#: How to get ArviZ, an optional extra that only ``Evaluation.to_inference_data`` (and NUTS) needs.
+INSTALL_ARVIZ = "pip install 'spe[arviz]'"
 
 #: The mixture's parameters are named with this prefix (the metric ``prevalence`` is the sample's; the
 #: mixture's π is ``mixture.prevalence``).
@@ -59,7 +65,13 @@ def _log_likelihood(evaluation, draws):
 
 def to_inference_data(evaluation):
     """See :meth:`spe.evaluation.Evaluation.to_inference_data`."""
-    import arviz as az
+    try:
+        import arviz as az
+    except ModuleNotFoundError as error:
+        if error.name != "arviz":  # ArviZ is there but broken: its own error says what is missing
+            raise
+        raise ModuleNotFoundError(f"to_inference_data needs ArviZ, which is not installed: {INSTALL_ARVIZ}",
+                                  name="arviz") from None
     import xarray as xr
 
     fit = evaluation.mixture_model()

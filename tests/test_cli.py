@@ -108,6 +108,25 @@ def test_import_and_help_do_not_import_pymc_or_arviz():
     assert out.strip() == "False"
 
 
+def test_version_is_written_once_and_answered_without_the_scientific_stack(capsys):
+    """``spe --version`` prints spe.__version__, the one place the version is written (the package metadata
+    reads it: pyproject.toml), before numpy, scipy or pandas are imported; the parser's --version agrees."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "spe.__version__"}
+    code = ("import runpy, sys\nsys.argv = ['spe', '--version']\n"
+            "try:\n    runpy.run_module('spe', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    print(e.code, [m for m in ('numpy', 'scipy', 'pandas') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"spe {spe.__version__}", "0 []"]
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"spe {spe.__version__}\n"
+
+
 @pytest.mark.slow
 def test_runs_on_real_cases_without_ids(tmp_path):
     """Real benchmark-case slices of three score kinds (decision values, tied forest probabilities,

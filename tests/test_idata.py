@@ -37,6 +37,18 @@ def test_the_averaged_model_gives_metrics_loglik_and_the_mixture_posterior(twent
     assert set(np.round(ll.values[0, :, 3], 10)) <= set(np.round(expected, 10))
 
 
+def test_without_arviz_the_error_says_how_to_install_it(monkeypatch, twenty_labels_of_3000):
+    """ArviZ is the optional extra spe[arviz]: without it, to_inference_data says so, with the command."""
+    import sys
+
+    ev, _, _ = twenty_labels_of_3000
+    monkeypatch.setitem(sys.modules, "arviz", None)  # as if not installed: importing it fails
+    with pytest.raises(ModuleNotFoundError, match=r"^to_inference_data needs ArviZ, which is not installed: "
+                                                  r"pip install 'spe\[arviz\]'$") as error:
+        ev.to_inference_data()
+    assert error.value.name == "arviz"
+
+
 def test_a_score_model_without_the_mixture():
     s, y = simulate(800, 0.3, seed=7)
     with warnings.catch_warnings():

@@ -154,3 +154,19 @@ def test_without_pymc_nuts_says_how_to_install_it_and_importance_still_works(mon
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert spe.evaluate(s, {0: int(y[0]), 5: int(y[5])}, draws=100, rng=0).n_labeled == 2
+
+
+def test_without_arviz_nuts_says_how_to_install_it(monkeypatch):
+    """NUTS needs ArviZ too (its diagnostics), which is not a dependency of spe itself: the same input error,
+    naming what is missing."""
+    import sys
+
+    from spe.exceptions import SpeInputError
+
+    s, y = simulate(300, 0.3, 0)
+    monkeypatch.setitem(sys.modules, "arviz", None)  # as if not installed: importing it fails
+    with pytest.raises(SpeInputError, match=r"'nuts' needs ArviZ, which is not installed: pip install 'spe\[nuts\]'"):
+        spe.evaluate(s, {0: int(y[0]), 5: int(y[5])}, inference="nuts")
+    monkeypatch.setitem(sys.modules, "pymc", None)
+    with pytest.raises(SpeInputError, match="'nuts' needs PyMC and ArviZ, which are not installed"):
+        spe.evaluate(s, {0: int(y[0]), 5: int(y[5])}, inference="nuts")

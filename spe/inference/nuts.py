@@ -50,20 +50,26 @@ ESS_GOOD = 100
 GRADIENT_STEP = 1e-5
 
 
-#: How to get PyMC, which only ``inference="nuts"`` needs.
+#: How to get PyMC and ArviZ (its diagnostics), which only ``inference="nuts"`` needs.
 INSTALL_NUTS = "pip install 'spe[nuts]'"
 
 
-def require_pymc():
-    """Raise ``SpeInputError`` (argument ``inference``) saying how to install PyMC when it is not installed;
-    ``inference="nuts"`` checks this before any fit."""
+def _installed(module):
+    """Whether ``module`` can be imported, without importing it."""
     try:
-        found = importlib.util.find_spec("pymc") is not None
-    except ValueError:  # sys.modules["pymc"] is None: imports of it fail
-        found = False
-    if not found:
-        raise SpeInputError(f"'nuts' needs PyMC, which is not installed: {INSTALL_NUTS} (or use the default, "
-                            "'importance')", argument="inference")
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # already in sys.modules, without a spec: importing it returns that module
+        return True
+
+
+def require_pymc():
+    """Raise ``SpeInputError`` (argument ``inference``) saying how to install PyMC and ArviZ when either is not
+    installed; ``inference="nuts"`` checks this before any fit."""
+    missing = [name for name, module in (("PyMC", "pymc"), ("ArviZ", "arviz")) if not _installed(module)]
+    if missing:
+        which = "which is" if len(missing) == 1 else "which are"
+        raise SpeInputError(f"'nuts' needs {' and '.join(missing)}, {which} not installed: {INSTALL_NUTS} (or use "
+                            "the default, 'importance')", argument="inference")
 
 
 def _value_and_gradient(log_posterior, u):
