@@ -840,7 +840,7 @@ class Evaluation:
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
-    def to_inference_data(self):
+    def to_inference_data(self, rng=0):
         """The evaluation as an ``arviz.InferenceData``, for ArviZ's summaries, plots and LOO, for every score
         model (:mod:`spe.idata`).
 
@@ -849,8 +849,11 @@ class Evaluation:
         * ``posterior``: the whole-ranking metrics per draw (``prevalence``,
           ``average_precision``, ``roc_auc``, ``equal_error_rate``,
           ``max_f1``; the sample performance, in [0, 1]), dims (chain,
-          draw). Weighted draws are resampled systematically by their
-          weights (M draws, one chain; duplicates are expected). When the
+          draw). The M weighted draws go in as about ESS = 1 / Σ w² draws
+          (``diagnostics["ess"]`` for importance sampling; M for equal
+          weights), resampled systematically by their weights (duplicates
+          are expected), in a random order, dealt into 4 chains: so that
+          ArviZ's ESS, MCSE and R-hat of them mean what they say. When the
           SPE mixture is the only score model, its parameters join them on
           the same draws as ``mixture.prevalence``, ``mixture.negative.loc``,
           … (natural units; model-space scores), and NUTS draws keep their
@@ -860,7 +863,7 @@ class Evaluation:
           log p(y_i | s_i, draw) of the n labeled items, so that
           ``arviz.loo`` works.
         * ``mixture_posterior`` (the mixture averaged with other models):
-          its own parameters, resampled by its own weights.
+          its own parameters, resampled by its own weights in the same way.
         * ``importance_sampling`` (the mixture by importance sampling): its
           raw draws (draw,) and their PSIS-smoothed normalised ``weight``;
           attrs ``pareto_k``, ``ess``, ``proposal``.
@@ -871,6 +874,11 @@ class Evaluation:
 
         attrs of ``posterior``: the score model, the inference method, the
         families, the level and the mixture's weight among the models.
+
+        Parameters
+        ----------
+        rng : int, numpy.random.Generator or None, default 0
+            The resampling of the draws and their random order (the same ``rng`` gives the same object).
 
         Returns
         -------
@@ -885,7 +893,7 @@ class Evaluation:
         """
         from .idata import to_inference_data
 
-        return to_inference_data(self)
+        return to_inference_data(self, rng)
 
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.
