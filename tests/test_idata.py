@@ -72,13 +72,18 @@ def test_arviz_reads_the_importance_samplers_own_ess():
 def test_an_average_of_models_is_not_read_as_a_chain_that_barely_moves(twenty_labels_of_3000):
     ev, _, _ = twenty_labels_of_3000
     # the M draws were made grouped by score model (ev.model.components): in that order ArviZ found an ESS of
-    # 30-75 of 300 draws and no R-hat
-    table = az.summary(ev.to_inference_data(), kind="diagnostics")
-    assert (table["ess_bulk"] > 0.7 * ev.weights.size).all() and (table["r_hat"] < 1.05).all()
-    mixture = az.summary(ev.to_inference_data().mixture_posterior, kind="diagnostics")
+    # 30-75 of 300 draws and no R-hat. Averaged over 8 random orders (one order's ESS is within about ±40%)
     fit = ev.mixture_model()
     w = fit.weights / np.sum(fit.weights)
-    assert mixture["ess_bulk"].mean() == pytest.approx(1 / np.sum(w ** 2), rel=0.25)
+    ess, own, worst_r_hat = [], [], 0.0
+    for r in range(8):
+        idata = ev.to_inference_data(rng=r)
+        table = az.summary(idata, kind="diagnostics")
+        ess.append(table["ess_bulk"].mean())
+        worst_r_hat = max(worst_r_hat, table["r_hat"].max())
+        own.append(az.summary(idata.mixture_posterior, kind="diagnostics")["ess_bulk"].mean())
+    assert np.mean(ess) == pytest.approx(ev.weights.size, rel=0.2) and worst_r_hat < 1.1
+    assert np.mean(own) == pytest.approx(1 / np.sum(w ** 2), rel=0.3)  # about 140 draws: the mixture's own importance weights
 
 
 def test_the_layout_is_reproducible_from_its_rng(twenty_labels_of_3000):
