@@ -83,7 +83,7 @@ def test_an_average_of_models_is_not_read_as_a_chain_that_barely_moves(twenty_la
         worst_r_hat = max(worst_r_hat, table["r_hat"].max())
         own.append(az.summary(idata.mixture_posterior, kind="diagnostics")["ess_bulk"].mean())
     assert np.mean(ess) == pytest.approx(ev.weights.size, rel=0.2) and worst_r_hat < 1.1
-    assert np.mean(own) == pytest.approx(1 / np.sum(w ** 2), rel=0.3)  # about 140 draws: the mixture's own importance weights
+    assert np.mean(own) == pytest.approx(1 / np.sum(w ** 2), rel=0.3)  # its own weights, ~140 draws
 
 
 def test_the_layout_is_reproducible_from_its_rng(twenty_labels_of_3000):
