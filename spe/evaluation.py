@@ -25,7 +25,7 @@ from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names", "metrics_frame",
-           "score_model_frame"]
+           "item_index", "score_model_frame"]
 
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
@@ -222,7 +222,7 @@ def score_model_frame(diagnostics):
     return frame.sort_values("weight", ascending=False, ignore_index=True)
 
 
-def _item_index(ids, n):
+def item_index(ids, n):
     """The index of an items table: ``ids`` (n,) or the positions."""
     import pandas as pd
 
@@ -973,14 +973,17 @@ class Evaluation:
         """
         return self.performance.replay.probability_grid(self.scores.min(), self.scores.max(), self.weights)
 
-    def to_dict(self, level=None, performance="sample") -> dict:
+    def to_dict(self, level=None, performance="sample", items=False) -> dict:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
 
         The contract's keys, plus ``performance`` ("sample" or
         "population": which the estimates are), every other metric of the
         ranking registered in :mod:`spe.metrics` (``equal_error_rate``, …) and
         ``threshold_curve`` (precision and recall against the T thresholds,
-        score units, with bands).
+        score units, with bands). With ``items=True`` also ``items``
+        (:meth:`items_dict`: every item's score, label and probability; N
+        numbers each), so that :func:`spe.load` answers
+        :meth:`item_probabilities` and :meth:`items_frame`.
 
         Examples
         --------
@@ -1022,7 +1025,28 @@ class Evaluation:
             },
             "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
+            **({"items": self.items_dict()} if items else {}),
         }
+
+    def items_dict(self) -> dict:
+        """The items as JSON-ready lists, in the order of ``scores``, N each (a pool's K values): ``score``
+        (score units), ``label`` (0 or 1; None when unlabeled), ``probability`` (:meth:`item_probabilities`)
+        and, from a pool, ``count``. What ``save(path, items=True)`` adds to the JSON as ``items``.
+
+        Examples
+        --------
+        >>> d = ev.items_dict()
+        >>> sorted(d), len(d["score"]), d["label"].count(None)
+        (['label', 'probability', 'score'], 2000, 1970)
+        """
+        label = [None] * self.scores.size
+        for i, v in zip(self.labeled_index.tolist(), self.labeled_value.tolist()):
+            label[i] = int(v)
+        out = {"score": jsonable(np.asarray(self.scores, dtype=float)), "label": label,
+               "probability": jsonable(self.item_probabilities())}
+        if self.counts is not None:
+            out["count"] = jsonable(np.asarray(self.counts))
+        return out
 
     def to_frame(self, level=None, performance="sample"):
         """The whole-ranking metrics as a tidy DataFrame, one row per metric (prevalence, average precision,
@@ -1072,17 +1096,19 @@ class Evaluation:
         rows = self.scores.size  # N, or a pool's K values
         label = pd.array([pd.NA] * rows, dtype="Int64")
         label[self.labeled_index] = self.labeled_value
-        index = _item_index(ids, rows)
+        index = item_index(ids, rows)
         columns = {"score": self.scores, "label": label, "probability": self.item_probabilities()}
         if self.counts is not None:
             columns["count"] = self.counts
         return pd.DataFrame(columns, index=index)
 
-    def save(self, path, level=None, performance="sample"):
+    def save(self, path, level=None, performance="sample", items=False):
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe estimate --json`` writes), whole or not at all;
         :func:`spe.load` reads it back as a :class:`spe.saved.SavedEvaluation` (the summaries, curves and
-        diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those). Returns
-        ``path``; raises ``SpeInputError`` when it cannot be written.
+        diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those, for the queries
+        that need them). ``items=True`` adds every item's score, label and probability (:meth:`items_dict`,
+        3 numbers per item), so that the loaded result answers :meth:`item_probabilities` and
+        :meth:`items_frame` too. Returns ``path``; raises ``SpeInputError`` when it cannot be written.
 
         Examples
         --------
@@ -1091,7 +1117,7 @@ class Evaluation:
         >>> spe.load(path).average_precision() == ev.average_precision()
         True
         """
-        return save_json(self.to_dict(level, performance), path)
+        return save_json(self.to_dict(level, performance, items), path)
 
     def _counts(self):
         n_pos = int(np.sum(self.labeled_value == 1))
