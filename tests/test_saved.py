@@ -296,3 +296,19 @@ def test_load_checks_every_field_of_a_comparison(good_and_weak, tmp_path, change
     with pytest.raises(spe.SpeInputError, match=field) as e:
         spe.load(path)
     assert str(path) in str(e.value)
+
+
+def test_a_pool_saved_with_its_items_gives_its_counts_back(tmp_path):
+    from .conftest import simulate
+
+    s, y = simulate(2000, 0.2, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, {i: int(y[i]) for i in range(30)}, draws=100, rng=0, engine="binned",
+                          score_model="mixture", families="truncnorm,truncnorm")
+    assert ev.counts is not None
+    back = spe.load(ev.save(tmp_path / "pool.json", items=True))
+    np.testing.assert_array_equal(back.counts, ev.counts)
+    pd.testing.assert_frame_equal(back.items_frame(), ev.items_frame())
+    with pytest.raises(spe.NotSavedError, match="counts needs the items"):
+        spe.load(ev.save(tmp_path / "plain.json")).counts
