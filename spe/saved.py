@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .comparison import compared_metric_names, differences_frame
+from .comparison import differences_frame
 from .display import classifiers_frame, comparison_html, comparison_repr, result_html, result_repr
 from .evaluation import PERFORMANCE_KINDS, CurveBand, Interval, item_index, metrics_frame, score_model_frame
 from .exceptions import NotSavedError, SpeInputError
