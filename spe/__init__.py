@@ -29,6 +29,7 @@ _LAZY = {
     "labeled_only": "baselines",
     "LabeledOnly": "baselines",
     "SpeInputError": "exceptions",
+    "NotSavedError": "exceptions",
     "SpeWarning": "exceptions",
     "ImportanceSamplingWarning": "exceptions",
     "MixtureFitError": "exceptions",

@@ -625,8 +625,10 @@ class Comparison:
                                 "p_a_better": self._p_better(d, m)})
         return out
 
-    def to_dict(self, level=None, performance="sample") -> dict:
-        """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract).
+    def to_dict(self, level=None, performance="sample", items=False) -> dict:
+        """JSON-ready dict; ``spe compare --json`` writes exactly this (DESIGN.md contract). With ``items=True``
+        also ``items``: ``score`` (classifier → its N scores), ``label`` (0, 1 or None when unlabeled) and
+        ``probability`` (:meth:`item_probabilities`), N each.
 
         Examples
         --------
@@ -644,7 +646,13 @@ class Comparison:
             "ranking": self.ranking(performance=performance),
             "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
+            **({"items": self._items_dict()} if items else {}),
         }
+
+    def _items_dict(self):
+        first = self.evaluations[self.names[0]].items_dict()
+        return {"score": {n: jsonable(np.asarray(self.evaluations[n].scores, dtype=float)) for n in self.names},
+                "label": first["label"], "probability": first["probability"]}
 
     def to_frame(self, level=None, performance="sample"):
         """Every classifier's whole-ranking metrics as one tidy DataFrame: :meth:`Evaluation.to_frame`'s rows
@@ -670,10 +678,12 @@ class Comparison:
         level = self._level(level)
         return differences_frame(self.comparisons(metrics, level, performance), level)
 
-    def save(self, path, level=None, performance="sample"):
+    def save(self, path, level=None, performance="sample", items=False):
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe compare --json`` writes), whole or not at all;
-        :func:`spe.load` reads it back as a :class:`spe.saved.SavedComparison`. Returns ``path``; raises
-        ``SpeInputError`` when it cannot be written.
+        :func:`spe.load` reads it back as a :class:`spe.saved.SavedComparison` (the summaries at ``level``, not
+        the posterior draws: pickle the Comparison to keep those). ``items=True`` adds every item's scores,
+        label and probability, so that the loaded result answers :meth:`item_probabilities` and
+        :meth:`items_frame` too. Returns ``path``; raises ``SpeInputError`` when it cannot be written.
 
         Examples
         --------
@@ -682,7 +692,7 @@ class Comparison:
         >>> back.names
         ['good', 'weak']
         """
-        return save_json(self.to_dict(level, performance), path)
+        return save_json(self.to_dict(level, performance, items), path)
 
     def _counts(self):
         return f"spe.Comparison: {len(self.names)} classifiers, {self.n_items} items, {self.labeled_index.size} labeled"

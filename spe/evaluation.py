@@ -25,7 +25,7 @@ from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names", "metrics_frame",
-           "score_model_frame"]
+           "item_index", "score_model_frame"]
 
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
@@ -222,7 +222,7 @@ def score_model_frame(diagnostics):
     return frame.sort_values("weight", ascending=False, ignore_index=True)
 
 
-def _item_index(ids, n):
+def item_index(ids, n):
     """The index of an items table: ``ids`` (n,) or the positions."""
     import pandas as pd
 
@@ -840,7 +840,7 @@ class Evaluation:
             families={"negative": mix.negative.name, "positive": mix.positive.name},
             histogram_check=fit.diagnostics.get("histogram_check"))
 
-    def to_inference_data(self):
+    def to_inference_data(self, rng=0):
         """The evaluation as an ``arviz.InferenceData``, for ArviZ's summaries, plots and LOO, for every score
         model (:mod:`spe.idata`).
 
@@ -849,8 +849,11 @@ class Evaluation:
         * ``posterior``: the whole-ranking metrics per draw (``prevalence``,
           ``average_precision``, ``roc_auc``, ``equal_error_rate``,
           ``max_f1``; the sample performance, in [0, 1]), dims (chain,
-          draw). Weighted draws are resampled systematically by their
-          weights (M draws, one chain; duplicates are expected). When the
+          draw). The M weighted draws go in as about ESS = 1 / Σ w² draws
+          (``diagnostics["ess"]`` for importance sampling; M for equal
+          weights), resampled systematically by their weights (duplicates
+          are expected), in a random order, dealt into 4 chains: so that
+          ArviZ's ESS, MCSE and R-hat of them mean what they say. When the
           SPE mixture is the only score model, its parameters join them on
           the same draws as ``mixture.prevalence``, ``mixture.negative.loc``,
           … (natural units; model-space scores), and NUTS draws keep their
@@ -860,7 +863,7 @@ class Evaluation:
           log p(y_i | s_i, draw) of the n labeled items, so that
           ``arviz.loo`` works.
         * ``mixture_posterior`` (the mixture averaged with other models):
-          its own parameters, resampled by its own weights.
+          its own parameters, resampled by its own weights in the same way.
         * ``importance_sampling`` (the mixture by importance sampling): its
           raw draws (draw,) and their PSIS-smoothed normalised ``weight``;
           attrs ``pareto_k``, ``ess``, ``proposal``.
@@ -871,6 +874,11 @@ class Evaluation:
 
         attrs of ``posterior``: the score model, the inference method, the
         families, the level and the mixture's weight among the models.
+
+        Parameters
+        ----------
+        rng : int, numpy.random.Generator or None, default 0
+            The resampling of the draws and their random order (the same ``rng`` gives the same object).
 
         Returns
         -------
@@ -891,7 +899,7 @@ class Evaluation:
         """
         from .idata import to_inference_data
 
-        return to_inference_data(self)
+        return to_inference_data(self, rng)
 
     def labeled_points(self):
         """Where the labeled items sit on the PR curve.
@@ -971,14 +979,17 @@ class Evaluation:
         """
         return self.performance.replay.probability_grid(self.scores.min(), self.scores.max(), self.weights)
 
-    def to_dict(self, level=None, performance="sample") -> dict:
+    def to_dict(self, level=None, performance="sample", items=False) -> dict:
         """JSON-ready dict; the CLI's ``--json`` writes exactly this (DESIGN.md contract).
 
         The contract's keys, plus ``performance`` ("sample" or
         "population": which the estimates are), every other metric of the
         ranking registered in :mod:`spe.metrics` (``equal_error_rate``, …) and
         ``threshold_curve`` (precision and recall against the T thresholds,
-        score units, with bands).
+        score units, with bands). With ``items=True`` also ``items``
+        (:meth:`items_dict`: every item's score, label and probability; N
+        numbers each), so that :func:`spe.load` answers
+        :meth:`item_probabilities` and :meth:`items_frame`.
 
         Examples
         --------
@@ -1020,7 +1031,28 @@ class Evaluation:
             },
             "diagnostics": jsonable(self.diagnostics),
             "warnings": list(self.warnings),
+            **({"items": self.items_dict()} if items else {}),
         }
+
+    def items_dict(self) -> dict:
+        """The items as JSON-ready lists, in the order of ``scores``, N each (a pool's K values): ``score``
+        (score units), ``label`` (0 or 1; None when unlabeled), ``probability`` (:meth:`item_probabilities`)
+        and, from a pool, ``count``. What ``save(path, items=True)`` adds to the JSON as ``items``.
+
+        Examples
+        --------
+        >>> d = ev.items_dict()
+        >>> sorted(d), len(d["score"]), d["label"].count(None)
+        (['label', 'probability', 'score'], 2000, 1970)
+        """
+        label = [None] * self.scores.size
+        for i, v in zip(self.labeled_index.tolist(), self.labeled_value.tolist()):
+            label[i] = int(v)
+        out = {"score": jsonable(np.asarray(self.scores, dtype=float)), "label": label,
+               "probability": jsonable(self.item_probabilities())}
+        if self.counts is not None:
+            out["count"] = jsonable(np.asarray(self.counts))
+        return out
 
     def to_frame(self, level=None, performance="sample"):
         """The whole-ranking metrics as a tidy DataFrame, one row per metric (prevalence, average precision,
@@ -1070,17 +1102,19 @@ class Evaluation:
         rows = self.scores.size  # N, or a pool's K values
         label = pd.array([pd.NA] * rows, dtype="Int64")
         label[self.labeled_index] = self.labeled_value
-        index = _item_index(ids, rows)
+        index = item_index(ids, rows)
         columns = {"score": self.scores, "label": label, "probability": self.item_probabilities()}
         if self.counts is not None:
             columns["count"] = self.counts
         return pd.DataFrame(columns, index=index)
 
-    def save(self, path, level=None, performance="sample"):
+    def save(self, path, level=None, performance="sample", items=False):
         """Write :meth:`to_dict` to ``path`` as JSON (what ``spe estimate --json`` writes), whole or not at all;
         :func:`spe.load` reads it back as a :class:`spe.saved.SavedEvaluation` (the summaries, curves and
-        diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those). Returns
-        ``path``; raises ``SpeInputError`` when it cannot be written.
+        diagnostics at ``level``, not the posterior draws: pickle the Evaluation to keep those, for the queries
+        that need them). ``items=True`` adds every item's score, label and probability (:meth:`items_dict`,
+        3 numbers per item), so that the loaded result answers :meth:`item_probabilities` and
+        :meth:`items_frame` too. Returns ``path``; raises ``SpeInputError`` when it cannot be written.
 
         Examples
         --------
@@ -1089,7 +1123,7 @@ class Evaluation:
         >>> spe.load(path).average_precision() == ev.average_precision()
         True
         """
-        return save_json(self.to_dict(level, performance), path)
+        return save_json(self.to_dict(level, performance, items), path)
 
     def _counts(self):
         n_pos = int(np.sum(self.labeled_value == 1))

@@ -57,6 +57,26 @@ class SpeInputError(ValueError):
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
+class NotSavedError(SpeInputError):
+    """A query that a result read back from its JSON (:func:`spe.load`) cannot answer, because what it needs is
+    not in the file: the posterior draws (never saved: another credible level, a metric at a threshold, the
+    threshold choice, the items to label next, ArviZ) or the items (saved only by ``save(path, items=True)``).
+
+    A ``SpeInputError`` (so a ``ValueError``) whose message names the query, what it needs and how to keep it:
+    keep the live :class:`~spe.evaluation.Evaluation` or :class:`~spe.comparison.Comparison` (``pickle``
+    keeps the draws), or save the answer itself when the result is made.
+
+    Attributes
+    ----------
+    query : str
+        The query refused, e.g. ``"best_threshold"``.
+    """
+
+    def __init__(self, query, message, *, path=None, argument=None):
+        self.query = query
+        super().__init__(message, path=path, argument=argument)
+
+
 class MixtureFitError(RuntimeError):
     """The SPE mixture could not be fitted to these scores (no family pair reached an identified optimum).
 

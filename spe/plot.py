@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import SpeInputError
+from .exceptions import NotSavedError, SpeInputError
 from .metrics.curves import reliability_bins
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
@@ -234,9 +234,13 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
         ax.step(pr.x, truth, where="post", color="black", lw=1.2, label="true curve (all labels)")
     if labeled_only is not None:
         ax.step(pr.x, labeled_only, where="post", color="tab:gray", ls="--", lw=1.2, label="labeled items only")
-    if show_labeled and evaluation.n_labeled and hasattr(evaluation, "labeled_points"):  # not a saved result
-        pts = evaluation.labeled_points()
-        _mark_labeled(ax, pts["recall"], pts["precision"], pts["label"])
+    if show_labeled and evaluation.n_labeled:
+        try:
+            pts = evaluation.labeled_points()
+        except NotSavedError:  # a saved result (spe.load): placing them needs the posterior draws
+            pts = None
+        if pts is not None:
+            _mark_labeled(ax, pts["recall"], pts["precision"], pts["label"])
     return _finish(ax, xlabel="recall", ylabel="precision",
                    title=f"Precision-recall, {evaluation.n_items} items, {evaluation.n_labeled} labeled\n"
                          f"band: {pct} equal-tailed posterior interval",

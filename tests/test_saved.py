@@ -2,6 +2,7 @@
 DataFrame."""
 
 import json
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -124,3 +125,190 @@ def test_items_frame(twenty_labels_of_3000, good_and_weak):
     both = good_and_weak.items_frame()
     assert list(both.columns) == ["good", "weak", "label", "probability"]
     np.testing.assert_array_equal(both["weak"], good_and_weak["weak"].scores)
+
+
+def _public(cls):
+    """A class's public names: its methods and properties, and a dataclass's fields."""
+    fields = getattr(cls, "__dataclass_fields__", {})
+    return sorted({n for n in dir(cls) if not n.startswith("_")} | {n for n in fields if not n.startswith("_")})
+
+
+@pytest.mark.parametrize("original, saved", [(spe.Evaluation, spe.SavedEvaluation),
+                                             (spe.Comparison, spe.SavedComparison)])
+def test_a_saved_result_has_every_query_of_the_original(original, saved):
+    missing = [n for n in _public(original) if not hasattr(saved, n)]
+    assert missing == []
+
+
+#: Arguments for every query of an Evaluation that a saved one refuses (it needs the posterior draws or the items).
+REFUSED = {
+    "metrics_at": (0.5,), "threshold_probability": (0.8, 0.5), "requirement_draws": (0.8, 0.5),
+    "best_threshold": (0.8, 0.5), "suggest": (5,), "plan_labels": (0.1,), "performance_of": ("sample",),
+    "labeled_points": (), "probability_at": ([0.0, 1.0],), "probability_grid": (), "mixture_model": (),
+    "class_densities": (), "to_inference_data": (), "item_probabilities": (), "items_frame": (), "items_dict": (),
+}
+
+
+def test_what_a_saved_evaluation_cannot_answer_says_what_it_needs(twenty_labels_of_3000, tmp_path):
+    ev, _, _ = twenty_labels_of_3000
+    back = spe.load(ev.save(tmp_path / "ev.json"))
+    for name, args in REFUSED.items():
+        with pytest.raises(spe.NotSavedError) as e:
+            getattr(back, name)(*args)
+        assert e.value.query == name and str(tmp_path / "ev.json") in str(e.value)
+        assert ("pickle" in str(e.value)) != (name.startswith("item")), name  # the items: save(items=True)
+    for name in ("weights", "model", "scores", "labeled_index", "labeled_value"):
+        with pytest.raises(spe.NotSavedError, match=f"{name} needs"):
+            getattr(back, name)
+    with pytest.raises(spe.NotSavedError, match=r"save\(path, items=True\)"):
+        back.item_probabilities()
+    with pytest.raises(spe.NotSavedError, match=r"best_threshold needs the posterior draws.*spe threshold --json"):
+        back.best_threshold(min_precision=0.9)
+    with pytest.raises(spe.NotSavedError, match=r"threshold_curve\('f1'\) needs the posterior draws"):
+        back.threshold_curve("f1")
+    with pytest.raises(spe.SpeInputError, match="must be one of"):  # as the original: an unknown metric
+        back.threshold_curve("nope")
+    with pytest.raises(spe.NotSavedError, match=r"metric\('precision', threshold=0.5\)"):
+        back.metric("precision", threshold=0.5)
+    assert back.counts is None and ev.counts is None  # not a pool
+
+
+def test_a_saved_evaluation_answers_as_the_original(twenty_labels_of_3000, tmp_path):
+    ev, _, _ = twenty_labels_of_3000
+    back = spe.load(ev.save(tmp_path / "ev.json", items=True))
+    for name in ("prevalence", "average_precision", "roc_auc", "equal_error_rate"):
+        assert getattr(back, name)() == getattr(ev, name)()
+    for metric in ("precision", "recall"):
+        a, b = ev.threshold_curve(metric), back.threshold_curve(metric, level=ev.level)
+        for field in ("x", "median", "lo", "hi"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert 0 < back.mixture_weight() == ev.mixture_weight() < 1
+    np.testing.assert_array_equal(back.item_probabilities(), ev.item_probabilities())
+    np.testing.assert_array_equal(back.scores, ev.scores)
+    np.testing.assert_array_equal(back.labeled_index, np.sort(ev.labeled_index))
+    np.testing.assert_array_equal(back.labeled_value, ev.labeled_value[np.argsort(ev.labeled_index)])
+    ids = [f"item{i}" for i in range(3000)]
+    pd.testing.assert_frame_equal(back.items_frame(ids), ev.items_frame(ids))
+    assert back.items_dict() == json.loads(json.dumps(ev.items_dict()))
+    assert back.to_dict() == json.loads(json.dumps(ev.to_dict()))  # without the items unless asked
+    assert back.to_dict(items=True)["items"] == back.items_dict()
+    again = spe.load(back.save(tmp_path / "again.json", items=True))
+    assert again.to_dict(items=True) == back.to_dict(items=True)
+    assert back.summary(warnings=False).count("warning:") == 0
+
+
+def test_the_mixture_weight_of_a_model_without_the_mixture(tmp_path):
+    from .conftest import simulate
+
+    s, y = simulate(800, 0.3, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for score_model in ("platt", "mixture"):
+            ev = spe.evaluate(s, {i: int(y[i]) for i in range(30)}, score_model=score_model, draws=200, rng=0)
+            assert spe.load(ev.save(tmp_path / "ev.json")).mixture_weight() == ev.mixture_weight()
+
+
+def test_a_saved_comparison_answers_as_the_original(good_and_weak, tmp_path):
+    cmp = good_and_weak
+    back = spe.load(cmp.save(tmp_path / "cmp.json", items=True))
+    for metric in ("average_precision", "roc_auc", "equal_error_rate", "precision_at_recall"):
+        assert back.difference("good", "weak", metric) == cmp.difference("good", "weak", metric)
+        assert back.probability_better("good", "weak", metric) == cmp.probability_better("good", "weak", metric)
+        assert back.probability_better("weak", "good", metric) == pytest.approx(
+            cmp.probability_better("weak", "good", metric), abs=1e-12)
+    assert back.ranking() == json.loads(json.dumps(cmp.ranking()))
+    assert back.comparisons(["roc_auc"]) == json.loads(json.dumps(cmp.comparisons(["roc_auc"])))
+    pd.testing.assert_frame_equal(back.differences_frame(["roc_auc"]), cmp.differences_frame(["roc_auc"]))
+    np.testing.assert_array_equal(back.item_probabilities(), cmp.item_probabilities())
+    pd.testing.assert_frame_equal(back.items_frame(), cmp.items_frame())
+    np.testing.assert_array_equal(back["weak"].item_probabilities(), cmp["weak"].item_probabilities())
+    np.testing.assert_array_equal(back["weak"].scores, cmp["weak"].scores)
+    assert sorted(back.evaluations) == ["good", "weak"] and back.diagnostics["seed"] == cmp.diagnostics["seed"]
+    text = back.summary()
+    assert "good − weak" in text and "probability of being the best" in text
+    with pytest.raises(spe.NotSavedError, match=r"the JSON holds good − weak .* difference\('good', 'weak'"):
+        back.difference("weak", "good")
+    with pytest.raises(spe.NotSavedError, match=r"ranking\('roc_auc'\) needs the posterior draws"):
+        back.ranking("roc_auc")
+    with pytest.raises(spe.NotSavedError, match="precision_at_recall:0.3"):
+        back.difference("good", "weak", "precision_at_recall:0.3")
+    for name, args in (("metric_draws", ("good",)), ("suggest", (5,)), ("plan_labels", ())):
+        with pytest.raises(spe.NotSavedError, match=f"{name} needs the posterior draws.*pickle"):
+            getattr(back, name)(*args)
+    with pytest.raises(spe.SpeInputError, match="no classifier 'nope'"):
+        back.difference("good", "nope")
+    plain = spe.load(cmp.save(tmp_path / "plain.json"))
+    with pytest.raises(spe.NotSavedError, match=r"item_probabilities needs the items.*items=True"):
+        plain.item_probabilities()
+
+
+def _drop(data, *keys):
+    *path, last = keys
+    for k in path:
+        data = data[k]
+    del data[last]
+
+
+def _set(value):
+    def change(data, *keys):
+        *path, last = keys
+        for k in path:
+            data = data[k]
+        data[last] = value(data[last])
+    return change
+
+
+@pytest.mark.parametrize("change, keys, field", [
+    (_drop, ("pr_curve", "precision_lo"), "pr_curve.precision_lo' is missing"),
+    (_drop, ("roc_curve", "tpr_hi"), "roc_curve.tpr_hi' is missing"),
+    (_drop, ("threshold_curve", "recall_lo"), "threshold_curve.recall_lo' is missing"),
+    (_drop, ("prevalence", "lo"), "prevalence.lo' is missing"),
+    (_set(lambda v: v[:-1]), ("pr_curve", "precision_hi"), "pr_curve.precision_hi' has 100 values, not 101"),
+    (_set(lambda v: [*v[:3], "x", *v[4:]]), ("roc_curve", "tpr"), r"roc_curve.tpr\[3\]' is not a number"),
+    (_set(lambda v: "0.5"), ("average_precision", "mean"), "average_precision.mean' is not a number"),
+    (_set(lambda v: 90), ("level",), "'level' is not a credible level"),
+    (_set(lambda v: {}), ("pr_curve",), "pr_curve.recall' is missing"),
+])
+def test_load_checks_every_field_it_reads(twenty_labels_of_3000, tmp_path, change, keys, field):
+    ev, _, _ = twenty_labels_of_3000
+    data = ev.to_dict()
+    assert len(data["pr_curve"]["recall"]) == 101
+    change(data, *keys)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(spe.SpeInputError, match=field) as e:
+        spe.load(path)
+    assert str(path) in str(e.value)
+
+
+@pytest.mark.parametrize("change, keys, field", [
+    (_drop, ("classifiers", "weak", "pr_curve", "recall"), "classifiers.weak.pr_curve.recall' is missing"),
+    (_drop, ("comparisons", 0, "p_a_better"), r"comparisons\[0\].p_a_better' is missing"),
+    (_set(lambda v: {"mean": 0.1}), ("comparisons", 1, "difference"), r"comparisons\[1\].difference' is not an"),
+    (_set(lambda v: v[:-1]), ("items", "probability"), "items.score.good' has 1500 values, not 1499"),
+    (_set(lambda v: [2] + v[1:]), ("items", "label"), "items.label' holds a label other than 0, 1 or null"),
+])
+def test_load_checks_every_field_of_a_comparison(good_and_weak, tmp_path, change, keys, field):
+    data = good_and_weak.to_dict(items=True)
+    change(data, *keys)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(spe.SpeInputError, match=field) as e:
+        spe.load(path)
+    assert str(path) in str(e.value)
+
+
+def test_a_pool_saved_with_its_items_gives_its_counts_back(tmp_path):
+    from .conftest import simulate
+
+    s, y = simulate(2000, 0.2, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, {i: int(y[i]) for i in range(30)}, draws=100, rng=0, engine="binned",
+                          score_model="mixture", families="truncnorm,truncnorm")
+    assert ev.counts is not None
+    back = spe.load(ev.save(tmp_path / "pool.json", items=True))
+    np.testing.assert_array_equal(back.counts, ev.counts)
+    pd.testing.assert_frame_equal(back.items_frame(), ev.items_frame())
+    with pytest.raises(spe.NotSavedError, match="counts needs the items"):
+        spe.load(ev.save(tmp_path / "plain.json")).counts
