@@ -8,6 +8,10 @@ log-odds units). ``digits_labels.csv`` holds 20 of those items' true labels,
 drawn at random (the "oracle" labels a user would pay for), and
 ``digits_truth.csv`` all 899 true labels, to compare an estimate with.
 
+A second classifier, a support vector machine with an RBF kernel trained on
+the same half, scores the same 899 images (same ids):
+``digits_svm_scores.csv`` (its decision value), for ``spe compare``.
+
 Run:  python examples/make_digits_example.py   (needs scikit-learn)
 """
 
@@ -20,6 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
 
 HERE = Path(__file__).resolve().parent
 POSITIVE_DIGIT = 8
@@ -35,6 +40,9 @@ def main(seed=0):
     score = clf.decision_function(X_pool)
     ids = [f"img{i:04d}" for i in range(score.size)]
     pd.DataFrame({"id": ids, "score": np.round(score, 6)}).to_csv(HERE / "digits_scores.csv", index=False)
+    svm = make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0)).fit(X_train, y_train)
+    pd.DataFrame({"id": ids, "score": np.round(svm.decision_function(X_pool), 6)}).to_csv(
+        HERE / "digits_svm_scores.csv", index=False)
     pd.DataFrame({"id": ids, "label": y_pool}).to_csv(HERE / "digits_truth.csv", index=False)
     pick = np.sort(np.random.default_rng(seed).choice(score.size, N_LABELS, replace=False))
     pd.DataFrame({"id": [ids[i] for i in pick], "label": y_pool[pick]}).to_csv(
