@@ -35,6 +35,17 @@ def _run(argv, capsys):
     return rc, out.out, out.err
 
 
+def _no_fit(monkeypatch):
+    """Make any fit of a score model fail the test: what is refused "before any work" is refused before it (a
+    check of the order of events, not of a time, which a busy machine stretches)."""
+    import spe.api
+
+    def fit_started(*args, **kwargs):
+        raise AssertionError("the score models were being fitted: the refusal came after work began")
+
+    monkeypatch.setattr(spe.api, "_fit_score_models", fit_started)
+
+
 def _written(directory, *inputs):
     return sorted(p.name for p in directory.iterdir() if p.name not in inputs)
 
@@ -192,15 +203,14 @@ def test_scores_outside_what_the_stated_type_allows_answer_with_a_warning(capsys
     (["--plot", "{tmp}/p.txt"], "--plot: {tmp}/p.txt: the suffix names no image format"),
     (["--items", "{tmp}/" + "x" * 300 + ".csv"], "--items: the file name is longer than the 255 bytes"),
 ])
-def test_bad_outputs_are_refused_before_any_work(tmp_path, capsys, argv, message):
+def test_bad_outputs_are_refused_before_any_work(tmp_path, capsys, monkeypatch, argv, message):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     message = message.replace("{tmp}", str(tmp_path))
-    t0 = time.perf_counter()
+    _no_fit(monkeypatch)
     other = ("--items", "first.csv") if "--items" not in argv else ("--plot", "first.png")  # would have been fine
     rc, out, err = _run(["estimate", SCORES, "--labels", LABELS, other[0], str(tmp_path / other[1]), *argv],
                         capsys)
     assert rc == 2 and message in err and err.count("\n") == 1 and out == ""
-    assert time.perf_counter() - t0 < 5  # refused before the fit
     assert list(tmp_path.iterdir()) == []
 
 
@@ -264,12 +274,11 @@ def test_writing_to_a_device_writes_in_place(capsys):
 # --- limits, messages, reproducibility ----------------------------------------------------------------------------
 
 
-def test_more_draws_than_memory_holds_are_refused_at_once(capsys):
-    t0 = time.perf_counter()
+def test_more_draws_than_memory_holds_are_refused_at_once(capsys, monkeypatch):
+    _no_fit(monkeypatch)
     for draws in ("1000000000", str(2 ** 63)):
         rc, _, err = _run(["estimate", SCORES, "--draws", draws], capsys)
         assert rc == 2 and "--draws:" in err and "of memory" in err and "use at most about" in err
-    assert time.perf_counter() - t0 < 10
 
 
 def test_workers_beyond_the_cores_are_capped_with_a_note(capsys, tmp_path):
@@ -378,6 +387,19 @@ def _wait_until_importing_numpy(pid, timeout=30.0):
     raise AssertionError(f"the command did not import numpy within {timeout} s")
 
 
+def _wait_until_the_group_is_gone(pgid, timeout=30.0):
+    """Return once no process of the group ``pgid`` is left; fail after ``timeout`` seconds (a loaded machine
+    takes longer than an idle one to end forked workers, so this waits rather than looking once)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"processes of the group {pgid} were still running {timeout} s after the command ended")
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
 def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
     n = 100_000
@@ -401,9 +423,7 @@ def test_ctrl_c_exits_130_in_one_line_with_no_files_and_no_children(tmp_path):
         _, err = p.communicate(timeout=30)
         assert p.returncode == 130 and err == b"spe: interrupted\n", (delay, err)
         assert list(out.iterdir()) == []
-        time.sleep(0.2)
-        with pytest.raises(ProcessLookupError):
-            os.killpg(p.pid, 0)  # no process of its group is left
+        _wait_until_the_group_is_gone(p.pid)  # no process of its group is left (its workers exit on their own)
 
 
 def test_an_interrupt_a_library_swallows_is_still_an_interrupt(capsys, monkeypatch):
