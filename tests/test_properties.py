@@ -152,7 +152,10 @@ def _labels(draw, case, n):
         case.defects.append("unknown id")
     elif kind == "bad-label" and rows:
         rows[0][1] = draw(st.sampled_from(["2", "yes", "", "-1", "0.5"]))
-        case.defects.append("bad label")
+        if rows[0][1] == "-1" and all(lab[r[0]] == 1 for r in rows[1:]):
+            lab[rows[0][0]] = 0  # labels -1 and 1: scikit-learn's -1/1, -1 the negative class
+        else:
+            case.defects.append("bad label")
     elif kind == "duplicate" and rows:
         rows.append(list(rows[0]))
         case.defects.append("duplicate label")
