@@ -34,7 +34,7 @@ could also take the top scores, where the unlabeled scores cannot tell it
 from the positives, and the mixture's identification at the top score
 (:attr:`spe.models.Mixture.top`) rejects such fits. On probability scores
 it degenerated to spikes at 0: these priors do not make it fully
-identifiable. (Measured: ``docs/benchmarks.md``.)
+identifiable. (Measured: the CHANGELOG's "Benchmark history".)
 
 No single scipy.stats distribution is this mixture over draws;
 ``scipy_dist`` gives the ``scipy.stats.Mixture`` of one

@@ -12,7 +12,7 @@ Each model's leave-one-out log predictive density of the labeled items
 (``FittedScoreModel.loo``) is listed beside its evidence (``elpd_loo``).
 Weighting by it instead — pseudo-BMA, pseudo-BMA+ with the Bayesian
 bootstrap, or stacking (Yao et al. 2018) — was worse on the real benchmark
-cases, so the evidence stays (the numbers: ``docs/benchmarks.md``).
+cases, so the evidence stays (the numbers: the CHANGELOG's "Benchmark history").
 
 The averaged model behind the seam keeps M draws in all: model k gets about
 w_k·M of them (largest-remainder allocation), resampled from its weighted

@@ -44,7 +44,7 @@ CLASS_SCREEN_TOP = 3
 #: often multimodal (paper §4.2, Fig. 3C: "a mixture model would have been a
 #: better fit"); two truncated normals fit them. Not for probability scores,
 #: where it degenerated to spikes at 0, and not for the positive class, where
-#: it made the mixture worse on the benchmark (docs/benchmarks.md, "what moved it").
+#: it made the mixture worse on the benchmark (the CHANGELOG's "Benchmark history").
 DECISION_NEGATIVE_CANDIDATES = ("truncnorm2",)
 
 
@@ -196,7 +196,7 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     their screening optimum (the same scores on a finer grid move the optimum
     little), and ranked among themselves. Screening every pair from two
     starts (before 2026-11-26) took about 1.7× as long and was no more
-    accurate on the shared cases (docs/benchmarks.md, "The family
+    accurate on the shared cases (the CHANGELOG's benchmark history, "The family
     screening": the same error, band coverage and prevalence coverage at
     10, 20 and 50 labels, within one trial), although it chose another pair
     in 10 of 36 cases: which pair is chosen moves the average of score
