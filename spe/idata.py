@@ -145,6 +145,8 @@ def to_inference_data(evaluation, rng=0):
              "negative_family": evaluation.families.get("negative") or "",
              "positive_family": evaluation.families.get("positive") or "",
              "mixture_weight": evaluation.mixture_weight()}
+    if sample_stats is None:  # weighted draws: their own effective sample size, which ArviZ's ESS estimates
+        attrs["effective_sample_size"] = float(effective_draws(evaluation.model, evaluation.weights))
     groups["posterior"] = xr.Dataset(posterior, coords=coords, attrs=attrs)
     labeled = {"labeled": np.arange(evaluation.n_labeled)}
     observed = {"score": ("item", evaluation.scores)}
