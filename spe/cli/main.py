@@ -43,6 +43,7 @@ def build_parser():
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
         command.add_arguments(sub_parser)
         _add_verbosity(sub_parser)
+    parser.commands = sub.choices  # each command's parser, by name (its errors name the command)
     return parser
 
 
@@ -90,6 +91,17 @@ def _error_text(error, args):
     if arg == "scores":
         return error.located("<stdin>" if args.scores == "-" else args.scores)
     return error.located(arg if arg.startswith("-") else _OPTION_OF.get(arg, "--" + arg.replace("_", "-")))
+
+
+def _parse(parser, argv):
+    """``parser.parse_args(argv)``, with an unknown argument after a command refused by that command's parser
+    (``spe estimate: error: unrecognized arguments: --foo``), as argparse words any other error of a command's
+    options; argparse itself would blame ``spe``."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        owner = getattr(parser, "commands", {}).get(getattr(args, "command", None), parser)
+        owner.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def _run(args):
@@ -163,7 +175,7 @@ def _main(argv, watch):
     _tolerant_streams()
     parser = build_parser()
     try:
-        args = parser.parse_args(join_negative_numbers(sys.argv[1:] if argv is None else list(argv), _number_options()))
+        args = _parse(parser, join_negative_numbers(sys.argv[1:] if argv is None else list(argv), _number_options()))
     except SystemExit as e:
         return int(e.code or 0)
     if args.command is None:
