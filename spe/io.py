@@ -128,6 +128,7 @@ def _read_table(path, required, *, optional=(), blank_rows="skip", allow_empty=F
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
         if isinstance(e, SpeInputError):
             raise
+        _refuse_parquet(source, path, what)
         if isinstance(e, pd.errors.ParserError) and _longer_row(source)[0] is not None:
             _refuse_longer_row(source, path)
         if isinstance(e, UnicodeDecodeError):
@@ -188,6 +189,22 @@ def _refuse_non_utf8(source, path):
         byte = buf[at]
     row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
     raise SpeInputError(f"byte 0x{byte:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
+
+
+#: The first bytes of every Parquet file.
+PARQUET_MAGIC = b"PAR1"
+
+
+def _refuse_parquet(source, path, what):
+    """Say that a file read as CSV is Parquet, when it begins with Parquet's magic bytes (rather than naming the
+    first byte that is not UTF-8 text, which says nothing useful about such a file)."""
+    with _buffer(source) as buf:
+        magic = bytes(buf[: len(PARQUET_MAGIC)])
+    if magic != PARQUET_MAGIC:
+        return
+    where = ("scores in Parquet are read from a file named *.parquet (or *.pq, *.parq): rename it" if what == "scores"
+             else f"the {what} file must be CSV text: save it as CSV")
+    raise SpeInputError(f"looks like a Parquet file, not CSV: {where}", path=path)
 
 
 def _refuse_longer_row(source, path):
@@ -535,9 +552,12 @@ def read_score_columns(path, score_columns, id_column="id"):
     Raises
     ------
     SpeInputError
-        As :func:`read_scores`, for any of the columns.
+        As :func:`read_scores`, for any of the columns; a column named twice.
     """
-    for column in score_columns:
+    for i, column in enumerate(score_columns):
+        if column in score_columns[:i]:
+            raise SpeInputError(f"the score column {column!r} is asked for twice: name each column once",
+                                path=_display_path(path))
         if column == id_column:
             raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that "
                                 "holds the scores (--score-column)", path=_display_path(path))
