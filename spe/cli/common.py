@@ -175,6 +175,9 @@ def _names_list(text, what):
     names = [n.strip() for n in text.split(",")]
     if not all(names):
         raise SpeInputError(f"an empty name in {text!r}", argument=what)
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise SpeInputError(f"{twice!r} is named twice in {text!r}: each classifier once", argument=what)
     return names
 
 
