@@ -565,3 +565,75 @@ def test_an_undefined_metric_says_so():
         warnings.simplefilter("ignore")
         ev = spe.evaluate(s, np.zeros(60), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
     assert str(ev.roc_auc()) == "undefined (no draw defines it)" and "ROC AUC            undefined" in ev.summary()
+
+
+# --- issue 48: internal errors and confusing refusals on ordinary input -----------------------------------------
+
+
+@pytest.mark.parametrize("command", ["estimate", "threshold", "compare", "suggest", "plan", "calibrate",
+                                     "prevalence", "families", "list"])
+def test_an_unknown_option_is_refused_by_the_command_that_got_it(capsys, command):
+    argv = {"list": [command], "plan": [command, SCORES, "--width", "0.2"]}.get(command, [command, SCORES])
+    rc, out, err = _run([*argv, "--foo"], capsys)
+    assert rc == 2 and out == ""
+    assert err == f"spe {command}: error: unrecognized arguments: --foo (see spe {command} --help)\n"
+
+
+def test_a_repeated_score_column_or_name_is_refused_naming_the_option(tmp_path, capsys):
+    two = tmp_path / "two.parquet"
+    frame = pd.read_csv(SCORES)
+    frame.assign(b=frame["score"] * 2).to_parquet(two)
+    out = tmp_path / "o.json"
+    for argv, message in [(["--score-columns", "score,score"], "--score-columns: 'score' is named twice"),
+                          (["--score-columns", "score, b,b"], "--score-columns: 'b' is named twice"),
+                          (["--score-columns", "score,b", "--names", "x,x"], "--names: 'x' is named twice")]:
+        for command, more in [("compare", ["--json"]), ("suggest", ["--out"]), ("plan", ["--width", "0.2", "--json"])]:
+            rc, _, err = _run([command, str(two), *argv, "--labels", LABELS, *more, str(out)], capsys)
+            assert rc == 2 and message in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.parquet"]
+    from spe.io import read_score_columns
+
+    with pytest.raises(SpeInputError, match="the score column 'b' is asked for twice"):
+        read_score_columns(two, ["b", "score", "b"])
+
+
+def test_an_empty_parquet_scores_file_is_named_not_the_labels(tmp_path, capsys):
+    empty = tmp_path / "empty.parquet"
+    pd.read_csv(SCORES).iloc[:0].to_parquet(empty)
+    for labels in ([], ["--labels", LABELS]):
+        rc, _, err = _run(["estimate", str(empty), *labels, *FAST], capsys)
+        assert rc == 2 and err == f"spe estimate: error: {empty}: has no rows: no scores to evaluate\n"
+
+
+@pytest.mark.parametrize("option", ["--labels", "--truth"])
+def test_a_parquet_file_given_as_labels_is_said_to_be_parquet(tmp_path, capsys, option):
+    labels = tmp_path / "labels.parquet"
+    pd.read_csv(LABELS).to_parquet(labels)
+    extra = ["--labels", LABELS] if option == "--truth" else []
+    rc, _, err = _run(["estimate", SCORES, *extra, option, str(labels), *FAST], capsys)
+    what = option.strip("-")
+    assert rc == 2 and "not UTF-8" not in err
+    assert err == f"spe estimate: error: {labels}: looks like a Parquet file, not CSV: the {what} file must be CSV " \
+                  "text: save it as CSV\n"
+
+
+def test_parquet_scores_under_a_csv_name_are_said_to_be_parquet(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    pd.read_csv(SCORES).to_parquet(scores)
+    rc, _, err = _run(["estimate", str(scores), *FAST], capsys)
+    assert rc == 2 and "looks like a Parquet file, not CSV: scores in Parquet are read from a file named " \
+                       "*.parquet" in err
+
+
+def test_one_fold_is_refused_naming_folds_and_its_range(capsys, tmp_path):
+    rc, _, err = _run(["calibrate", SCORES, "--labels", LABELS, "--compare", "--folds", "1", "--json",
+                       str(tmp_path / "o.json")], capsys)
+    assert rc == 2 and "argument --folds: expected an integer ≥ 2" in err and "--labels" not in err
+    assert list(tmp_path.iterdir()) == []
+    from spe.calibration import compare_methods
+
+    s, y = simulate(60, 0.3, 1)
+    for folds in (1, np.int64(1), 2.5, True):
+        with pytest.raises(SpeInputError, match=r"^folds: must be an integer ≥ 2 .*, got (1|2\.5|True)$"):
+            compare_methods(s, y, methods=["platt"], folds=folds)
+    assert compare_methods(s, y, methods=["platt"], folds=2.0).folds == 2
