@@ -320,6 +320,10 @@ class Evaluation:
         gives the largest distance of an item's score from its value), and the per-item queries
         (:meth:`item_probabilities`, :meth:`items_frame`) answer per value; :meth:`probability_at` gives
         p̂ at any score.
+    ids : array, shape (N,), or None
+        The items' ids when the scores carried them (a pandas Series or DataFrame indexed by id,
+        :func:`spe.inputs.item_ids`), else None (the items are their positions 0..N-1). What
+        :meth:`suggest`'s ``Suggestion.to_frame`` names the items by.
 
     Examples
     --------
@@ -345,6 +349,7 @@ class Evaluation:
     diagnostics: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     counts: np.ndarray | None = None
+    ids: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
