@@ -103,9 +103,27 @@ ESTIMATE = ["estimate", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXA
 @pytest.mark.parametrize("quiet", [False, True])
 def test_cli_bars_on_a_terminal_unless_quiet(monkeypatch, quiet):
     rc, out, err = _cli(ESTIMATE + (["-q"] if quiet else []), monkeypatch, terminal=True)
-    assert rc == 0 and "average precision" in out
+    assert rc == 0 and ("average precision" in out) != quiet  # -q: no summary either (issue 48)
     assert ("drawing the unknown labels" in err) != quiet
     assert "spe: drawing" not in err  # no timings without -v
+
+
+def test_cli_quiet_prints_only_warnings_and_still_writes_the_outputs(monkeypatch, tmp_path):
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + "".join(f"{x}\n" for x in (0.1, 0.2, 0.3, 0.4) * 50))
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n0,0\n1,0\n2,0\n")  # one class only: an answer with a warning
+    out_json = tmp_path / "o.json"
+    rc, out, err = _cli(["estimate", str(scores), "--labels", str(labels), "--draws", "100", "--seed", "0", "-q",
+                         "--json", str(out_json)], monkeypatch, terminal=True)
+    assert rc == 0 and out == "" and out_json.stat().st_size > 0
+    assert err and all(line.startswith("spe estimate: warning: ") for line in err.splitlines()), err
+    rc, out, err = _cli(["suggest", str(scores), "--labels", str(labels), "--draws", "100", "--seed", "0", "-q",
+                         "-k", "2"], monkeypatch, terminal=False)
+    assert rc == 0 and out.splitlines()[0] == "id,expected_gain" and len(out.splitlines()) == 3  # the data itself
+    assert "items to label next" not in err and "seed:" not in err
+    rc, out, err = _cli(["list", "metrics", "-q"], monkeypatch, terminal=False)
+    assert rc == 0 and out == "" and err == ""
 
 
 def test_cli_verbose_logs_each_stage_time(monkeypatch):

@@ -51,8 +51,9 @@ def _add_verbosity(parser):
     """``-q`` and ``-v``, on every command."""
     group = parser.add_argument_group("progress and logging (standard error)").add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bars (shown by default when standard error is a terminal); warnings "
-                            "and errors are still printed")
+                       help="print only warnings and errors: no progress bars (shown by default when standard "
+                            "error is a terminal), no summary and no 'wrote' lines; the outputs asked for "
+                            "(--json, --out, ...) are still written")
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log each stage's wall time (-vv: also when each starts)")
 
@@ -182,10 +183,11 @@ def _main(argv, watch):
         print(f"spe: error: name a command: {', '.join(COMMANDS)} (see spe --help)", file=sys.stderr)
         return 2
     from ..progress import LOGGER, shown
+    from .common import quiet
 
     handler = _configure_logging(args.verbose)
     try:
-        with shown(False if args.quiet else None):
+        with shown(False if args.quiet else None), quiet(args.quiet):
             return _run(args)
     except SpeInputError as e:
         print(f"spe {args.command}: error: {_error_text(e, args)}", file=sys.stderr)  # as argparse words its errors
