@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .display import result_html, result_repr
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names, threshold_metric_names, threshold_metric_values
@@ -258,7 +258,7 @@ def _meets(values, min_precision, min_recall):
     """C(τ) per draw and threshold from the metrics at the thresholds (dicts of (M, T)): (M, T) booleans."""
     for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
         if not 0 <= v <= 1:
-            raise SpeInputError(f"must be in [0, 1], got {v!r}", argument=name)
+            raise SpeInputError(f"must be in [0, 1], got {plain(v)!r}", argument=name)
     with np.errstate(invalid="ignore"):
         return (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
             np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
@@ -816,7 +816,7 @@ class Evaluation:
         """
         level = self._level(level)
         if int(points) != points or points < 2:
-            raise SpeInputError(f"must be an integer ≥ 2, got {points!r}", argument="points")
+            raise SpeInputError(f"must be an integer ≥ 2, got {plain(points)!r}", argument="points")
         fit = self.mixture_model()
         if fit is None:
             raise ValueError("this evaluation has no SPE mixture among its score models")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .progress import stage
 
 __all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_score_bytes", "read_labels", "read_label_table",
@@ -653,7 +653,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
         missing = np.flatnonzero(index < 0)
         if missing.size:
             r = int(missing[0])
-            raise SpeInputError(f"id {ids[r]!r} is not in the scores file {scores.path}", path=path,
+            raise SpeInputError(f"id {plain(ids[r])!r} is not in the scores file {scores.path}", path=path,
                                 row=int(rows[r]), column=id_column)
     else:
         index = _row_numbers(ids, scores, path, rows, id_column)
@@ -757,7 +757,7 @@ def _row_numbers(ids, scores, path, rows, id_column):
             j = -1
         if not 0 <= j < n or str(j) != v.lstrip("+"):
             raise SpeInputError(
-                f"id {v!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
+                f"id {plain(v)!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
                 "'id' column, so labels refer to its 0-based data rows)", path=path, row=int(rows[r]),
                 column=id_column,
             )
@@ -839,7 +839,8 @@ def align_scores(files):
         pos = _positions(f.ids, first.ids)
         missing = np.flatnonzero(pos < 0)
         if missing.size:
-            raise SpeInputError(f"id {first.ids[missing[0]]!r} of {first.path} (data row {int(missing[0]) + 1}) is not "
-                                "in this file: the files must score the same items", path=f.path)
+            first_id = plain(first.ids[missing[0]])
+            raise SpeInputError(f"id {first_id!r} of {first.path} (data row {int(missing[0]) + 1}) is not in this "
+                                "file: the files must score the same items", path=f.path)
         columns.append(f.scores[pos])
     return np.column_stack(columns)

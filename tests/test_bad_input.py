@@ -637,3 +637,37 @@ def test_one_fold_is_refused_naming_folds_and_its_range(capsys, tmp_path):
         with pytest.raises(SpeInputError, match=r"^folds: must be an integer ≥ 2 .*, got (1|2\.5|True)$"):
             compare_methods(s, y, methods=["platt"], folds=folds)
     assert compare_methods(s, y, methods=["platt"], folds=2.0).folds == 2
+
+
+def _message(call):
+    try:
+        call()
+    except SpeInputError as e:
+        return str(e)
+    raise AssertionError("no SpeInputError")
+
+
+def test_messages_show_numpy_scalars_as_plain_numbers():
+    """Issue 48: `got np.int64(-1)` in a message; a value taken from an array prints as the number it is."""
+    from spe.active.plan import check_goal
+    from spe.baselines import labeled_only
+    from spe.calibration import make
+    from spe.exceptions import plain
+
+    assert [repr(plain(v)) for v in (np.int64(-1), np.float64(1.5), np.str_("a"), np.array(3), np.bool_(True))] \
+        == ["-1", "1.5", "'a'", "3", "True"]
+    assert plain([1]) == [1] and plain("a") == "a"
+    s, y = simulate(40, 0.3, 2)
+    cases = {
+        "labels: labels must be 0 or 1, got -1": lambda: make("platt").fit(s, np.r_[y[:-1], -1]),
+        "scores: score nan is not finite": lambda: make("platt").fit(np.r_[s[:-1], np.nan], y),
+        "width: must be a number > 0, got -1.0": lambda: check_goal("ap", width=np.float64(-1)),
+        "probability: must be a number in (0.5, 1), got 2.0":
+            lambda: check_goal("threshold:0.9,0.5", probability=np.float64(2)),
+        "workers: must be None (all usable cores) or a positive integer, got -1":
+            lambda: spe.evaluate(s, None, workers=np.int64(-1)),
+        "n_bootstrap: must be an integer ≥ 100, got 5": lambda: labeled_only(s, [0, 1], [0, 1], n_bootstrap=np.int64(5)),
+    }
+    for expected, call in cases.items():
+        text = _message(call)
+        assert text == expected and "np." not in text, text

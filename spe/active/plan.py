@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import SpeInputError
+from ..exceptions import SpeInputError, plain
 from ..inputs import check_choice, check_count
 from .candidates import MAX_GROUPS
 from .strategies import STRATEGIES
@@ -289,13 +289,13 @@ def check_goal(target, width=None, probability=None):
         if not spec.interval:
             raise SpeInputError(f"target {target!r} is a yes/no decision: give a probability goal", argument="width")
         if not (isinstance(width, (int, float, np.floating)) and np.isfinite(width) and width > 0):
-            raise SpeInputError(f"must be a number > 0, got {width!r}", argument="width")
+            raise SpeInputError(f"must be a number > 0, got {plain(width)!r}", argument="width")
         return spec
     if spec.decision is None:
         raise SpeInputError(f"target {target!r} is not a decision: give a width goal "
                             "(a probability goal needs threshold:P,R or compare)", argument="probability")
     if not (isinstance(probability, (int, float, np.floating)) and 0.5 < probability < 1):
-        raise SpeInputError(f"must be a number in (0.5, 1), got {probability!r}", argument="probability")
+        raise SpeInputError(f"must be a number in (0.5, 1), got {plain(probability)!r}", argument="probability")
     return spec
 
 
