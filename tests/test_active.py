@@ -294,7 +294,8 @@ def test_spe_suggest_on_every_item_labeled_writes_the_header_only(tmp_path, caps
     out = tmp_path / "next.csv"
     pd.read_csv(EXAMPLES / "digits_scores.csv").head(120).to_csv(tmp_path / "s.csv", index=False)
     pd.read_csv(EXAMPLES / "digits_truth.csv").head(120).to_csv(tmp_path / "t.csv", index=False)
-    rc = main(["suggest", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "t.csv"), "-k", "5", "--draws", "100", "--families", "truncnorm,truncnorm", "--workers", "1", "--out", str(out)])
+    rc = main(["suggest", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "t.csv"), "-k", "5", "--draws", "100",
+               "--families", "truncnorm,truncnorm", "--workers", "1", "--out", str(out)])
     stdout, err = capsys.readouterr()
     assert rc == 0 and "Traceback" not in err, err
     assert out.read_text() == "id,expected_gain\n"

@@ -666,7 +666,8 @@ def test_messages_show_numpy_scalars_as_plain_numbers():
             lambda: check_goal("threshold:0.9,0.5", probability=np.float64(2)),
         "workers: must be None (all usable cores) or a positive integer, got -1":
             lambda: spe.evaluate(s, None, workers=np.int64(-1)),
-        "n_bootstrap: must be an integer ≥ 100, got 5": lambda: labeled_only(s, [0, 1], [0, 1], n_bootstrap=np.int64(5)),
+        "n_bootstrap: must be an integer ≥ 100, got 5":
+            lambda: labeled_only(s, [0, 1], [0, 1], n_bootstrap=np.int64(5)),
     }
     for expected, call in cases.items():
         text = _message(call)
