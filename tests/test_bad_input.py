@@ -672,3 +672,67 @@ def test_messages_show_numpy_scalars_as_plain_numbers():
     for expected, call in cases.items():
         text = _message(call)
         assert text == expected and "np." not in text, text
+
+
+# --- odd but valid files give the answer of the clean ones (issue 48) ----------------------------------------------
+
+
+def _odd_copy(text, odd):
+    """``text`` (a CSV file's text, '\\n' line ends) written the odd way: Windows line ends, a UTF-8 byte order
+    mark, or both."""
+    if odd in ("crlf", "both"):
+        text = text.replace("\n", "\r\n")
+    return (("\ufeff" if odd in ("bom", "both") else "") + text).encode()
+
+
+@pytest.fixture(scope="module")
+def clean_estimate(tmp_path_factory):
+    """300 of the digits' items with their labels, and the JSON of `spe estimate` on them (seed 5)."""
+    d = tmp_path_factory.mktemp("clean")
+    scores = pd.read_csv(SCORES).iloc[:300]
+    labels = pd.read_csv(LABELS)
+    labels = labels[labels["id"].isin(scores["id"])]
+    scores.to_csv(d / "s.csv", index=False)
+    labels.to_csv(d / "l.csv", index=False)
+    assert main(["estimate", str(d / "s.csv"), "--labels", str(d / "l.csv"), "--json", str(d / "o.json"),
+                 "--seed", "5", *FAST]) == 0
+    return d, scores, labels, json.loads((d / "o.json").read_text())
+
+
+@pytest.mark.parametrize("odd", ["crlf", "bom", "both"])
+def test_windows_line_ends_and_a_byte_order_mark_give_the_same_answer(clean_estimate, tmp_path, capsys, odd):
+    d, _, _, clean = clean_estimate
+    for name in ("s.csv", "l.csv"):
+        (tmp_path / name).write_bytes(_odd_copy((d / name).read_text(), odd))
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--json",
+                       str(tmp_path / "o.json"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    assert json.loads((tmp_path / "o.json").read_text()) == clean  # every number, to the last digit
+
+
+def test_shuffled_rows_with_ids_match_the_same_items(clean_estimate, tmp_path, capsys):
+    """Shuffled rows (and labels) with ids: every item keeps its score and label (read back from --items by id)."""
+    d, scores, labels, _ = clean_estimate
+    scores.sample(frac=1, random_state=1).to_csv(tmp_path / "s.csv", index=False)
+    labels.sample(frac=1, random_state=2).to_csv(tmp_path / "l.csv", index=False)
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--items",
+                       str(tmp_path / "items.csv"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    items = pd.read_csv(tmp_path / "items.csv").set_index("id")
+    assert items["score"].to_dict() == scores.set_index("id")["score"].to_dict()
+    assert items.loc[labels["id"], "probability"].tolist() == labels["label"].astype(float).tolist()
+
+
+@pytest.mark.xfail(strict=True, reason="the fit sums over the scores in file order, so shuffled rows change the "
+                                       "floating-point sums and, through the resampling, the draws; fitting on the "
+                                       "scores sorted (spe/api.py) would make the answer independent of the order")
+def test_shuffled_rows_with_ids_give_the_same_answer(clean_estimate, tmp_path, capsys):
+    d, scores, labels, clean = clean_estimate
+    scores.sample(frac=1, random_state=1).to_csv(tmp_path / "s.csv", index=False)
+    labels.sample(frac=1, random_state=2).to_csv(tmp_path / "l.csv", index=False)
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--json",
+                       str(tmp_path / "o.json"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    got = json.loads((tmp_path / "o.json").read_text())
+    assert {k: got[k] for k in ("prevalence", "average_precision", "pr_curve")} == \
+        {k: clean[k] for k in ("prevalence", "average_precision", "pr_curve")}
