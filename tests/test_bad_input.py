@@ -605,11 +605,11 @@ def test_an_empty_parquet_scores_file_is_named_not_the_labels(tmp_path, capsys):
         assert rc == 2 and err == f"spe estimate: error: {empty}: has no rows: no scores to evaluate\n"
 
 
-@pytest.mark.parametrize("option", ["--labels", "--truth"])
+@pytest.mark.parametrize("option", ["--labels", "--truth", "--reference"])
 def test_a_parquet_file_given_as_labels_is_said_to_be_parquet(tmp_path, capsys, option):
     labels = tmp_path / "labels.parquet"
     pd.read_csv(LABELS).to_parquet(labels)
-    extra = ["--labels", LABELS] if option == "--truth" else []
+    extra = ["--labels", LABELS] if option != "--labels" else []
     rc, _, err = _run(["estimate", SCORES, *extra, option, str(labels), *FAST], capsys)
     what = option.strip("-")
     assert rc == 2 and "not UTF-8" not in err
