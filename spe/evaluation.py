@@ -530,7 +530,8 @@ class Evaluation:
         p = self.performance_of(performance)
         tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
         if not np.all(np.isfinite(tau)):
-            raise SpeInputError(f"must be finite numbers in score units, got {thresholds!r}", argument="threshold")
+            raise SpeInputError(f"must be finite numbers in score units, got {plain(thresholds)!r}",
+                                argument="threshold")
         tp, n_pred = replay_true_positives(p, tau)
         return threshold_metric_values(tp, n_pred, p.n_positive, p.n_items)
 
