@@ -8,7 +8,7 @@ import numpy as np
 
 from .models.criticism import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation
-from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices
+from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices, plain
 from .models.mixture.fit import fit_mixture
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inference.nuts import require_pymc
@@ -65,7 +65,7 @@ def _resolve_bins(name, value, n_distinct, auto, above):
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
-        raise SpeInputError(f"must be 'auto', an integer ≥ {MIN_BINS[name]} or None (exact), got {value!r}",
+        raise SpeInputError(f"must be 'auto', an integer ≥ {MIN_BINS[name]} or None (exact), got {plain(value)!r}",
                             argument=name)
     return int(value)
 
@@ -369,12 +369,13 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
             index, value = normalize_labels(labels, s.size, item_ids(scores), pos_label)
         else:
             s, counts, index, value = pool.values, pool.counts, pool.labeled_index, pool.labeled_value
-        fitted = _fit_checked(s, index, value, (fit_rng, recal_rng, avg_rng, check_rng), families=families,
+        fs, fi, fv = _in_score_order(s, index, value) if pool is None else (s, index, value)
+        fitted = _fit_checked(fs, fi, fv, (fit_rng, recal_rng, avg_rng, check_rng), families=families,
                               draws=draws, inference=inference, proposal=proposal, score_space=score_space,
                               score_model=score_model, score_type=score_type, temper=temper, monotone=monotone,
                               score_bins=score_bins, likelihood_bins=likelihood_bins, workers=workers,
                               reference=reference, pool=pool)
-        s = fitted.scores
+        s = clipped_probabilities(s, score_type)[0] if pool is None else fitted.scores  # the items' own order
         perf = sample_performance(fitted.model, s, index, value, rng=label_rng, bins=fitted.score_bins,
                                   sorted_scores=fitted.sorted_scores, workers=workers, counts=counts)
     diagnostics = dict(fitted.diagnostics, seed=seed, label_selection=label_selection, score_model=fitted.score_model,
@@ -384,7 +385,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         diagnostics["pool"] = pool.to_dict()
     ev = Evaluation(scores=s, labeled_index=index, labeled_value=value, level=level, model=fitted.model,
                     performance=perf, families=fitted.families, diagnostics=diagnostics, warnings=fitted.messages,
-                    counts=counts)
+                    counts=counts, ids=item_ids(scores) if pool is None else None)
     for msg in fitted.messages:
         (msg if isinstance(msg, Notice) else Notice(msg)).emit(stacklevel=2)
     return ev
@@ -411,8 +412,8 @@ class ScoresFit:
     sorted_scores : array, shape (N,)
         The scores sorted ascending.
     scores : array, shape (N,)
-        The scores as the models read them: as given, or clipped to [0, 1] where probabilities carried float
-        noise (:func:`spe.models.mixture.clipped_probabilities`).
+        The scores as the models read them, in the order they were given to the fit: as given, or clipped to
+        [0, 1] where probabilities carried float noise (:func:`spe.models.mixture.clipped_probabilities`).
     """
 
     model: object
@@ -463,6 +464,20 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
     options.pop("pos_label", None)
     with shown(options.pop("progressbar", None)):
         return _fit_checked(s, index, value, np.random.default_rng(rng).spawn(4), **options)
+
+
+def _in_score_order(s, index, value):
+    """The scores (N,) sorted, and the labeled items (n,) at their places in that order: what the fit reads, so
+    that its sums (and, through them, its draws) do not depend on the order of the items (shuffled rows with
+    ids give the same answer)."""
+    keyed = np.full(s.size, -1)
+    keyed[index] = value
+    order = np.lexsort((keyed, s))
+    rank = np.empty(s.size, dtype=int)
+    rank[order] = np.arange(s.size)
+    at = rank[index]
+    o = np.argsort(at, kind="stable")
+    return s[order], at[o], np.asarray(value)[o]
 
 
 def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inference="importance", proposal="full",

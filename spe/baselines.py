@@ -29,7 +29,7 @@ from .evaluation import (
     most_likely_threshold,
     summarise_draws,
 )
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .inputs import check_level
 from .metrics import REGISTRY as METRICS
 from .metrics import (Confusion, Curves, metric_values, ranking_metric_names, ranking_metric_values,
@@ -310,7 +310,8 @@ class LabeledOnly:
             threshold).
         """
         if not np.isfinite(threshold):
-            raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
+            raise SpeInputError(f"must be a finite number in score units, got {plain(threshold)!r}",
+                                argument="threshold")
         own = self._confusion_at(*self._own(), [threshold])
         boot = self._confusion_at(self.bootstrap_tp, self.bootstrap_fp, [threshold])
         return {name: self._interval(METRICS[name], own, boot, level) for name in _rate_names()}
@@ -419,7 +420,7 @@ def labeled_only(scores, labeled_index, labeled_value, *, level=0.9, n_bootstrap
     if idx.size == 0:
         raise SpeInputError("the labeled-only baseline needs at least one labeled item", argument="labeled_index")
     if int(n_bootstrap) != n_bootstrap or n_bootstrap < 100:
-        raise SpeInputError(f"must be an integer ≥ 100, got {n_bootstrap!r}", argument="n_bootstrap")
+        raise SpeInputError(f"must be an integer ≥ 100, got {plain(n_bootstrap)!r}", argument="n_bootstrap")
     s_lab = np.asarray(scores, dtype=float)[idx]
     n = idx.size
     groups = ScoreGroups.build(s_lab, np.arange(n), y)

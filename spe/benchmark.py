@@ -20,6 +20,7 @@ import numpy as np
 
 from .api import evaluate
 from .baselines import labeled_only_pr_curve, pr_curve_from_labels
+from .exceptions import plain
 from .metrics.curves import RECALL_GRID
 
 __all__ = ["pr_curve_error", "error_vs_labels"]
@@ -115,7 +116,7 @@ def error_vs_labels(scores, labels, label_counts=(10, 20, 50, 100), *, seeds=5, 
     if any(n < 1 or n > s.size for n in counts):
         raise ValueError(f"label counts must be in [1, {s.size}], got {counts}")
     if int(seeds) != seeds or seeds < 1:
-        raise ValueError(f"seeds must be an integer ≥ 1, got {seeds!r}")
+        raise ValueError(f"seeds must be an integer ≥ 1, got {plain(seeds)!r}")
     truth = pr_curve_from_labels(s, y)
     streams = np.random.default_rng(rng).spawn(len(counts) * int(seeds))
     rows = []

@@ -30,8 +30,8 @@ import numpy as np
 from .api import fit_scores, resolve_score_bins
 from .display import classifiers_frame, comparison_html, comparison_repr
 from .evaluation import Evaluation, Interval, summarise_draws
-from .exceptions import Notice, SpeInputError, SpeWarning
-from .inputs import as_scores, check_level, item_ids, normalize_labels, python_scalar, seed_of
+from .exceptions import Notice, SpeInputError, SpeWarning, plain
+from .inputs import as_scores, check_level, item_ids, normalize_labels, seed_of
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names
 from .models.average import average_models
@@ -127,11 +127,11 @@ def _aligned_by_id(keys, columns):
     out = []
     for k, c in zip(keys, columns):
         if not c.index.is_unique:
-            twice = python_scalar(c.index[c.index.duplicated()][0])
+            twice = plain(c.index[c.index.duplicated()][0])
             raise SpeInputError(f"classifier {k!r} scores the id {twice!r} twice", argument="scores")
         if len(c) != len(first) or not c.index.isin(first.index).all():
             missing = c.index[~c.index.isin(first.index)]
-            said = (f"id {python_scalar(missing[0])!r} is not among {keys[0]!r}'s" if len(missing)
+            said = (f"id {plain(missing[0])!r} is not among {keys[0]!r}'s" if len(missing)
                     else f"it scores {len(c)} items, {keys[0]!r} {len(first)}")
             raise SpeInputError(f"classifier {k!r} did not score the same items as {keys[0]!r}: {said}",
                                 argument="scores")
@@ -242,7 +242,7 @@ def _compare(scores, labels, names, draws, level, rng, score_bins, workers, opti
     diagnostics = {"seed": seed, "draws": int(model.n_draws), "models": table, "view": view.diagnostics,
                    "alone": {name: fit.diagnostics for name, fit in alone.items()},
                    "score_types": _score_types(keys, matrix, options.get("score_type", "auto"))}
-    evaluations = {name: _classifier_evaluation(matrix[:, j], index, value, level, model, perfs[j], diagnostics)
+    evaluations = {name: _classifier_evaluation(matrix[:, j], index, value, level, model, perfs[j], diagnostics, ids)
                    for j, name in enumerate(keys)}
     if k > 1:
         messages.append(Notice(UNVALIDATED, SpeWarning, "compare"))
@@ -316,13 +316,14 @@ def _average(candidates, avg_rng):
     return model, table
 
 
-def _classifier_evaluation(scores, index, value, level, model, perf, joint_diagnostics):
+def _classifier_evaluation(scores, index, value, level, model, perf, joint_diagnostics, ids=None):
     """One classifier's :class:`Evaluation` from the shared label draws of the joint model."""
     diagnostics = dict(joint_diagnostics,
                        score_bins=None if not perf.replay.groups.binned else int(perf.replay.groups.n_groups),
                        labels_drawn_from="the joint model of every classifier's scores (spe.compare)")
     return Evaluation(scores=scores.copy(), labeled_index=index, labeled_value=value, level=level, model=model,
-                      performance=perf, families={"negative": None, "positive": None}, diagnostics=diagnostics)
+                      performance=perf, families={"negative": None, "positive": None}, diagnostics=diagnostics,
+                      ids=ids)
 
 
 def differences_frame(comparisons, level):
@@ -491,7 +492,7 @@ class Comparison:
 
     def _name(self, name):
         if name not in self.evaluations:
-            raise SpeInputError(f"no classifier {name!r}; the classifiers are {', '.join(self.names)}",
+            raise SpeInputError(f"no classifier {plain(name)!r}; the classifiers are {', '.join(self.names)}",
                                 argument="name")
         return name
 
@@ -523,7 +524,7 @@ class Comparison:
             ok = perf.precision_at_recall >= p - 1e-12
             return np.where(ok.any(axis=1), np.max(np.where(ok, perf.recall_grid, 0.0), axis=1), 0.0)
         if metric not in compared_metric_names():
-            raise SpeInputError(f"cannot compare classifiers by {metric!r}; use one of "
+            raise SpeInputError(f"cannot compare classifiers by {plain(metric)!r}; use one of "
                                 f"{', '.join(compared_metric_names())}, precision_at_recall[:R] or "
                                 "recall_at_precision[:P]", argument="metric")
         return perf.ranking_metrics[metric]

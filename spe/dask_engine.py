@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .parallel import resolve_workers
 from .pool import CELLS, CellLayout, CellSummary, ScorePool, ScoreStats, tree_combine
 from .progress import stage
@@ -291,8 +291,8 @@ def label_keys_from_file(path, has_ids, id_column="id", label_column="label", po
     keys = np.empty(ids.size, dtype=np.int64)
     for r, v in enumerate(ids):
         if not (v.isdigit() and str(int(v)) == v):
-            raise SpeInputError(f"id {v!r} is not a 0-based row number (the scores have no 'id' column)", path=path,
-                                row=int(rows[r]), column=id_column)
+            raise SpeInputError(f"id {plain(v)!r} is not a 0-based row number (the scores have no 'id' column)",
+                                path=path, row=int(rows[r]), column=id_column)
         keys[r] = int(v)
     return LabelKeys(keys, values, False, str(path))
 
@@ -407,7 +407,7 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
 def _check_stats(source, stats):
     for name, offset, s in zip(source.names, source.offsets, stats):
         if s.bad >= 0:
-            raise SpeInputError(f"score is not a finite number ({s.bad_value!r}) at row {s.bad + 1} of {name} "
+            raise SpeInputError(f"score is not a finite number ({plain(s.bad_value)!r}) at row {s.bad + 1} of {name} "
                                 f"(item {int(offset) + s.bad})", argument="scores")
     if source.n_items < 4:
         raise SpeInputError(f"need at least 4 scores, got {source.n_items}", argument="scores")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .display import result_html, result_repr, score_type_lines
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .inputs import check_choice, check_level
 from .metrics import REGISTRY as METRICS
 from .metrics import ranking_metric_names, threshold_metric_names, threshold_metric_values
@@ -258,7 +258,7 @@ def _meets(values, min_precision, min_recall):
     """C(τ) per draw and threshold from the metrics at the thresholds (dicts of (M, T)): (M, T) booleans."""
     for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
         if not 0 <= v <= 1:
-            raise SpeInputError(f"must be in [0, 1], got {v!r}", argument=name)
+            raise SpeInputError(f"must be in [0, 1], got {plain(v)!r}", argument=name)
     with np.errstate(invalid="ignore"):
         return (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
             np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)
@@ -320,6 +320,10 @@ class Evaluation:
         gives the largest distance of an item's score from its value), and the per-item queries
         (:meth:`item_probabilities`, :meth:`items_frame`) answer per value; :meth:`probability_at` gives
         p̂ at any score.
+    ids : array, shape (N,), or None
+        The items' ids when the scores carried them (a pandas Series or DataFrame indexed by id,
+        :func:`spe.inputs.item_ids`), else None (the items are their positions 0..N-1). What
+        :meth:`suggest`'s ``Suggestion.to_frame`` names the items by.
 
     Examples
     --------
@@ -345,6 +349,7 @@ class Evaluation:
     diagnostics: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     counts: np.ndarray | None = None
+    ids: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -525,7 +530,8 @@ class Evaluation:
         p = self.performance_of(performance)
         tau = np.atleast_1d(np.asarray(thresholds, dtype=float))
         if not np.all(np.isfinite(tau)):
-            raise SpeInputError(f"must be finite numbers in score units, got {thresholds!r}", argument="threshold")
+            raise SpeInputError(f"must be finite numbers in score units, got {plain(thresholds)!r}",
+                                argument="threshold")
         tp, n_pred = replay_true_positives(p, tau)
         return threshold_metric_values(tp, n_pred, p.n_positive, p.n_items)
 
@@ -811,7 +817,7 @@ class Evaluation:
         """
         level = self._level(level)
         if int(points) != points or points < 2:
-            raise SpeInputError(f"must be an integer ≥ 2, got {points!r}", argument="points")
+            raise SpeInputError(f"must be an integer ≥ 2, got {plain(points)!r}", argument="points")
         fit = self.mixture_model()
         if fit is None:
             raise ValueError("this evaluation has no SPE mixture among its score models")

@@ -11,6 +11,15 @@ import contextlib
 import warnings
 
 
+def plain(value):
+    """``value`` as a message should show it: a numpy scalar as the Python number or string it holds (its repr
+    is ``-1``, not ``np.int64(-1)``; ``'a'``, not ``np.str_('a')``); anything else as it is. Messages format
+    a user's value with ``{plain(value)!r}`` wherever a numpy scalar may arrive."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 class SpeInputError(ValueError):
     """Bad input: names the argument, or the file, the row and the column.
 

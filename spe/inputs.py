@@ -23,10 +23,10 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import stats
 
-from .exceptions import SpeInputError, SpeWarning
+from .exceptions import SpeInputError, SpeWarning, plain
 
 __all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels", "binary_labels",
-           "is_missing", "encoded_labels", "python_scalar", "LabelValueError", "LABEL_CONVENTIONS",
+           "is_missing", "encoded_labels", "LabelValueError", "LABEL_CONVENTIONS",
            "normalize_reference", "reference_warnings", "seed_of", "check_draws", "estimated_memory", "input_warnings",
            "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
@@ -166,13 +166,8 @@ def encoded_labels(values, items, pos_label=None):
         return binary_labels(values, pos_label)
     except LabelValueError as e:
         k = e.position
-        item, value = python_scalar(items[k]), python_scalar(values[k])
-        raise SpeInputError(f"{e.message}; item {item!r} has label {value!r}", argument="labels") from None
-
-
-def python_scalar(x):
-    """A numpy scalar as the Python value it holds (so that messages show ``-1``, not ``np.int64(-1)``)."""
-    return x.item() if isinstance(x, np.generic) else x
+        item, value = plain(items[k]), plain(values[k])
+        raise SpeInputError(f"{e.message}; item {item!r} has label {plain(value)!r}", argument="labels") from None
 
 
 def _is_pandas(obj):
@@ -330,7 +325,7 @@ def _positions(keys, ids):
     if all(i is not None for i in found):
         return np.array(found, dtype=np.int64)
     missing = next(k for k, i in zip(keys.tolist(), found) if i is None)
-    warnings.warn(SpeWarning(f"the scores' index is not used: label key {missing!r} is not one of its ids, so the "
+    warnings.warn(SpeWarning(f"the scores' index is not used: label key {plain(missing)!r} is not one of its ids, so the "
                              "keys are read as positions 0..N-1"), stacklevel=4)
     return keys
 
@@ -411,7 +406,7 @@ def normalize_reference(reference, pos_label=None):
     try:
         y = binary_labels(raw, pos_label)
     except LabelValueError as e:
-        raise SpeInputError(f"{e.message}; label {e.position} is {python_scalar(raw[e.position])!r}",
+        raise SpeInputError(f"{e.message}; label {e.position} is {plain(raw[e.position])!r}",
                             argument="reference") from None
     if not (np.any(y == 1) and np.any(y == 0)):
         raise SpeInputError(f"needs items of both classes to inform the calibration map; its {y.size} labels are "
@@ -439,7 +434,7 @@ def seed_of(rng):
         return int(rng.integers(2**32))
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return int(rng)
-    raise SpeInputError(f"must be None, a non-negative integer seed or a numpy Generator, got {rng!r}",
+    raise SpeInputError(f"must be None, a non-negative integer seed or a numpy Generator, got {plain(rng)!r}",
                         argument="rng")
 
 
@@ -483,7 +478,7 @@ def check_draws(draws, n_items, n_distinct):
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok or draws < MIN_DRAWS:
-        raise SpeInputError(f"must be an integer ≥ {MIN_DRAWS}, got {draws!r}", argument="draws")
+        raise SpeInputError(f"must be an integer ≥ {MIN_DRAWS}, got {plain(draws)!r}", argument="draws")
     draws = int(draws)
     need, have = estimated_memory(n_items, n_distinct, draws), available_memory()
     if have is not None and need > have:
@@ -632,7 +627,7 @@ def check_level(level):
     except TypeError:
         ok = False
     if not ok:
-        raise SpeInputError(f"must be in (0, 1), got {level!r}", argument="level")
+        raise SpeInputError(f"must be in (0, 1), got {plain(level)!r}", argument="level")
     return float(level)
 
 
@@ -645,7 +640,7 @@ def check_choice(name, value, choices):
         Naming the argument ``name`` and the choices, if it is not.
     """
     if not isinstance(value, str) or value not in choices:
-        raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}", argument=name)
+        raise SpeInputError(f"must be one of {', '.join(map(repr, choices))}, got {plain(value)!r}", argument=name)
     return value
 
 
@@ -659,5 +654,5 @@ def check_count(name, value, most, least=1, of="unlabeled items"):
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not least <= value <= most:
         bound = f" to the {most} {of}" if np.isfinite(most) else " or more"
-        raise SpeInputError(f"must be an integer from {least}{bound}, got {value!r}", argument=name)
+        raise SpeInputError(f"must be an integer from {least}{bound}, got {plain(value)!r}", argument=name)
     return int(value)

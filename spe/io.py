@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .progress import stage
 
 __all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_score_bytes", "read_labels", "read_label_table",
@@ -128,6 +128,7 @@ def _read_table(path, required, *, optional=(), blank_rows="skip", allow_empty=F
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
         if isinstance(e, SpeInputError):
             raise
+        _refuse_parquet(source, path, what)
         if isinstance(e, pd.errors.ParserError) and _longer_row(source)[0] is not None:
             _refuse_longer_row(source, path)
         if isinstance(e, UnicodeDecodeError):
@@ -188,6 +189,22 @@ def _refuse_non_utf8(source, path):
         byte = buf[at]
     row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
     raise SpeInputError(f"byte 0x{byte:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
+
+
+#: The first bytes of every Parquet file.
+PARQUET_MAGIC = b"PAR1"
+
+
+def _refuse_parquet(source, path, what):
+    """Say that a file read as CSV is Parquet, when it begins with Parquet's magic bytes (rather than naming the
+    first byte that is not UTF-8 text, which says nothing useful about such a file)."""
+    with _buffer(source) as buf:
+        magic = bytes(buf[: len(PARQUET_MAGIC)])
+    if magic != PARQUET_MAGIC:
+        return
+    where = ("scores in Parquet are read from a file named *.parquet (or *.pq, *.parq): rename it" if what == "scores"
+             else f"the {what} file must be CSV text: save it as CSV")
+    raise SpeInputError(f"looks like a Parquet file, not CSV: {where}", path=path)
 
 
 def _refuse_longer_row(source, path):
@@ -535,9 +552,12 @@ def read_score_columns(path, score_columns, id_column="id"):
     Raises
     ------
     SpeInputError
-        As :func:`read_scores`, for any of the columns.
+        As :func:`read_scores`, for any of the columns; a column named twice.
     """
-    for column in score_columns:
+    for i, column in enumerate(score_columns):
+        if column in score_columns[:i]:
+            raise SpeInputError(f"the score column {column!r} is asked for twice: name each column once",
+                                path=_display_path(path))
         if column == id_column:
             raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that "
                                 "holds the scores (--score-column)", path=_display_path(path))
@@ -636,7 +656,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
         missing = np.flatnonzero(index < 0)
         if missing.size:
             r = int(missing[0])
-            raise SpeInputError(f"id {ids[r]!r} is not in the scores file {scores.path}", path=path,
+            raise SpeInputError(f"id {plain(ids[r])!r} is not in the scores file {scores.path}", path=path,
                                 row=int(rows[r]), column=id_column)
     else:
         index = _row_numbers(ids, scores, path, rows, id_column)
@@ -745,7 +765,7 @@ def _row_numbers(ids, scores, path, rows, id_column):
             j = -1
         if not 0 <= j < n or str(j) != v.lstrip("+"):
             raise SpeInputError(
-                f"id {v!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
+                f"id {plain(v)!r} is not a row number 0..{n - 1} of the scores file {scores.path} (which has no "
                 "'id' column, so labels refer to its 0-based data rows)", path=path, row=int(rows[r]),
                 column=id_column,
             )
@@ -827,7 +847,8 @@ def align_scores(files):
         pos = _positions(f.ids, first.ids)
         missing = np.flatnonzero(pos < 0)
         if missing.size:
-            raise SpeInputError(f"id {first.ids[missing[0]]!r} of {first.path} (data row {int(missing[0]) + 1}) is not "
-                                "in this file: the files must score the same items", path=f.path)
+            first_id = plain(first.ids[missing[0]])
+            raise SpeInputError(f"id {first_id!r} of {first.path} (data row {int(missing[0]) + 1}) is not in this "
+                                "file: the files must score the same items", path=f.path)
         columns.append(f.scores[pos])
     return np.column_stack(columns)

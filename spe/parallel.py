@@ -32,7 +32,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from .exceptions import SpeInputError
+from .exceptions import SpeInputError, plain
 from .progress import NO_PROGRESS
 
 __all__ = ["TaskPool", "thread_map", "resolve_workers", "usable_cpus", "can_fork", "MAX_AUTO_WORKERS"]
@@ -84,7 +84,7 @@ def resolve_workers(workers):
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
-        raise SpeInputError(f"must be None (all usable cores) or a positive integer, got {workers!r}",
+        raise SpeInputError(f"must be None (all usable cores) or a positive integer, got {plain(workers)!r}",
                             argument="workers")
     return min(n, usable_cpus())
 

@@ -86,7 +86,8 @@ def read_parquet_columns(path, score_columns, id_column="id"):
     ------
     SpeInputError
         No file, a file pyarrow cannot read, a missing or non-numeric score column, a null, NaN or infinite
-        score, an empty or duplicate id — naming the shard, row and column.
+        score, an empty or duplicate id — naming the shard, row and column; no rows in any shard, naming
+        ``path``.
     """
     files = parquet_files(path)
     columns, ids = [[] for _ in score_columns], []
@@ -99,6 +100,8 @@ def read_parquet_columns(path, score_columns, id_column="id"):
         if has_ids:
             ids.append(shard_ids)
     joined = [np.concatenate(c) for c in columns]
+    if joined and joined[0].size == 0:
+        raise SpeInputError("has no rows: no scores to evaluate", path=str(path))
     return joined, (_checked_ids(files, ids, id_column) if has_ids else None)
 
 

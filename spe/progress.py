@@ -15,7 +15,10 @@ result.
 
 Steps are counted where the work is split anyway (family pairs, score
 models, blocks of posterior draws), through the :class:`Stage` handle that
-:func:`stage` yields.
+:func:`stage` yields. A bar's total is known when its stage starts, or the
+bar shows no percentage (``total=None``: the stage's name and how long it has
+run): work that appears later (the pairs of each class's best families, more
+starts for the best pairs) is a stage of its own, never a total that grows.
 """
 
 from __future__ import annotations
@@ -77,7 +80,8 @@ def _bar(name, total, unit):
 
 
 class Stage:
-    """The handle of an open :func:`stage`: advance its bar, or grow its total when more work appears."""
+    """The handle of an open :func:`stage`: advance its bar. Its total is fixed when the stage starts (a bar
+    whose total grew would fall back, 100% → 60%): work found later is a stage of its own."""
 
     def __init__(self, bar):
         self._bar = bar
@@ -86,12 +90,6 @@ class Stage:
         """n more steps done; safe from worker threads (tqdm locks its updates)."""
         if self._bar is not None:
             self._bar.update(n)
-
-    def add_total(self, n):
-        """n more steps to do (e.g. the family pairs the per-class ranking adds to the screening)."""
-        if self._bar is not None and self._bar.total is not None:
-            self._bar.total += n
-            self._bar.refresh()
 
     def counted(self, results):
         """The items of ``results`` (an iterable), advancing by one as each arrives."""

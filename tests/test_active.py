@@ -262,3 +262,76 @@ def test_estimate_with_adaptive_labels_says_so_and_gives_no_labeled_only_baselin
     out = capsys.readouterr().out
     assert "labels chosen adaptively" in out and "not comparable with --adaptive-labels" in out
     assert "labeled items only" not in out
+
+
+# --- issue 48 ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def every_item_labeled():
+    """80 simulated items, all labeled: nothing is left to suggest."""
+    s, y = simulate(80, 0.3, 11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(s, y, draws=100, rng=0, workers=1, families="truncnorm,truncnorm")
+
+
+@pytest.mark.parametrize("target", sorted(t for t in TARGETS if t != "compare"))
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_every_item_labeled_leaves_nothing_to_suggest(every_item_labeled, target, strategy):
+    target = "threshold:0.8,0.5" if target == "threshold" else target
+    sg = every_item_labeled.suggest(5, target=target, strategy=strategy, rng=0)
+    assert sg.items.size == 0 and sg.expected_gain.size == 0 and sg.n_labeled == 80
+    assert sg.uncertainty == sg.expected_uncertainty == pytest.approx(0.0, abs=1e-12)  # the labels are all known
+    assert "no items to label next: all 80 items are labeled" in sg.summary()
+    frame = sg.to_frame()
+    assert len(frame) == 0 and list(frame.columns) == ["id", "position", "score", "expected_gain"]
+    with pytest.raises(SpeInputError, match="^k: "):  # k is still checked
+        every_item_labeled.suggest(0, target=target, strategy=strategy)
+
+
+def test_spe_suggest_on_every_item_labeled_writes_the_header_only(tmp_path, capsys):
+    out = tmp_path / "next.csv"
+    pd.read_csv(EXAMPLES / "digits_scores.csv").head(120).to_csv(tmp_path / "s.csv", index=False)
+    pd.read_csv(EXAMPLES / "digits_truth.csv").head(120).to_csv(tmp_path / "t.csv", index=False)
+    rc = main(["suggest", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "t.csv"), "-k", "5", "--draws", "100",
+               "--families", "truncnorm,truncnorm", "--workers", "1", "--out", str(out)])
+    stdout, err = capsys.readouterr()
+    assert rc == 0 and "Traceback" not in err, err
+    assert out.read_text() == "id,expected_gain\n"
+    assert "no items to label next: all 120 items are labeled" in stdout and "Empty DataFrame" not in stdout
+
+
+def test_the_suggestion_names_the_items_by_the_ids_given_or_refuses_too_few(twenty_labels_of_3000):
+    ev = twenty_labels_of_3000[0]
+    sg = ev.suggest(4, target="ap", rng=0)
+    ids = np.array([f"item{i:04d}" for i in range(ev.n_items)])
+    frame = sg.to_frame(ids)
+    assert list(frame["id"]) == [f"item{i:04d}" for i in sg.items] and list(frame["position"]) == list(sg.items)
+    assert list(sg.to_frame()["id"]) == list(sg.items)  # no ids anywhere: the positions
+    for few in (ids[:10], ids[:-1], np.append(ids, "extra"), ids.reshape(-1, 2)):
+        with pytest.raises(SpeInputError, match=r"^ids: must hold one id per item \(3000\), got"):
+            sg.to_frame(few)
+
+
+def test_an_estimate_that_carries_ids_names_its_suggestions_by_them(twenty_labels_of_3000):
+    import dataclasses
+
+    ev = twenty_labels_of_3000[0]
+    ids = np.array([f"item{i:04d}" for i in range(ev.n_items)])
+    sg = dataclasses.replace(ev, ids=ids).suggest(4, target="ap", rng=0)
+    frame = sg.to_frame()
+    assert list(frame["id"]) == [f"item{i:04d}" for i in sg.items] and list(frame["position"]) == list(sg.items)
+    assert list(sg.to_frame(ids[::-1])["id"]) == list(ids[::-1][sg.items])  # ids given win
+
+
+def test_suggestions_from_scores_with_an_id_index_carry_those_ids():
+    s, y = simulate(400, 0.3, 12)
+    ids = [f"doc-{i}" for i in range(400)]
+    scores = pd.Series(s, index=ids)
+    labels = pd.Series(y[:30], index=ids[:30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(scores, labels, draws=100, rng=0, workers=1)
+    frame = ev.suggest(5, target="ap", rng=0).to_frame()
+    assert list(frame["id"]) == [ids[i] for i in frame["position"]]

@@ -585,3 +585,171 @@ def test_an_undefined_metric_says_so():
         warnings.simplefilter("ignore")
         ev = spe.evaluate(s, np.zeros(60), families="truncnorm,truncnorm", draws=100, rng=0, workers=1)
     assert str(ev.roc_auc()) == "undefined (no draw defines it)" and "ROC AUC            undefined" in ev.summary()
+
+
+# --- issue 48: internal errors and confusing refusals on ordinary input -----------------------------------------
+
+
+@pytest.mark.parametrize("command", ["estimate", "threshold", "compare", "suggest", "plan", "calibrate",
+                                     "prevalence", "families", "list"])
+def test_an_unknown_option_is_refused_by_the_command_that_got_it(capsys, command):
+    argv = {"list": [command], "plan": [command, SCORES, "--width", "0.2"]}.get(command, [command, SCORES])
+    rc, out, err = _run([*argv, "--foo"], capsys)
+    assert rc == 2 and out == ""
+    assert err == f"spe {command}: error: unrecognized arguments: --foo (see spe {command} --help)\n"
+
+
+def test_a_repeated_score_column_or_name_is_refused_naming_the_option(tmp_path, capsys):
+    two = tmp_path / "two.parquet"
+    frame = pd.read_csv(SCORES)
+    frame.assign(b=frame["score"] * 2).to_parquet(two)
+    out = tmp_path / "o.json"
+    for argv, message in [(["--score-columns", "score,score"], "--score-columns: 'score' is named twice"),
+                          (["--score-columns", "score, b,b"], "--score-columns: 'b' is named twice"),
+                          (["--score-columns", "score,b", "--names", "x,x"], "--names: 'x' is named twice")]:
+        for command, more in [("compare", ["--json"]), ("suggest", ["--out"]), ("plan", ["--width", "0.2", "--json"])]:
+            rc, _, err = _run([command, str(two), *argv, "--labels", LABELS, *more, str(out)], capsys)
+            assert rc == 2 and message in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.parquet"]
+    from spe.io import read_score_columns
+
+    with pytest.raises(SpeInputError, match="the score column 'b' is asked for twice"):
+        read_score_columns(two, ["b", "score", "b"])
+
+
+def test_an_empty_parquet_scores_file_is_named_not_the_labels(tmp_path, capsys):
+    empty = tmp_path / "empty.parquet"
+    pd.read_csv(SCORES).iloc[:0].to_parquet(empty)
+    for labels in ([], ["--labels", LABELS]):
+        rc, _, err = _run(["estimate", str(empty), *labels, *FAST], capsys)
+        assert rc == 2 and err == f"spe estimate: error: {empty}: has no rows: no scores to evaluate\n"
+
+
+@pytest.mark.parametrize("option", ["--labels", "--truth", "--reference"])
+def test_a_parquet_file_given_as_labels_is_said_to_be_parquet(tmp_path, capsys, option):
+    labels = tmp_path / "labels.parquet"
+    pd.read_csv(LABELS).to_parquet(labels)
+    extra = ["--labels", LABELS] if option != "--labels" else []
+    rc, _, err = _run(["estimate", SCORES, *extra, option, str(labels), *FAST], capsys)
+    what = option.strip("-")
+    assert rc == 2 and "not UTF-8" not in err
+    assert err == f"spe estimate: error: {labels}: looks like a Parquet file, not CSV: the {what} file must be CSV " \
+                  "text: save it as CSV\n"
+
+
+def test_parquet_scores_under_a_csv_name_are_said_to_be_parquet(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    pd.read_csv(SCORES).to_parquet(scores)
+    rc, _, err = _run(["estimate", str(scores), *FAST], capsys)
+    assert rc == 2 and "looks like a Parquet file, not CSV: scores in Parquet are read from a file named " \
+                       "*.parquet" in err
+
+
+def test_one_fold_is_refused_naming_folds_and_its_range(capsys, tmp_path):
+    rc, _, err = _run(["calibrate", SCORES, "--labels", LABELS, "--compare", "--folds", "1", "--json",
+                       str(tmp_path / "o.json")], capsys)
+    assert rc == 2 and "argument --folds: expected an integer ≥ 2" in err and "--labels" not in err
+    assert list(tmp_path.iterdir()) == []
+    from spe.calibration import compare_methods
+
+    s, y = simulate(60, 0.3, 1)
+    for folds in (1, np.int64(1), 2.5, True):
+        with pytest.raises(SpeInputError, match=r"^folds: must be an integer ≥ 2 .*, got (1|2\.5|True)$"):
+            compare_methods(s, y, methods=["platt"], folds=folds)
+    assert compare_methods(s, y, methods=["platt"], folds=2.0).folds == 2
+
+
+def _message(call):
+    try:
+        call()
+    except SpeInputError as e:
+        return str(e)
+    raise AssertionError("no SpeInputError")
+
+
+def test_messages_show_numpy_scalars_as_plain_numbers():
+    """Issue 48: `got np.int64(-1)` in a message; a value taken from an array prints as the number it is."""
+    from spe.active.plan import check_goal
+    from spe.baselines import labeled_only
+    from spe.calibration import make
+    from spe.exceptions import plain
+
+    assert [repr(plain(v)) for v in (np.int64(-1), np.float64(1.5), np.str_("a"), np.array(3), np.bool_(True))] \
+        == ["-1", "1.5", "'a'", "3", "True"]
+    assert plain([1]) == [1] and plain("a") == "a"
+    s, y = simulate(40, 0.3, 2)
+    cases = {
+        "labels: labels must be 0 or 1, got -1": lambda: make("platt").fit(s, np.r_[y[:-1], -1]),
+        "scores: score nan is not finite": lambda: make("platt").fit(np.r_[s[:-1], np.nan], y),
+        "width: must be a number > 0, got -1.0": lambda: check_goal("ap", width=np.float64(-1)),
+        "probability: must be a number in (0.5, 1), got 2.0":
+            lambda: check_goal("threshold:0.9,0.5", probability=np.float64(2)),
+        "workers: must be None (all usable cores) or a positive integer, got -1":
+            lambda: spe.evaluate(s, None, workers=np.int64(-1)),
+        "n_bootstrap: must be an integer ≥ 100, got 5":
+            lambda: labeled_only(s, [0, 1], [0, 1], n_bootstrap=np.int64(5)),
+    }
+    for expected, call in cases.items():
+        text = _message(call)
+        assert text == expected and "np." not in text, text
+
+
+# --- odd but valid files give the answer of the clean ones (issue 48) ----------------------------------------------
+
+
+def _odd_copy(text, odd):
+    """``text`` (a CSV file's text, '\\n' line ends) written the odd way: Windows line ends, a UTF-8 byte order
+    mark, or both."""
+    if odd in ("crlf", "both"):
+        text = text.replace("\n", "\r\n")
+    return (("\ufeff" if odd in ("bom", "both") else "") + text).encode()
+
+
+@pytest.fixture(scope="module")
+def clean_estimate(tmp_path_factory):
+    """300 of the digits' items with their labels, and the JSON of `spe estimate` on them (seed 5)."""
+    d = tmp_path_factory.mktemp("clean")
+    scores = pd.read_csv(SCORES).iloc[:300]
+    labels = pd.read_csv(LABELS)
+    labels = labels[labels["id"].isin(scores["id"])]
+    scores.to_csv(d / "s.csv", index=False)
+    labels.to_csv(d / "l.csv", index=False)
+    assert main(["estimate", str(d / "s.csv"), "--labels", str(d / "l.csv"), "--json", str(d / "o.json"),
+                 "--seed", "5", *FAST]) == 0
+    return d, scores, labels, json.loads((d / "o.json").read_text())
+
+
+@pytest.mark.parametrize("odd", ["crlf", "bom", "both"])
+def test_windows_line_ends_and_a_byte_order_mark_give_the_same_answer(clean_estimate, tmp_path, capsys, odd):
+    d, _, _, clean = clean_estimate
+    for name in ("s.csv", "l.csv"):
+        (tmp_path / name).write_bytes(_odd_copy((d / name).read_text(), odd))
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--json",
+                       str(tmp_path / "o.json"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    assert json.loads((tmp_path / "o.json").read_text()) == clean  # every number, to the last digit
+
+
+def test_shuffled_rows_with_ids_match_the_same_items(clean_estimate, tmp_path, capsys):
+    """Shuffled rows (and labels) with ids: every item keeps its score and label (read back from --items by id)."""
+    d, scores, labels, _ = clean_estimate
+    scores.sample(frac=1, random_state=1).to_csv(tmp_path / "s.csv", index=False)
+    labels.sample(frac=1, random_state=2).to_csv(tmp_path / "l.csv", index=False)
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--items",
+                       str(tmp_path / "items.csv"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    items = pd.read_csv(tmp_path / "items.csv").set_index("id")
+    assert items["score"].to_dict() == scores.set_index("id")["score"].to_dict()
+    assert items.loc[labels["id"], "probability"].tolist() == labels["label"].astype(float).tolist()
+
+
+def test_shuffled_rows_with_ids_give_the_same_answer(clean_estimate, tmp_path, capsys):
+    d, scores, labels, clean = clean_estimate
+    scores.sample(frac=1, random_state=1).to_csv(tmp_path / "s.csv", index=False)
+    labels.sample(frac=1, random_state=2).to_csv(tmp_path / "l.csv", index=False)
+    rc, _, err = _run(["estimate", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "l.csv"), "--json",
+                       str(tmp_path / "o.json"), "--seed", "5", *FAST], capsys)
+    assert rc == 0, err
+    got = json.loads((tmp_path / "o.json").read_text())
+    assert {k: got[k] for k in ("prevalence", "average_precision", "pr_curve")} == \
+        {k: clean[k] for k in ("prevalence", "average_precision", "pr_curve")}

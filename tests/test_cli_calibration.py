@@ -95,7 +95,7 @@ def test_prevalence_json_equals_the_library(tmp_path, capsys):
 
 
 def test_prevalence_compare_lists_every_method(capsys):
-    assert main(["prevalence", SCORES, "--labels", LABELS, "--compare", "--draws", "200", "-q"]) == 0
+    assert main(["prevalence", SCORES, "--labels", LABELS, "--compare", "--draws", "200"]) == 0
     text = capsys.readouterr().out
     assert all(f"  {m} " in text for m in PREVALENCE)
 

@@ -5,6 +5,7 @@ import json
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import spe
@@ -136,3 +137,34 @@ def test_the_labels_a_random_loop_needs_fall_in_the_plans_range():
         lo, hi = plan.labels_needed((0.1, 0.9))
         inside.append(np.floor(lo / 10) * 10 <= needed <= np.ceil(hi / 10) * 10)
     assert sum(inside) >= 2
+
+
+@pytest.fixture(scope="module")
+def every_item_labeled():
+    s, y = simulate(80, 0.3, 11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(s, y, draws=100, rng=0, workers=1, families="truncnorm,truncnorm")
+
+
+@pytest.mark.parametrize("goal", [{"width": 0.05}, {"width": 0.05, "max_labels": 30},
+                                  {"probability": 0.9, "target": "threshold:0.8,0.5"}])
+def test_every_item_labeled_needs_no_more_labels(every_item_labeled, goal):
+    plan = every_item_labeled.plan_labels(futures=20, rng=0, **goal)
+    assert plan.horizon == 0 and list(plan.checkpoints) == [0] and np.all(plan.needed == 0)
+    assert "already so" in plan.summary() and plan.to_dict()["labels_needed"]["median"] == 0.0
+    with pytest.raises(SpeInputError, match="^max_labels: "):
+        every_item_labeled.plan_labels(width=0.05, max_labels=0)
+
+
+def test_spe_plan_on_every_item_labeled_answers(tmp_path, capsys):
+    out = tmp_path / "plan.json"
+    pd.read_csv(EXAMPLES / "digits_scores.csv").head(120).to_csv(tmp_path / "s.csv", index=False)
+    pd.read_csv(EXAMPLES / "digits_truth.csv").head(120).to_csv(tmp_path / "t.csv", index=False)
+    rc = main(["plan", str(tmp_path / "s.csv"), "--labels", str(tmp_path / "t.csv"),
+               "--width", "0.1", "--draws", "100", "--families", "truncnorm,truncnorm", "--workers", "1",
+               "--futures", "20", "--json", str(out)])
+    stdout, err = capsys.readouterr()
+    assert rc == 0 and "Traceback" not in err, err
+    body = json.loads(out.read_text())
+    assert body["horizon"] == 0 and body["labels_needed"]["median"] == 0.0 and "already so" in stdout

@@ -3,6 +3,7 @@ standard error (spe.progress)."""
 
 import io
 import logging
+import re
 import sys
 import warnings
 
@@ -11,7 +12,7 @@ import pytest
 
 import spe
 from spe.cli import main
-from spe.progress import LOGGER, resolve_progressbar, shown, showing, stage
+from spe.progress import LOGGER, Stage, resolve_progressbar, shown, showing, stage
 
 from .conftest import EXAMPLES, simulate
 
@@ -55,16 +56,35 @@ def test_auto_shows_bars_on_a_terminal_only(monkeypatch):
     assert not resolve_progressbar(None) and resolve_progressbar(True)
 
 
-def test_a_stage_logs_its_time_and_grows_its_total(capsys, caplog):
+def test_a_stage_logs_its_time_and_counts_to_its_total(capsys, caplog):
     with caplog.at_level(logging.INFO, logger="spe"), shown(True):
         assert showing()
-        with stage("counting", total=2, unit="thing") as s:
+        with stage("counting", total=3, unit="thing") as s:
             s.advance()
-            s.add_total(1)
             s.advance(2)
     assert not showing()
-    assert "1/3" in capsys.readouterr().err  # the total grew from 2 to 3
+    assert "counting:   0%|          | 0/3" in capsys.readouterr().err
     assert any(r.getMessage().startswith("counting: ") and r.getMessage().endswith(" s") for r in caplog.records)
+
+
+_RENDER = re.compile(r"([^\r\n:]+):\s+(\d+)%\|[^|]*\|\s*(\d+)/(\d+)")
+
+
+def test_a_bar_never_falls_back_its_total_is_known_when_it_starts(capsys):
+    """Issue 48: the screening's bar grew its total mid-run (the per-class pairs, more starts), 100% → 60%."""
+    _small_estimate(progressbar=True, families="auto")
+    err = capsys.readouterr().err
+    seen = {}
+    for name, percent, done, total in _RENDER.findall(err):
+        name, done, total = name.strip(), int(done), int(total)
+        assert done <= total and int(percent) <= 100, (name, done, total)
+        seen.setdefault(name, set()).add(total)
+    assert "screening family pairs" in seen
+    assert all(len(totals) == 1 for totals in seen.values()), seen  # one total per bar, from its start
+    for name in seen:
+        percents = [int(p) for n, p, _, _ in _RENDER.findall(err) if n.strip() == name]
+        assert percents == sorted(percents), (name, percents)  # a bar only moves forward
+    assert not hasattr(Stage, "add_total")  # no way left to grow a bar's total
 
 
 def _cli(argv, monkeypatch, terminal):
@@ -83,9 +103,27 @@ ESTIMATE = ["estimate", str(EXAMPLES / "digits_scores.csv"), "--labels", str(EXA
 @pytest.mark.parametrize("quiet", [False, True])
 def test_cli_bars_on_a_terminal_unless_quiet(monkeypatch, quiet):
     rc, out, err = _cli(ESTIMATE + (["-q"] if quiet else []), monkeypatch, terminal=True)
-    assert rc == 0 and "average precision" in out
+    assert rc == 0 and ("average precision" in out) != quiet  # -q: no summary either (issue 48)
     assert ("drawing the unknown labels" in err) != quiet
     assert "spe: drawing" not in err  # no timings without -v
+
+
+def test_cli_quiet_prints_only_warnings_and_still_writes_the_outputs(monkeypatch, tmp_path):
+    scores = tmp_path / "s.csv"
+    scores.write_text("score\n" + "".join(f"{x}\n" for x in (0.1, 0.2, 0.3, 0.4) * 50))
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\n0,0\n1,0\n2,0\n")  # one class only: an answer with a warning
+    out_json = tmp_path / "o.json"
+    rc, out, err = _cli(["estimate", str(scores), "--labels", str(labels), "--draws", "100", "--seed", "0", "-q",
+                         "--json", str(out_json)], monkeypatch, terminal=True)
+    assert rc == 0 and out == "" and out_json.stat().st_size > 0
+    assert err and all(line.startswith("spe estimate: warning: ") for line in err.splitlines()), err
+    rc, out, err = _cli(["suggest", str(scores), "--labels", str(labels), "--draws", "100", "--seed", "0", "-q",
+                         "-k", "2"], monkeypatch, terminal=False)
+    assert rc == 0 and out.splitlines()[0] == "id,expected_gain" and len(out.splitlines()) == 3  # the data itself
+    assert "items to label next" not in err and "seed:" not in err
+    rc, out, err = _cli(["list", "metrics", "-q"], monkeypatch, terminal=False)
+    assert rc == 0 and out == "" and err == ""
 
 
 def test_cli_verbose_logs_each_stage_time(monkeypatch):

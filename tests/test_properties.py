@@ -261,3 +261,106 @@ def test_odd_files_are_answered_or_refused_in_one_line(tmp_path, capsys, text):
     assert rc in (0, 2) and "Traceback" not in err
     if rc == 2:
         assert err.count("\n") == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
+
+
+# --- every command (issue 48) ---------------------------------------------------------------------------------------
+
+#: Fast options per command that reads a scores file; each writes its one output to ``{out}`` (a JSON file or a
+#: CSV), which must exist after exit 0 and must not after exit 2.
+FIT = ["--families", "truncnorm,truncnorm", "--draws", "100", "--workers", "1"]
+COMMANDS = {
+    "estimate": (FIT + ["--json", "{out}"], "o.json"),
+    "threshold": (FIT + ["--min-precision", "0.5", "--json", "{out}"], "o.json"),
+    "compare": (FIT + ["--names", "a,b", "--json", "{out}"], "o.json"),
+    "suggest": (FIT + ["-k", "2", "--out", "{out}"], "next.csv"),
+    "plan": (FIT + ["--width", "0.3", "--futures", "10", "--max-labels", "3", "--json", "{out}"], "plan.json"),
+    "calibrate": (["--method", "platt", "--out", "{out}"], "p.csv"),
+    "prevalence": (["--method", "cc", "--json", "{out}"], "o.json"),
+    "families": (["--top", "2", "--workers", "1", "--json", "{out}"], "o.json"),
+}
+#: Output paths that must be refused before any work: (the option's value, given the case's directory).
+BAD_OUTPUTS = ["", "{dir}", "{scores}", "{dir}/no/such/dir/o.json"]
+
+
+@st.composite
+def command_cases(draw, command):
+    """A generated scores file and labels (:func:`cases`: odd and bad files alike) for ``command``, its fast
+    options, and maybe a bad output path or an odd option."""
+    case = draw(cases())
+    options, out_name = COMMANDS[command]
+    options = list(options)
+    if draw(st.integers(0, 5)) == 0:
+        options[options.index("{out}")] = draw(st.sampled_from(BAD_OUTPUTS))
+        case.defects.append("bad output path")
+    if draw(st.integers(0, 5)) == 0:
+        options += draw(st.sampled_from([["--seed", "-1"], ["--score-column", "nope"], ["--score-type", "linear"],
+                                         ["--labels", "{dir}/missing.csv"], ["--foo"]]))
+        case.defects.append("bad option")
+    return case, options, out_name
+
+
+def _check_command(command, generated, tmp_path_factory, capsys):
+    """Exit 0 or 2, never a traceback; on exit 2 one line naming the command and nothing written; on exit 0
+    the output asked for written."""
+    case, options, out_name = generated
+    d = tmp_path_factory.mktemp(command)
+    (d / "scores.csv").write_bytes(case.scores)
+    inputs = {"scores.csv"}
+    scores = [str(d / "scores.csv")] * (2 if command == "compare" else 1)
+    argv = [command, *scores]
+    if case.labels is not None:
+        (d / "labels.csv").write_bytes(case.labels)
+        argv += ["--labels", str(d / "labels.csv")]
+        inputs.add("labels.csv")
+    argv += [o.format(dir=d, scores=d / "scores.csv", out=d / out_name) for o in options]
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    event(f"{command}: exit {rc}")
+    assert rc in (0, 2), err
+    assert "Traceback" not in err and "Traceback" not in out
+    if rc == 2:
+        assert err.count("\n") == 1 and err.startswith(f"spe {command}: error: "), err
+        assert {p.name for p in d.iterdir()} == inputs, "nothing is written on exit 2"
+    else:
+        assert (d / out_name).is_file(), "exit 0 wrote the output asked for"
+
+
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"families"}))
+@settings(max_examples=2)
+@given(data=st.data())
+def test_every_command_answers_or_refuses_generated_inputs_quick_tier(command, data, tmp_path_factory, capsys):
+    """A couple of generated cases per command in the quick tier."""
+    _check_command(command, data.draw(command_cases(command)), tmp_path_factory, capsys)
+
+
+@settings(max_examples=1)
+@given(data=st.data())
+def test_spe_families_answers_or_refuses_a_generated_input_quick_tier(data, tmp_path_factory, capsys):
+    """One case for ``spe families`` in the quick tier: it fits every family pair (about 10 s an answer)."""
+    _check_command("families", data.draw(command_cases("families")), tmp_path_factory, capsys)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@settings(max_examples=max(EXAMPLES // 8, 10))
+@given(data=st.data())
+def test_every_command_answers_or_refuses_generated_inputs(command, data, tmp_path_factory, capsys):
+    _check_command(command, data.draw(command_cases(command)), tmp_path_factory, capsys)
+
+
+@given(what=st.one_of(st.sampled_from(["families", "score-models", "metrics", "commands", "calibration",
+                                       "prevalence"]), st.text(max_size=12)),
+       json_out=st.sampled_from([None, "ok", "", "{dir}"]))
+@settings(max_examples=12)
+def test_spe_list_answers_or_refuses_any_argument(what, json_out, tmp_path_factory, capsys):
+    d = tmp_path_factory.mktemp("list")
+    argv = ["list", what] + ([] if json_out is None else ["--json", str(d / "o.json") if json_out == "ok"
+                                                           else json_out.format(dir=d)])
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert rc in (0, 2) and "Traceback" not in err, err
+    if rc == 2:
+        assert err.count("\n") == 1 and err.startswith("spe"), err
+        assert list(d.iterdir()) == []
+    elif json_out == "ok":
+        assert (d / "o.json").is_file()

@@ -47,7 +47,9 @@ class Candidates:
         items = items[np.argsort(order[items], kind="stable")]
         self.order = order
         self.n_labeled = int(order.size - free.sum())
-        if per_score:
+        if items.size == 0:  # every item labeled: no group
+            starts = np.zeros(0, dtype=int)
+        elif per_score:
             starts = np.flatnonzero(np.r_[True, np.diff(order[items]) != 0])
             if starts.size > max_groups:
                 starts = np.unique(np.linspace(0, items.size, max_groups, endpoint=False).astype(int))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import SpeInputError
+from ..exceptions import SpeInputError, plain
 from ..inputs import check_choice, check_count
 from .candidates import MAX_GROUPS
 from .strategies import STRATEGIES
@@ -103,6 +103,8 @@ class LabelPlan:
         head = f"Until {self.goal} ({self.strategy} strategy; {self.n_labeled} labels known):"
         if mid == 0:
             return f"{head} already so (now {self.now:.3g})."
+        if self.horizon == 0:
+            return f"{head} not reached, and every item is labeled: no further label can reach it (now {self.now:.3g})."
         missed = np.mean(~np.isfinite(self.needed))
         if np.isfinite(mid):
             text = (f"{head} about {int(mid)} more labels (80% of {self.needed.size} simulated futures: "
@@ -153,7 +155,8 @@ def plan(source, *, width=None, probability=None, target="ap", strategy="informa
         As :func:`spe.active.suggest`.
     max_labels : int, optional
         The horizon: the most further labels simulated (≤ the unlabeled items; default 200, or the unlabeled
-        items if fewer).
+        items if fewer). When every item is labeled the horizon is 0: the plan says whether the goal holds now
+        (labels needed 0) or cannot be reached.
     futures : int
         S, the simulated futures (≥ 10).
     level : float, optional
@@ -178,12 +181,13 @@ def plan(source, *, width=None, probability=None, target="ap", strategy="informa
     ev = setup.evaluation
     level = ev.level if level is None else float(level)
     kind, value, goal, read = _goal(spec, str(target), width, probability, level)
-    horizon = check_count("max_labels", min(200, setup.n_free) if max_labels is None else max_labels, setup.n_free)
+    horizon = _horizon(max_labels, setup.n_free)
     n_futures = check_count("futures", futures, np.inf, least=10)
-    picks = STRATEGIES[strategy].choose(setup.candidates, setup.preposterior, horizon, setup.rng)
+    picks = STRATEGIES[strategy].choose(setup.candidates, setup.preposterior, horizon, setup.rng) if horizon else []
     items = np.array([item for item, _ in picks], dtype=int)
     probabilities = ev.performance.replay.item_probability_draws(ev.scores, items)  # (M, horizon)
-    checkpoints = np.unique(np.r_[0, np.round(np.geomspace(1, horizon, 40))].astype(int))
+    checkpoints = (np.unique(np.r_[0, np.round(np.geomspace(1, horizon, 40))].astype(int)) if horizon
+                   else np.zeros(1, dtype=int))
     weights = np.asarray(ev.weights, dtype=float) / np.sum(ev.weights)
     reader = read(setup.target_draws)
     floor = max(MIN_ESS, ESS_FLOOR / np.sum(weights ** 2))
@@ -194,6 +198,16 @@ def plan(source, *, width=None, probability=None, target="ap", strategy="informa
     return LabelPlan(goal=goal, kind=kind, value=value, target=str(target), strategy=strategy,
                      checkpoints=checkpoints, needed=needed, censored=censored, progress=progress,
                      now=float(reader.value(weights[None, :])[0]), n_labeled=ev.n_labeled, seed=setup.seed)
+
+
+def _horizon(max_labels, n_free):
+    """The most further labels simulated: ``max_labels`` (default 200) within the unlabeled items; 0 when every
+    item is labeled (the plan then reads the goal now: nothing is left to label)."""
+    if n_free == 0:
+        if max_labels is not None:
+            check_count("max_labels", max_labels, np.inf)
+        return 0
+    return check_count("max_labels", min(200, n_free) if max_labels is None else max_labels, n_free)
 
 
 def _simulate(weights, probabilities, checkpoints, reader, floor, n_futures, rng):
@@ -275,13 +289,13 @@ def check_goal(target, width=None, probability=None):
         if not spec.interval:
             raise SpeInputError(f"target {target!r} is a yes/no decision: give a probability goal", argument="width")
         if not (isinstance(width, (int, float, np.floating)) and np.isfinite(width) and width > 0):
-            raise SpeInputError(f"must be a number > 0, got {width!r}", argument="width")
+            raise SpeInputError(f"must be a number > 0, got {plain(width)!r}", argument="width")
         return spec
     if spec.decision is None:
         raise SpeInputError(f"target {target!r} is not a decision: give a width goal "
                             "(a probability goal needs threshold:P,R or compare)", argument="probability")
     if not (isinstance(probability, (int, float, np.floating)) and 0.5 < probability < 1):
-        raise SpeInputError(f"must be a number in (0.5, 1), got {probability!r}", argument="probability")
+        raise SpeInputError(f"must be a number in (0.5, 1), got {plain(probability)!r}", argument="probability")
     return spec
 
 

@@ -47,6 +47,10 @@ class Suggestion:
     seed : int
     names : tuple of str
         For a Comparison, the classifiers' names (``scores``' columns); else empty.
+    n_items : int or None
+        N, the items of the estimate (None: not known).
+    ids : array, shape (k,), or None
+        The items' ids, when the estimate's scores carried ids (:attr:`spe.evaluation.Evaluation.ids`).
     """
 
     items: np.ndarray
@@ -59,15 +63,35 @@ class Suggestion:
     n_labeled: int
     seed: int
     names: tuple = ()
+    n_items: int | None = None
+    ids: np.ndarray | None = None
 
     def to_frame(self, ids=None):
-        """A DataFrame, k rows best first: ``id`` (``ids[item]`` when the items' ids are given, else the 0-based
-        row), ``score`` (for a Comparison, ``score NAME`` for each classifier), ``expected_gain``."""
+        """A DataFrame, k rows best first: ``id``, ``position`` (the 0-based row), ``score`` (for a Comparison,
+        ``score NAME`` for each classifier), ``expected_gain``.
+
+        ``id`` is ``ids[position]`` when ``ids`` (N,) is given, else the id the estimate's scores carried
+        (:attr:`ids`), else the position.
+
+        Raises
+        ------
+        SpeInputError
+            ``ids`` not one per item (N entries).
+        """
         import pandas as pd
 
-        ident = self.items if ids is None else np.asarray(ids)[self.items]
+        if ids is not None:
+            ids = np.asarray(ids)
+            short = self.items.size and ids.size <= int(self.items.max())
+            if ids.ndim != 1 or short or (self.n_items is not None and ids.size != self.n_items):
+                want = self.n_items if self.n_items is not None else f"more than {int(self.items.max())}"
+                got = ids.size if ids.ndim == 1 else f"an array of shape {ids.shape}"
+                raise SpeInputError(f"must hold one id per item ({want}), got {got}", argument="ids")
+            ident = ids[self.items]
+        else:
+            ident = self.items if self.ids is None else self.ids
         scores = {f"score {n}": self.scores[:, j] for j, n in enumerate(self.names)} or {"score": self.scores}
-        return pd.DataFrame({"id": ident, **scores, "expected_gain": self.expected_gain})
+        return pd.DataFrame({"id": ident, "position": self.items, **scores, "expected_gain": self.expected_gain})
 
     def to_dict(self) -> dict:
         """JSON-ready: every attribute (arrays as lists)."""
@@ -78,6 +102,9 @@ class Suggestion:
 
     def summary(self) -> str:
         """What ``spe suggest`` prints."""
+        if self.expected_gain.size == 0:
+            return (f"no items to label next: all {self.n_labeled} items are labeled (target {self.target}: its "
+                    f"posterior SD is {self.uncertainty:.4f})")
         return (f"{self.expected_gain.size} items to label next ({self.strategy} strategy, target {self.target}); "
                 f"the target's posterior SD {self.uncertainty:.4f} now, expected {self.expected_uncertainty:.4f} "
                 f"once they are labeled ({self.n_labeled} labels known)")
@@ -93,7 +120,8 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
         The current estimate (:func:`spe.evaluate`, :func:`spe.compare`); its posterior draws are used as they
         are (nothing is refitted).
     k : int
-        How many items (1 ≤ k ≤ the unlabeled items).
+        How many items (1 ≤ k ≤ the unlabeled items). When every item is labeled there is nothing left to
+        suggest: the Suggestion is empty (no items, no gain) whatever k.
     target : str
         ``"pr-band"`` (precision at every recall of the grid), ``"ap"``, ``"prevalence"``, ``"threshold:P,R"``
         (whether the threshold most likely to meet precision ≥ P and recall ≥ R does), ``"compare"`` (the
@@ -123,18 +151,20 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     """
     check_choice("strategy", strategy, tuple(STRATEGIES))
     setup = prepare(source, target, classifier, rng, max_groups)
-    k = check_count("k", k, setup.n_free)
+    k = check_count("k", k, setup.n_free if setup.n_free else np.inf)
     pre = setup.preposterior
     before = pre.uncertainty
-    picks = STRATEGIES[strategy].choose(setup.candidates, pre, k, setup.rng)
+    picks = STRATEGIES[strategy].choose(setup.candidates, pre, k, setup.rng) if setup.n_free else []
     items = np.array([item for item, _ in picks], dtype=int)
     gains = np.array([gain for _, gain in picks], dtype=float)
     names = tuple(source.names) if setup.comparison else ()
     scores = (np.column_stack([source[n].scores[items] for n in names]) if names
               else setup.evaluation.scores[items]).astype(float)
+    ids = getattr(setup.evaluation, "ids", None)
     return Suggestion(items=items, scores=scores, expected_gain=gains, target=str(target), strategy=strategy,
                       uncertainty=before, expected_uncertainty=pre.uncertainty,
-                      n_labeled=setup.evaluation.n_labeled, seed=setup.seed, names=names)
+                      n_labeled=setup.evaluation.n_labeled, seed=setup.seed, names=names,
+                      n_items=setup.evaluation.n_items, ids=None if ids is None else np.asarray(ids)[items])
 
 
 @dataclass

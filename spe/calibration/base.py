@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..exceptions import SpeInputError
+from ..exceptions import SpeInputError, plain
 from ..models.features import log_odds_feature
 from ..registries import add_unique
 
@@ -87,9 +87,9 @@ def check_training(scores, labels):
     if s.size == 0:
         raise SpeInputError("no labeled items to calibrate on", argument="labels")
     if not np.isfinite(s).all():
-        raise SpeInputError(f"score {s[~np.isfinite(s)][0]!r} is not finite", argument="scores")
+        raise SpeInputError(f"score {plain(s[~np.isfinite(s)][0])!r} is not finite", argument="scores")
     if not np.isin(y, (0, 1)).all():
-        raise SpeInputError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}", argument="labels")
+        raise SpeInputError(f"labels must be 0 or 1, got {plain(y[~np.isin(y, (0, 1))][0])!r}", argument="labels")
     y = y.astype(int)
     if y.min() == y.max():
         raise SpeInputError(f"every labeled item is {'positive' if y[0] else 'negative'}: a calibration map "
@@ -101,7 +101,7 @@ def check_scores(scores):
     """Scores to predict at: (B,) float, finite; raises :class:`SpeInputError` otherwise."""
     s = np.asarray(scores, dtype=float).ravel()
     if not np.isfinite(s).all():
-        raise SpeInputError(f"score {s[~np.isfinite(s)][0]!r} is not finite", argument="scores")
+        raise SpeInputError(f"score {plain(s[~np.isfinite(s)][0])!r} is not finite", argument="scores")
     return s
 
 

@@ -45,7 +45,16 @@ def calibration_scores(probabilities, labels, bins=ECE_BINS):
 
 
 def number_of_folds(labels, folds):
-    """K = min(``folds``, the fewest items of a class); raises :class:`SpeInputError` when it is below 2."""
+    """K = min(``folds``, the fewest items of a class); raises :class:`SpeInputError` when ``folds`` is not an
+    integer ≥ 2 (naming ``folds``) or a class has fewer than 2 labeled items (naming the labels)."""
+    try:
+        whole = isinstance(folds, (int, float, np.number)) and not isinstance(folds, bool) and int(folds) == folds
+    except (OverflowError, ValueError):  # inf, nan
+        whole = False
+    if not whole or folds < 2:
+        shown = folds.item() if isinstance(folds, np.generic) else folds
+        raise SpeInputError(f"must be an integer ≥ 2 (cross-validation needs at least 2 folds), got {shown!r}",
+                            argument="folds")
     y = np.asarray(labels)
     k = min(int(folds), int(y.sum()), int(y.size - y.sum()))
     if k < 2:

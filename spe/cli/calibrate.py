@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..display import score_type_lines
 from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs, score_type_read
-from .options import Once, add_input_options, positive, seed
+from .options import Once, add_input_options, folds, positive, seed
 from .registry import Command, register
 
 CALIBRATE_HELP = """\
@@ -44,8 +44,9 @@ def add_arguments(p):
                    help="write 'id,probability' for every item ('-': standard output)")
     p.add_argument("--compare", action="store_true",
                    help="compare every method by cross-validation on the labeled items (instead of one method)")
-    p.add_argument("--folds", type=positive, default=5, metavar="K",
-                   help="at most K cross-validation folds for --compare (default 5)")
+    p.add_argument("--folds", type=folds, default=5, metavar="K",
+                   help="at most K cross-validation folds for --compare, K ≥ 2 (default 5; fewer when a class has "
+                        "fewer than K labels)")
     p.add_argument("--plot", metavar="OUT.png", action=Once,
                    help="with --compare: the reliability diagram of every method; else the calibration map")
     p.add_argument("--json", metavar="OUT.json", action=Once,

@@ -8,11 +8,13 @@ import math
 import os
 import sys
 import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..output import json_bytes  # noqa: F401  (the commands' --json, here with the other shared pieces)
 
-__all__ = ["plan_outputs", "finish", "say", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
+__all__ = ["plan_outputs", "finish", "say", "quiet", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
            "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
            "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt",
            "metrics_lines", "notes"]
@@ -56,9 +58,25 @@ def check_figure_format(path):
                             f"{', '.join('.' + k for k in known)} (none: PNG)", argument="--plot")
 
 
+#: ``spe -q``: the human-readable text is not printed (only warnings and errors are); set by :func:`quiet`.
+_QUIET = ContextVar("spe_cli_quiet", default=False)
+
+
+@contextmanager
+def quiet(on):
+    """Within the block, :func:`say` prints nothing when ``on`` (``-q``); the outputs asked for are still written
+    and the warnings still printed."""
+    token = _QUIET.set(bool(on))
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
 def say(plan, text):
-    """Print the human-readable text: on standard output, unless an output goes there."""
-    print(text, file=sys.stderr if any(o.to_stdout for o in plan.values()) else sys.stdout)
+    """Print the human-readable text: on standard output, unless an output goes there; nothing under ``-q``."""
+    if not _QUIET.get():
+        print(text, file=sys.stderr if any(o.to_stdout for o in plan.values()) else sys.stdout)
 
 
 def finish(plan, text, files, directories=(), warnings=(), command="spe"):
@@ -195,9 +213,9 @@ def _names_list(text, what):
     names = [n.strip() for n in text.split(",")]
     if not all(names):
         raise SpeInputError(f"an empty name in {text!r}", argument=what)
-    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
     if twice is not None:
-        raise SpeInputError(f"{twice!r} is named twice: each classifier needs its own", argument=what)
+        raise SpeInputError(f"{twice!r} is named twice in {text!r}: each classifier once", argument=what)
     return names
 
 

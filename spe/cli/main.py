@@ -43,6 +43,7 @@ def build_parser():
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
         command.add_arguments(sub_parser)
         _add_verbosity(sub_parser)
+    parser.commands = sub.choices  # each command's parser, by name (its errors name the command)
     return parser
 
 
@@ -50,8 +51,9 @@ def _add_verbosity(parser):
     """``-q`` and ``-v``, on every command."""
     group = parser.add_argument_group("progress and logging (standard error)").add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bars (shown by default when standard error is a terminal); warnings "
-                            "and errors are still printed")
+                       help="print only warnings and errors: no progress bars (shown by default when standard "
+                            "error is a terminal), no summary and no 'wrote' lines; the outputs asked for "
+                            "(--json, --out, ...) are still written")
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log each stage's wall time (-vv: also when each starts)")
 
@@ -91,6 +93,17 @@ def _error_text(error, args):
         files = args.scores if isinstance(args.scores, list) else [args.scores]
         return error.located(", ".join("<stdin>" if f == "-" else f for f in files))
     return error.located(arg if arg.startswith("-") else _OPTION_OF.get(arg, "--" + arg.replace("_", "-")))
+
+
+def _parse(parser, argv):
+    """``parser.parse_args(argv)``, with an unknown argument after a command refused by that command's parser
+    (``spe estimate: error: unrecognized arguments: --foo``), as argparse words any other error of a command's
+    options; argparse itself would blame ``spe``."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        owner = getattr(parser, "commands", {}).get(getattr(args, "command", None), parser)
+        owner.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def _run(args):
@@ -164,17 +177,18 @@ def _main(argv, watch):
     _tolerant_streams()
     parser = build_parser()
     try:
-        args = parser.parse_args(join_negative_numbers(sys.argv[1:] if argv is None else list(argv), _number_options()))
+        args = _parse(parser, join_negative_numbers(sys.argv[1:] if argv is None else list(argv), _number_options()))
     except SystemExit as e:
         return int(e.code or 0)
     if args.command is None:
         print(f"spe: error: name a command: {', '.join(COMMANDS)} (see spe --help)", file=sys.stderr)
         return 2
     from ..progress import LOGGER, shown
+    from .common import quiet
 
     handler = _configure_logging(args.verbose)
     try:
-        with shown(False if args.quiet else None):
+        with shown(False if args.quiet else None), quiet(args.quiet):
             return _run(args)
     except SpeInputError as e:
         print(f"spe {args.command}: error: {_error_text(e, args)}", file=sys.stderr)  # as argparse words its errors

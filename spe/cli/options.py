@@ -228,6 +228,11 @@ def positive(text):
     return _integer(text, 1, "a positive integer")
 
 
+def folds(text):
+    """Cross-validation folds: an integer ≥ 2 (one fold leaves nothing to fit on)."""
+    return _integer(text, 2, "an integer ≥ 2 (cross-validation needs at least 2 folds)")
+
+
 def finite(text, what="a finite number (score units)"):
     try:
         value = float(text)

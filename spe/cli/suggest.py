@@ -43,7 +43,8 @@ Writes a CSV 'id,expected_gain' (to --out, else standard output; the summary
 then goes to standard error): id as in LABELS.csv (the scores' 'id', else the
 0-based row), expected_gain the expected reduction of the target's posterior
 standard deviation by that item's label given those above it (the target's
-units). Items already labeled are never suggested.
+units). Items already labeled are never suggested: when every item is
+labeled, the CSV has its header only and the summary says so (exit 0).
 
 Labels gathered this way are valid input to `spe estimate` (the choice
 depended only on the scores and on earlier labels, so SPE's posterior is
@@ -82,14 +83,14 @@ def run(args):
     names, files, labels = classifier_inputs(args)
     target = choose_target(args, names, "pr-band")
     n_free = files[0].scores.size - (0 if labels is None else len(labels[0]))
-    if args.k > n_free:  # before the fit
+    if 0 < n_free < args.k:  # before the fit (every item labeled: nothing to suggest, an empty list)
         raise SpeInputError(f"must be at most the {n_free} unlabeled items, got {args.k}", argument="k")
     ids, source = fit_classifiers(args, names, files, labels)
     seed = source.diagnostics["seed"]
     suggestion = suggest(source, args.k, target=target, strategy=args.strategy, classifier=args.classifier, rng=seed)
     frame = suggestion.to_frame(ids)
-    table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    text = f"{suggestion.summary()}\n{table}\nseed: {seed} (--seed repeats this run)"
+    table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n" if len(frame) else ""
+    text = f"{suggestion.summary()}\n{table}seed: {seed} (--seed repeats this run)"
     data = frame[["id", "expected_gain"]].to_csv(index=False, float_format="%.6g").encode()
     finish(plan, text, [(plan["--out"], data)], warnings=source.warnings, command="spe suggest")
     return 0

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from ...exceptions import MixtureFitError, SpeInputError
+from ...exceptions import MixtureFitError, SpeInputError, plain
 from ...families import Family, get_family
 from ..registry import ScoreModel, register
 
@@ -116,7 +116,7 @@ def resolve_score_type(scores, score_type="auto"):
         with a warning).
     """
     if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     if score_type == "auto":
@@ -153,7 +153,7 @@ def clipped_probabilities(scores, score_type="auto"):
         As :func:`resolve_score_type`.
     """
     if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     if score_type not in ("auto", "probability") or not _in_unit(lo, hi) or (lo >= 0 and hi <= 1):
@@ -193,9 +193,9 @@ def resolve_score_reading(scores, score_type="auto", score_space="linear"):
         An unknown ``score_type`` or ``score_space``.
     """
     if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {score_type!r}", argument="score_type")
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
     if score_space not in SCORE_SPACES:
-        raise SpeInputError(f"must be one of {SCORE_SPACES}, got {score_space!r}", argument="score_space")
+        raise SpeInputError(f"must be one of {SCORE_SPACES}, got {plain(score_space)!r}", argument="score_space")
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     in_unit, out = _in_unit(lo, hi), []
@@ -268,7 +268,7 @@ class ScoreSpace:
         if kind == "auto":
             kind = "logit" if (smin >= 0 and smax <= 1 and smax > smin) else "linear"
         if kind not in ("linear", "logit"):
-            raise SpeInputError(f"must be one of {SCORE_SPACES}, got {kind!r}", argument="score_space")
+            raise SpeInputError(f"must be one of {SCORE_SPACES}, got {plain(kind)!r}", argument="score_space")
         eps = 0.0
         if kind == "logit":
             if smin < 0 or smax > 1:

@@ -245,20 +245,23 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         return _ranked([fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)])
     screen = data if screen_data is None else screen_data
     shared = (x, screen, dict(prevalence_prior=prevalence_prior, top=top, bottom=bottom))
-    with TaskPool(workers, shared=shared) as pool, stage("screening family pairs", len(pairs), "pair") as progress:
-        fits = _ranked(pool.map_shared(_screen_pair, *zip(*pairs), progress=progress))
+    # one stage per batch of pairs, each bar's total known when it starts
+    with TaskPool(workers, shared=shared) as pool:
+        with stage("screening family pairs", len(pairs), "pair") as progress:
+            fits = _ranked(pool.map_shared(_screen_pair, *zip(*pairs), progress=progress))
         if extend and fits:
             names = list(dict.fromkeys([n for pair in pairs for n in pair
                                         if n not in DECISION_NEGATIVE_CANDIDATES] + list(extend)))
-            per_class = rank_class_families(fits[0], screen, names, pool=pool)
+            with stage("ranking each class's families"):
+                per_class = rank_class_families(fits[0], screen, names, pool=pool)
             tried = {(f.mixture.negative.name, f.mixture.positive.name) for f in fits} | set(map(tuple, pairs))
             extra = [(n.family, p.family) for n in per_class["negative"][:class_top]
                      for p in per_class["positive"][:class_top] if (n.family, p.family) not in tried]
-            progress.add_total(len(extra))
-            more = pool.map_shared(_screen_pair, *zip(*extra), progress=progress) if extra else []
-            fits = _ranked(fits + more)
+            if extra:
+                with stage("screening the pairs of each class's best families", len(extra), "pair") as progress:
+                    fits = _ranked(fits + pool.map_shared(_screen_pair, *zip(*extra), progress=progress))
         if screen_starts > 1 and fits:
-            fits = _with_more_starts(pool, fits, max(refit, 1), screen_starts, progress)
+            fits = _with_more_starts(pool, fits, max(refit, 1), screen_starts)
     with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
         refitted = [_refit(f, x, data, screen, prevalence_prior, top, bottom, progress) for f in fits[:refit]]
     refitted = _ranked(refitted)  # _refit returns None for a pair whose refit fails or is not finite
@@ -276,13 +279,13 @@ def _ranked(fits):
     return sorted(filter(_fitted, fits), key=lambda f: -f.schwarz)
 
 
-def _with_more_starts(pool, fits, k, starts, progress):
+def _with_more_starts(pool, fits, k, starts):
     """``fits`` ranked again after its ``k`` best pairs are screened from ``starts`` starts (their first start
     included, so each is at least as good as before; one that fails to fit keeps its first fit)."""
     best = fits[:k]
-    progress.add_total(len(best))
-    again = pool.map_shared(_screen_pair, [f.mixture.negative.name for f in best],
-                            [f.mixture.positive.name for f in best], [starts] * len(best), progress=progress)
+    with stage(f"screening the best pairs from {starts} starts", len(best), "pair") as progress:
+        again = pool.map_shared(_screen_pair, [f.mixture.negative.name for f in best],
+                                [f.mixture.positive.name for f in best], [starts] * len(best), progress=progress)
     return _ranked([g if _fitted(g) else f for f, g in zip(best, again)] + fits[k:])
 
 
