@@ -1042,8 +1042,8 @@ class Evaluation:
 
     def items_dict(self) -> dict:
         """The items as JSON-ready lists, in the order of ``scores``, N each (a pool's K values): ``score``
-        (score units), ``label`` (0 or 1; None when unlabeled), ``probability`` (:meth:`item_probabilities`)
-        and, from a pool, ``count``. What ``save(path, items=True)`` adds to the JSON as ``items``.
+        (score units), ``label`` (0 or 1; None when unlabeled), ``probability`` (:meth:`item_probabilities`),
+        ``id`` when the scores carried ids (:attr:`ids`) and, from a pool, ``count``. What ``save(path, items=True)`` adds to the JSON as ``items``.
 
         Examples
         --------
@@ -1058,6 +1058,8 @@ class Evaluation:
                "probability": jsonable(self.item_probabilities())}
         if self.counts is not None:
             out["count"] = jsonable(np.asarray(self.counts))
+        if self.ids is not None:
+            out["id"] = jsonable(np.asarray(self.ids).tolist())
         return out
 
     def to_frame(self, level=None, performance="sample"):
@@ -1093,8 +1095,8 @@ class Evaluation:
     def items_frame(self, ids=None):
         """Every item as a DataFrame, N rows (a pool's K values) in the order of ``scores``: ``score`` (score
         units), ``label`` (the known label, 0 or 1; <NA> when unlabeled) and ``probability``
-        (:meth:`item_probabilities`), indexed by ``ids`` (N,) when given (e.g. the scores Series' index), else by
-        position. Raises ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`):
+        (:meth:`item_probabilities`), indexed by ``ids`` (N,) when given, else by the scores' own ids
+        (:attr:`ids`, a Series' index) when they carried some, else by position. Raises ``SpeInputError`` when ``ids`` does not have N entries. From a pool (:attr:`counts`):
         one row per value, with its ``count`` of items (and ``ids`` must have K entries).
 
         Examples
@@ -1108,7 +1110,7 @@ class Evaluation:
         rows = self.scores.size  # N, or a pool's K values
         label = pd.array([pd.NA] * rows, dtype="Int64")
         label[self.labeled_index] = self.labeled_value
-        index = item_index(ids, rows)
+        index = item_index(self.ids if ids is None else ids, rows)
         columns = {"score": self.scores, "label": label, "probability": self.item_probabilities()}
         if self.counts is not None:
             columns["count"] = self.counts

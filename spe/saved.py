@@ -292,6 +292,13 @@ class SavedEvaluation:
         return _array(self._items("scores")["score"])
 
     @property
+    def ids(self):
+        """The items' ids (N,) as :attr:`Evaluation.ids` (None when the scores carried none), when saved with
+        ``items=True``; else raises :class:`~spe.exceptions.NotSavedError`."""
+        ids = self._items("ids").get("id")
+        return None if ids is None else np.asarray(ids)
+
+    @property
     def labeled_index(self):
         """Positions of the labeled items (n,), when saved with ``items=True``; else raises
         :class:`~spe.exceptions.NotSavedError`."""
@@ -436,7 +443,8 @@ class SavedEvaluation:
         """Every item as :meth:`Evaluation.items_frame`'s DataFrame, from the items saved with ``items=True``
         (else raises :class:`~spe.exceptions.NotSavedError`); ``SpeInputError`` when ``ids`` has not N
         entries."""
-        return _items_frame(self._items("items_frame"), {"score": None}, ids)
+        items = self._items("items_frame")
+        return _items_frame(items, {"score": None}, items.get("id") if ids is None else ids)
 
     def to_frame(self, level=None, performance="sample"):
         """The saved whole-ranking metrics as :meth:`Evaluation.to_frame`'s tidy DataFrame."""

@@ -13,7 +13,7 @@ import spe
 from spe.cli import main
 from spe.plot import plot_pr_curve, plot_roc_curve
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, simulate
 
 
 def test_an_evaluation_saved_and_loaded_answers_as_before(twenty_labels_of_3000, tmp_path):
@@ -312,3 +312,18 @@ def test_a_pool_saved_with_its_items_gives_its_counts_back(tmp_path):
     pd.testing.assert_frame_equal(back.items_frame(), ev.items_frame())
     with pytest.raises(spe.NotSavedError, match="counts needs the items"):
         spe.load(ev.save(tmp_path / "plain.json")).counts
+
+
+def test_the_scores_ids_index_the_items_and_come_back_from_a_save_with_items(tmp_path):
+    import pandas as pd
+
+    s, y = simulate(300, 0.3, 8)
+    ids = [f"doc-{k}" for k in range(300)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(pd.Series(s, index=ids), {"doc-3": int(y[3]), "doc-7": int(y[7]), "doc-250": int(y[250])},
+                          families="truncnorm,truncnorm", draws=150, rng=0)
+    assert list(ev.ids) == ids and list(ev.items_frame().index) == ids
+    saved = spe.load(ev.save(tmp_path / "ev.json", items=True))
+    assert list(saved.ids) == ids
+    pd.testing.assert_frame_equal(saved.items_frame(), ev.items_frame(), check_index_type=False)
