@@ -459,12 +459,7 @@ class SavedEvaluation:
         """The JSON as read (a deep copy), at the saved level and performance (another raises
         :class:`~spe.exceptions.NotSavedError`); ``items`` only when ``items=True``."""
         self._check_level(level, performance, "to_dict")
-        data = json.loads(json.dumps(self.data))
-        if items:
-            self._items("to_dict(items=True)")
-        else:
-            data.pop("items", None)
-        return data
+        return _json_copy(self.data, items, self._items)
 
     def save(self, path, level=None, performance="sample", items=False):
         """Write :meth:`to_dict` to ``path`` as JSON, whole or not at all (as :meth:`Evaluation.save`); returns
@@ -501,6 +496,17 @@ def _labeled(items):
     label = items["label"]
     index = np.array([i for i, v in enumerate(label) if v is not None], dtype=np.int64)
     return index, np.array([label[i] for i in index], dtype=np.int64)
+
+
+def _json_copy(data, items, saved_items):
+    """A deep copy of a saved result's JSON ``data``, its ``items`` kept only when ``items`` is true (then
+    ``saved_items(query)`` refuses a result saved without them)."""
+    data = json.loads(json.dumps(data))
+    if items:
+        saved_items("to_dict(items=True)")
+    else:
+        data.pop("items", None)
+    return data
 
 
 def _items_frame(items, scores, ids):
@@ -675,12 +681,7 @@ class SavedComparison:
         """The JSON as read (a deep copy), at the saved level and performance; ``items`` only when
         ``items=True``."""
         self._check(level, performance, "to_dict")
-        data = json.loads(json.dumps(self.data))
-        if items:
-            self._items("to_dict(items=True)")
-        else:
-            data.pop("items", None)
-        return data
+        return _json_copy(self.data, items, self._items)
 
     def save(self, path, level=None, performance="sample", items=False):
         """Write :meth:`to_dict` to ``path`` as JSON, whole or not at all (as :meth:`Comparison.save`); returns

@@ -62,6 +62,15 @@ def good_and_weak():
         return spe.compare({"good": s, "weak": weak}, known, draws=200, rng=0)
 
 
+@pytest.fixture(scope="session")
+def every_item_labeled():
+    """80 simulated items, all labeled: nothing is left to suggest or to plan (read only)."""
+    s, y = simulate(80, 0.3, 11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.evaluate(s, y, draws=100, rng=0, workers=1, families="truncnorm,truncnorm")
+
+
 @pytest.fixture
 def digits():
     """The shipped real example: scores, ids, the 20 shipped labels and all true labels."""

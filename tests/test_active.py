@@ -264,16 +264,7 @@ def test_estimate_with_adaptive_labels_says_so_and_gives_no_labeled_only_baselin
     assert "labeled items only" not in out
 
 
-# --- issue 48 ------------------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def every_item_labeled():
-    """80 simulated items, all labeled: nothing is left to suggest."""
-    s, y = simulate(80, 0.3, 11)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return spe.evaluate(s, y, draws=100, rng=0, workers=1, families="truncnorm,truncnorm")
+# --- every item labeled, ids ------------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("target", sorted(t for t in TARGETS if t != "compare"))

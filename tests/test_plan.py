@@ -139,14 +139,6 @@ def test_the_labels_a_random_loop_needs_fall_in_the_plans_range():
     assert sum(inside) >= 2
 
 
-@pytest.fixture(scope="module")
-def every_item_labeled():
-    s, y = simulate(80, 0.3, 11)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return spe.evaluate(s, y, draws=100, rng=0, workers=1, families="truncnorm,truncnorm")
-
-
 @pytest.mark.parametrize("goal", [{"width": 0.05}, {"width": 0.05, "max_labels": 30},
                                   {"probability": 0.9, "target": "threshold:0.8,0.5"}])
 def test_every_item_labeled_needs_no_more_labels(every_item_labeled, goal):
