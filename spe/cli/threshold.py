@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..display import score_type_lines
 from .common import figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines, notes, plan_outputs
 from .options import Once, add_model_options, unit
 from .registry import Command, register
@@ -49,7 +50,8 @@ def run(args):
     base = labeled_only_baseline(args, ev)
     perf = args.performance
     choice = ev.best_threshold(args.min_precision, args.min_recall, performance=perf)
-    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": ev.level, **choice.to_dict(),
+    result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": ev.level,
+              "score_type": ev.diagnostics.get("score_type"), **choice.to_dict(),
               "seed": ev.diagnostics["seed"], "warnings": list(ev.warnings)}
     bchoice = None
     if base is not None:
@@ -91,6 +93,7 @@ def _threshold_lines(args, ev, choice, base, bchoice):
     pct = f"{100 * ev.level:g}%"
     lines = [
         f"spe: {ev.n_items} items, {ev.n_labeled} labeled ({n_pos} positive, {ev.n_labeled - n_pos} negative)",
+        *score_type_lines(ev.diagnostics.get("score_type")),
         f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
         f"({args.performance} performance; an item is predicted positive when its score is >= the threshold)",
     ]
