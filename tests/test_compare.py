@@ -257,7 +257,8 @@ def test_cli_compare_score_columns_and_a_mismatch(tmp_path, capsys):
     out = tmp_path / "never.json"
     assert main(["compare", str(tmp_path / "full.csv"), str(tmp_path / "short.csv"), "--json", str(out)]) == 2
     assert "short.csv" in capsys.readouterr().err and not out.exists()
-    assert main(["compare", str(tmp_path / "full.csv"), str(tmp_path / "full.csv"), "--names", "a"]) == 2
-    assert main(["compare", str(tmp_path / "full.csv"), str(tmp_path / "full.csv"), "--names", "id,b", "--items",
+    pd.DataFrame({"score": weak}).to_csv(tmp_path / "other.csv", index=False)
+    assert main(["compare", str(tmp_path / "full.csv"), str(tmp_path / "other.csv"), "--names", "a"]) == 2
+    assert main(["compare", str(tmp_path / "full.csv"), str(tmp_path / "other.csv"), "--names", "id,b", "--items",
                  str(tmp_path / "items.csv")]) == 2
     assert "--names" in capsys.readouterr().err and not (tmp_path / "items.csv").exists()
