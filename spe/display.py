@@ -69,7 +69,7 @@ def classifiers_frame(frames):
 #: How each score type reads the scores, in a summary's words.
 _SCORE_READINGS = {
     "probability": "probabilities of the positive class",
-    "log-odds": "log-odds, or decision values of unknown scale (the labels' evidence weighs the two readings)",
+    "log-odds": "log-odds or decision values (the labels' evidence weighs both readings)",
     "decision": "decision values of unknown scale (not log-odds)",
 }
 
