@@ -9,12 +9,18 @@ Every error is a :class:`spe.SpeInputError` naming the file, the 1-based
 data row (the header is row 0; blank lines count, so it is the file's line
 number minus one) and the column. Files are only read; ``-`` reads the
 scores from standard input.
+
+One reader: pyarrow's CSV reader, every value as text (multithreaded),
+then vectorised checks that name the first bad value's row. What pandas
+and the csv module made of odd files — the spaces before a quote, rows
+with too few or too many fields, a quoted value left open, an empty first
+line, which error comes first — is kept (:func:`_parse`), so every message
+is the one they gave.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import re
 from dataclasses import dataclass
@@ -51,17 +57,12 @@ STDIN = "-"
 #: A number as the files may write it: an ASCII decimal with an optional sign and exponent ('+1.5', '.5', '5.',
 #: '1e-3'); read by ``float()``. Python's float() also takes '1_000' and non-ASCII digits, which are refused.
 DECIMAL_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-#: The csv module's largest field while spe reads (its default, 131,072 characters, would refuse a long id).
-CSV_FIELD_LIMIT = 2**31 - 1
-#: A quoted field after white space: the csv module and pandas skip the space and honour the quotes, pyarrow
-#: keeps both as text, so such files go to the validating reader.
-_SPACE_BEFORE_QUOTE = re.compile(rb'(?:^|[,\r\n])[ \t]+"')
 
 
 def _source(path, what="scores"):
-    """What pandas reads for ``path``: a regular file's path, or the bytes of anything else — ``-``
-    (standard input), a named pipe, a process substitution ``<(...)`` — read at once, so that the fast
-    and the validating reader parse the same bytes (a pipe cannot be read twice).
+    """What the reader reads for ``path``: a regular file's path, or the bytes of anything else — ``-``
+    (standard input), a named pipe, a process substitution ``<(...)`` — read at once (a pipe cannot be read
+    twice, and checking it by reading a byte would lose that byte).
 
     Raises
     ------
@@ -99,96 +100,47 @@ def _display_path(path):
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
-def _open(source):
-    import io
-
-    return io.BytesIO(source) if isinstance(source, bytes) else source
+#: Appended to the text before it is parsed: read back as its own record unless a quoted value was left open.
+_END = b"\x00spe-end\x00"
 
 
-def _read_table(path, required, *, optional=(), blank_rows="skip", allow_empty=False, what="scores", source=None):
-    """Read a CSV file as strings: (DataFrame without its blank rows, their data-row numbers (rows,)).
+def _read_table(path, required, *, optional=(), keyed_by=None, allow_empty=False, what="scores", source=None):
+    """Read a CSV file as strings: ({column name: its values (a pyarrow string array, each value stripped as
+    ``str.strip`` strips it)} without the blank rows, their data-row numbers (rows,)); the names as messages
+    list them (:func:`_pandas_names`).
 
     Blank lines are kept by the parser so that row numbers are the file's own (1-based data rows, the
-    header is row 0). ``blank_rows="skip"`` drops them (the rows carry their own ids);
-    ``blank_rows="error"`` refuses a blank row that has data rows after it, because labels that refer to
-    0-based row numbers would then land on the wrong items (blank rows after the last data row are
-    dropped: they renumber nothing). A header without data rows is an error unless ``allow_empty``.
-    ``source``: what :func:`_source` gave for ``path``, if the caller has it. The ``required`` columns, and
-    the ``optional`` ones when present, must each be named once.
+    header is row 0); they are dropped, but in a scores file without its id column ``keyed_by`` a blank row
+    that has data rows after it is refused, because labels that refer to 0-based row numbers would then land
+    on the wrong items (blank rows after the last data row renumber nothing). A header without data rows is
+    an error unless ``allow_empty``. ``source``: what :func:`_source` gave for ``path``, if the caller has it.
+    The ``required`` columns, and the ``optional`` ones when present, must each be named once.
     """
-    import pandas as pd
-
     source = _source(path, what) if source is None else source
     path = _display_path(path)
-    try:
-        df = _read_csv(source, path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
-                       skip_blank_lines=False)
-    except pd.errors.EmptyDataError:
-        raise SpeInputError("the file is empty (expected a header row and data rows)", path=path) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
-        if isinstance(e, SpeInputError):
-            raise
-        _refuse_parquet(source, path, what)
-        if isinstance(e, pd.errors.ParserError) and _longer_row(source)[0] is not None:
-            _refuse_longer_row(source, path)
-        if isinstance(e, UnicodeDecodeError):
-            _refuse_non_utf8(source, path)
-        raise SpeInputError(f"not a readable CSV file ({_one_line(e)})", path=path) from None
-    df.columns = [str(c).strip() for c in df.columns]
-    _check_header(_header_names(source), [*required, *optional], path)
+    _refuse_parquet(source, path, what)
+    names, arrays = _parse(source, path)
+    arrays = [_strip(a) for a in arrays]
+    table = dict(zip(_pandas_names(names), arrays))
+    _check_header([n.strip() for n in names], [*required, *optional], path)
     for col in required:
-        if col not in df.columns:
+        if col not in table:
             raise SpeInputError(
-                f"no column '{col}' (the header has: {', '.join(df.columns) or 'nothing'})", path=path, row=0
+                f"no column '{col}' (the header has: {', '.join(table) or 'nothing'})", path=path, row=0
             )
-    rows = np.arange(1, len(df) + 1)
-    blank = _blank_rows(df)
-    if blank.any():
-        filled = np.flatnonzero(~blank)
-        last = filled[-1] if filled.size else -1
-        inner = np.flatnonzero(blank[: last + 1])
-        if blank_rows == "error" and inner.size:
-            raise renumbering_blank_lines(path, int(inner[0]) + 1, inner.size)
-        df, rows = df.loc[~blank].reset_index(drop=True), rows[~blank]
-    if len(df) == 0 and not allow_empty:
+    blank = _blank_rows(arrays)
+    if blank.all() and not allow_empty:
         raise SpeInputError("has a header but no data rows", path=path)
-    return df, rows
-
-
-def renumbering_blank_lines(path, row, count):
-    """The error for blank lines between the data rows of a file without ids (``row``: the first, 1-based data
-    row; ``count``: how many): the labels name 0-based rows, which a blank line would shift."""
-    return SpeInputError(f"a blank line ({count} in all): labels refer to this file's 0-based data rows (it has no "
-                         "'id' column), so every item after a blank line would be renumbered; remove the blank "
-                         "lines or add an 'id' column", path=path, row=row)
-
-
-def _read_csv(source, path, **options):
-    """``pandas.read_csv`` that refuses a row with more fields than the header, naming it (pandas would take
-    the first field of such rows as an index and shift every column, or drop rows, without a word)."""
-    import warnings
-
-    import pandas as pd
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", pd.errors.ParserWarning)
-        df = pd.read_csv(_open(source), index_col=False, **options)
-    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
-        _refuse_longer_row(source, path)
-    return df
-
-
-def _refuse_non_utf8(source, path):
-    """Name the row of the first byte that is not UTF-8 (pandas' message gives a position within its own
-    buffer); the header is row 0."""
-    with _buffer(source) as buf:
-        at = _first_non_utf8(buf)
-        if at is None:
-            return
-        head = bytes(buf[:at])
-        byte = buf[at]
-    row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
-    raise SpeInputError(f"byte 0x{byte:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
+    if keyed_by is not None:
+        _check_id_spelling(list(table), keyed_by, path)
+        filled = np.flatnonzero(~blank)
+        inner = np.flatnonzero(blank[: filled[-1] + 1] if filled.size else [])
+        if keyed_by not in table and inner.size:
+            raise renumbering_blank_lines(path, int(inner[0]) + 1, inner.size)
+    rows = np.flatnonzero(~blank) + 1
+    if blank.any():
+        table = {name: values.filter(~blank) for name, values in table.items()}
+    return table, rows
 
 
 #: The first bytes of every Parquet file.
@@ -207,62 +159,228 @@ def _refuse_parquet(source, path, what):
     raise SpeInputError(f"looks like a Parquet file, not CSV: {where}", path=path)
 
 
-def _refuse_longer_row(source, path):
-    row, fields, header = _longer_row(source)
-    raise SpeInputError(f"{fields} fields where the header has {header}: every row needs one value per column "
-                        "name (a stray comma, or a separator inside an unquoted value?)", path=path, row=row)
+def renumbering_blank_lines(path, row, count):
+    """The error for blank lines between the data rows of a file without ids (``row``: the first, 1-based data
+    row; ``count``: how many): the labels name 0-based rows, which a blank line would shift."""
+    return SpeInputError(f"a blank line ({count} in all): labels refer to this file's 0-based data rows (it has no "
+                         "'id' column), so every item after a blank line would be renumbered; remove the blank "
+                         "lines or add an 'id' column", path=path, row=row)
 
 
-@contextlib.contextmanager
-def _csv_rows(source):
-    """A csv reader over ``source`` (a path, or bytes), reading lazily: a caller that needs the header alone
-    reads no further; the file is closed on leaving the block."""
-    import csv
-    import io
+def _parse(source, path):
+    """Every record of ``source`` as pyarrow reads it, all as strings: (the header's fields, one string array per
+    column over the data records, blank ones included).
 
-    stream = (io.TextIOWrapper(io.BytesIO(source), encoding="utf-8-sig", errors="replace", newline="")
-              if isinstance(source, bytes) else open(source, encoding="utf-8-sig", errors="replace", newline=""))
-    limit = csv.field_size_limit(CSV_FIELD_LIMIT)  # the module's default, 131,072 characters, is not a CSV rule
+    What pandas (with ``skipinitialspace``) and the csv module made of a file, kept: spaces between a comma and
+    an opening quote are skipped; a row with fewer fields than the header is filled with empty values; a file
+    that begins with an empty line has a header of no names; the first of these errors that pandas met is
+    raised: a row with more fields than the header, a quoted value left open, bytes that are not UTF-8.
+    """
+    from .parquet import pandas_first
+
+    pandas_first()
+    with _buffer(source) as buf:
+        text = bytearray(memoryview(buf)[3 if buf[:3] == b"\xef\xbb\xbf" else 0:])
+    start = bytes(text[:4]).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if not text or start.startswith(b"\n\n") or start == b"\n":
+        raise SpeInputError("the file is empty (expected a header row and data rows)", path=path)
+    headless = start.startswith(b"\n")
+    if headless:
+        del text[:2 if text[:2] == b"\r\n" else 1]
+    if b' "' in text:
+        text = bytearray(_skip_spaces_before_quotes(bytes(text)))
+    bad_byte = _first_non_utf8(text)
+    data = text if bad_byte is None else bytearray(text.decode("utf-8", "replace").encode())  # rows pyarrow can show
+    data += b"\n"[data.endswith((b"\n", b"\r")):] + _END  # a last record, unless a quoted value left open takes it
+    k = _fields(data)
+    table, odd = _records(data, k, threads=True)
+    if table is None:  # a row of another width: pyarrow numbers the rows it sets aside when it reads in one thread
+        table, odd = _records(data, k, threads=False)
+    if table is None:  # no record ends: the header opens a quote
+        open_at = 0
+    else:
+        last = table.column(0)[-1].as_py() if k == 1 else odd[-1][2] if odd else None  # the sentinel's place
+        ended = last == _END.decode()
+        odd, table = [o for o in odd if o[2] != _END.decode()], table.slice(0, table.num_rows - (k == 1 and ended))
+        open_at = None if ended else table.num_rows - 1 + len(odd)
+    _first_error(text, k, odd, open_at, bad_byte, headless, path)
+    if headless:
+        return [], []
+    columns = table.columns
+    if odd:
+        columns = _with_short_rows(columns, odd)
+    return [c[0].as_py() for c in columns], [c.slice(1) for c in columns]
+
+
+def _first_error(text, k, odd, open_at, bad_byte, headless, path):
+    """Raise the error that pandas met first in ``text`` (whose header has ``k`` fields), if any.
+
+    ``odd``: the records of another number of fields, (record number, fields, text); ``open_at``: the record
+    (0 the header) where a quoted value is left open, or None; ``bad_byte``: the offset of the first byte that
+    is not UTF-8, or None. pandas decodes the header once it has read the first data row; a row wider than the
+    first data row, or a quoted value left open, stops its tokenizer (a longer row is then named first); then
+    the other bytes that are not UTF-8 are found, then a row longer than the header. After an empty first line
+    every row is longer than the header.
+    """
+    if headless:
+        if open_at is not None or any(n > k for _, n, _ in odd):
+            raise _longer_row(k, 0, 1, path)
+        if bad_byte is not None:
+            _refuse_non_utf8(b"\n" + text[:bad_byte + 1], bad_byte + 1, path)
+        return
+    longer = [(number - 1, n) for number, n, _ in odd if n > k]
+    in_header = bad_byte is not None and not re.search(rb"[\r\n]", text[:bad_byte])
+    width = max([k] + [n for number, n, _ in odd if number == 2])
+    stopped = open_at is not None or any(n > width for number, n, _ in odd if number > 2)
+    if bad_byte is not None and (not stopped or in_header and (open_at is None or open_at > 1)):
+        _refuse_non_utf8(text, bad_byte, path)
+    if longer:
+        raise _longer_row(longer[0][1], k, longer[0][0], path)
+    if open_at is not None:
+        raise SpeInputError("not a readable CSV file (Error tokenizing data. C error: EOF inside string starting at "
+                            f"row {open_at})", path=path)
+
+
+def _skip_spaces_before_quotes(text):
+    """``text`` without the spaces between a field's start and its opening quote, which pandas' and the csv
+    module's ``skipinitialspace`` skip (pyarrow keeps them, and the quotes as text). The quotes are followed in
+    order: one opens a value at a field's start (after a comma or a line end, and spaces), closes it inside one
+    unless doubled; elsewhere it is text."""
+    quotes = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord('"')).tolist()
+    cuts, inside, k = [], False, 0
+    while k < len(quotes):
+        q = quotes[k]
+        if inside:
+            doubled = k + 1 < len(quotes) and quotes[k + 1] == q + 1
+            inside, k = doubled, k + 2 if doubled else k + 1
+            continue
+        start = q
+        while start and text[start - 1] == ord(" "):
+            start -= 1
+        if start == 0 or text[start - 1] in b",\r\n":
+            inside = True
+            if start < q:
+                cuts.append((start, q))
+        k += 1
+    return b"".join(text[a:b] for a, b in zip([0] + [q for _, q in cuts], [s for s, _ in cuts] + [len(text)]))
+
+
+def _longer_row(fields, header, row, path):
+    """The error for a row of ``fields`` fields where the header has ``header``."""
+    return SpeInputError(f"{fields} fields where the header has {header}: every row needs one value per column name "
+                         "(a stray comma, or a separator inside an unquoted value?)", path=path, row=row)
+
+
+def _records(text, k, threads):
+    """(``text``'s records as K string columns (the header a record), [(record number, fields, text)] of the
+    records with another number of fields, which are left out); (None, []) when no record ends, or, when
+    ``threads``, at the first such record but the last line, :data:`_END` (the threads call Python in turn, and
+    number no row)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    odd = []
+
+    def invalid(row):
+        if threads and row.text != _END.decode():
+            return "error"
+        odd.append((row.number, row.actual_columns, row.text))
+        return "skip"
+
     try:
-        with stream:
-            yield csv.reader(stream, skipinitialspace=True)
-    finally:
-        csv.field_size_limit(limit)
+        table = pcsv.read_csv(
+            pa.py_buffer(text), read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=threads),
+            parse_options=pcsv.ParseOptions(ignore_empty_lines=False, newlines_in_values=True,
+                                            invalid_row_handler=invalid),
+            convert_options=pcsv.ConvertOptions(column_types={f"f{i}": pa.string() for i in range(k)},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 check_utf8=False))
+    except pa.ArrowInvalid:
+        return None, []
+    return table, odd
 
 
-def _header_names(source):
-    """The header's column names as written (stripped), read with the csv module: pandas renames repeats."""
-    with _csv_rows(source) as reader:
-        return [n.strip() for n in next(reader, [])]
+def _fields(data, size=1 << 16):
+    """The number of fields of the first record of ``data`` (when a quoted value is left open in it, as if it
+    closed at the end), read from its first ``size`` bytes, more until they hold that record and the next."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    head, odd = bytes(data[:size]), []
+    whole = len(head) == len(data)
+    try:
+        table = pcsv.read_csv(pa.py_buffer(head + b"\n"), read_options=pcsv.ReadOptions(
+            autogenerate_column_names=True, use_threads=False), parse_options=pcsv.ParseOptions(
+            newlines_in_values=True, invalid_row_handler=lambda row: odd.append(row) or "skip"))
+    except pa.ArrowInvalid:  # the first record does not end
+        return _fields(data, 4 * size) if not whole else 1 if data.endswith(b'"') else _fields(bytes(data) + b'"')
+    return table.num_columns if whole or table.num_rows + len(odd) > 1 else _fields(data, 4 * size)
 
 
-def _longer_row(source):
-    """(data row, its number of fields, the header's) of the first row with more fields than the header."""
-    with _csv_rows(source) as reader:
-        header = len(next(reader, []))
-        for row, fields in enumerate(reader, start=1):
-            if len(fields) > header:
-                return row, len(fields), header
-    return None, None, header
+def _with_short_rows(columns, short):
+    """``columns`` (the records pyarrow read, header first) with the ``short`` rows ((record number, fields,
+    text)) put back at their places, their missing fields empty."""
+    import pyarrow as pa
+
+    k = len(columns)
+    filled = "\n".join(text + "," * (k - n) for _, n, text in short).encode() + b"\n"
+    table, _ = _records(filled, k, threads=False)
+    at = np.array([number - 1 for number, _, _ in short])
+    is_short = np.zeros(len(columns[0]) + len(short), dtype=bool)
+    is_short[at] = True
+    order = np.empty(is_short.size, dtype=np.int64)  # in the file's order: the records read, then the short ones
+    order[~is_short], order[is_short] = np.arange(len(columns[0])), len(columns[0]) + np.arange(len(short))
+    return [pa.concat_arrays([*c.chunks, *f.chunks]).take(order) for c, f in zip(columns, table.columns)]
+
+
+def _pandas_names(names):
+    """The header's names as pandas named them (what messages list): leading spaces skipped, an empty name
+    'Unnamed: i', the second of two equal names 'name.1'; then stripped."""
+    counts, out = {}, []
+    for i, name in enumerate(names):
+        name = name.lstrip(" ") or f"Unnamed: {i}"
+        k = counts.get(name, 0)
+        while k:  # pandas' own loop
+            counts[name], name = k + 1, f"{name}.{k}"
+            k = counts.get(name, 0)
+        counts[name] = k + 1
+        out.append(name)
+    return [n.strip() for n in out]
+
+
+def _refuse_non_utf8(text, at, path):
+    """The error for the byte at ``at``, not UTF-8, named by its row (a line here; the header is row 0)."""
+    head = text[:at]
+    row = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    raise SpeInputError(f"byte 0x{text[at]:02x} is not UTF-8 text: save the file as UTF-8", path=path, row=row)
 
 
 def _check_header(names, required, path):
-    """A column the reader needs must be named once (pandas would silently read the first of two)."""
+    """A column the reader needs must be named once (a reader would silently take the first of two)."""
     for col in required:
         if names.count(col) > 1:
             raise SpeInputError(f"the header names the column '{col}' {names.count(col)} times", path=path, row=0)
 
 
-def _blank_rows(df):
-    """Rows whose every field is empty or white space (a blank line): bool array (rows,)."""
-    blank = np.ones(len(df), dtype=bool)
-    for i in range(df.shape[1]):  # by position: two columns may share a name
-        blank &= np.array([v.strip() == "" for v in df.iloc[:, i].tolist()], dtype=bool)
+def _blank_rows(arrays):
+    """Rows whose every (stripped) field is empty (a blank line): bool array (rows,)."""
+    import pyarrow.compute as pc
+
+    blank = np.ones(len(arrays[0]) if arrays else 0, dtype=bool)
+    for a in arrays:
+        blank &= pc.equal(pc.binary_length(a), 0).to_numpy(zero_copy_only=False)
     return blank
 
 
-def _one_line(error):
-    return " ".join(str(error).split())
+def _strip(column):
+    """A pyarrow string array stripped as ``str.strip`` strips each string."""
+    import pyarrow.compute as pc
+
+    return pc.utf8_trim(column, characters=_WHITESPACE)
+
+
+#: The 29 characters ``str.strip()`` removes (``str.isspace``; the last is U+3000).
+_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 
 
 def _names_ids_otherwise(name, id_column):
@@ -286,33 +404,30 @@ def _check_id_spelling(columns, id_column, path):
 
 
 def _numeric(df, col, path, rows):
-    """The column ``col`` as numbers (rows,), each exactly as Python's ``float()`` reads it (pandas' own parser
-    rounded '+9.548302746945433' one unit in the last place off, and read '-0' as 0); anything but an ASCII
-    decimal number, and NaN or infinite values, are refused naming the first such row."""
-    raw = df[col].str.strip()
-    decimal = raw.str.fullmatch(DECIMAL_NUMBER).to_numpy(dtype=bool)
-    vals = np.full(len(raw), np.nan)
-    with np.errstate(over="ignore"):
-        vals[decimal] = np.fromiter(map(float, raw[decimal]), dtype=float, count=int(decimal.sum()))
+    """The column ``col`` of :func:`_read_table`'s table as numbers (rows,), each exactly as Python's ``float()`` reads it
+    (pyarrow rounds correctly, as ``float()`` does; pandas' own parser rounded '+9.548302746945433' one unit in
+    the last place off, and read '-0' as 0); anything but an ASCII decimal number, and NaN or infinite values,
+    are refused naming the first such row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    raw = df[col]
+    try:  # pyarrow reads what float() reads, and NaN and infinity spelled in more ways (refused below)
+        vals = pc.cast(raw, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        decimal = pc.match_substring_regex(raw, f"^(?:{DECIMAL_NUMBER})$")
+        vals = np.full(len(raw), np.nan)
+        vals[decimal.to_numpy(zero_copy_only=False)] = pc.cast(raw.filter(decimal), pa.float64()).to_numpy()
     bad = np.flatnonzero(~np.isfinite(vals))
     if bad.size:
         r = int(bad[0])
-        shown = repr(raw.iloc[r]) if raw.iloc[r] != "" else "an empty value"
+        value = raw[r].as_py()
+        shown = repr(value) if value != "" else "an empty value"
         raise SpeInputError(
             f"{shown} is not a finite number" + (f" ({bad.size} such rows in all)" if bad.size > 1 else ""),
             path=path, row=int(rows[r]), column=col,
         )
     return vals
-
-
-def _stripped(column):
-    """The strings of a pandas column without surrounding whitespace, as an object array (N,).
-
-    A list comprehension: pandas' ``.str.strip()`` goes through a Python
-    call per element as well, at several times the cost (3.4 s against
-    0.4 s on 10⁷ ids).
-    """
-    return np.array([v.strip() for v in column.tolist()], dtype=object)
 
 
 def _string_hashes(values):
@@ -358,97 +473,10 @@ def _positions(ids, wanted):
     return np.array([row_of.get(v, -1) for v in wanted], dtype=np.int64)
 
 
-def _read_scores_fast(path, score_column, id_column, source=None):
-    """:func:`_read_columns_fast` of one score column: a ScoresFile, or None."""
-    found = _read_columns_fast(path, [score_column], id_column, source)
-    return None if found is None else found[0]
-
-
-def _read_columns_fast(path, score_columns, id_column, source=None):
-    """The common case, a valid file, read by pyarrow's multithreaded CSV reader with typed columns: a list of
-    ScoresFile, one per score column; None when anything is off. ``id_column`` None: the ids are neither read
-    nor checked.
-
-    About 40× faster than the validating path on large files (10⁷ rows; 3× faster than pandas' C parser at
-    10⁶); any irregularity (a missing or repeated column, no rows, a blank line, a row longer or shorter than
-    the header, a value that is not a finite number, an empty or duplicate id, bytes that are not UTF-8 or
-    quotes pyarrow would read otherwise than the csv module: :func:`_quoting`) returns None, and the validating
-    path then reads the file again to name the file, row and column. pyarrow parses numbers exactly as Python's
-    ``float()`` does (correctly rounded; ``tests/test_io.py`` checks it), so both paths give the same scores,
-    and the ids are stripped as ``str.strip`` does (:func:`_stripped_arrow`).
-    """
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    from .parquet import pandas_first
-
-    pandas_first()
-    source = _source(path) if source is None else source
-    names = _header_names(source)
-    if (len(set(names)) < len(names) or any(c not in names for c in score_columns)
-            or any("\n" in n or "\r" in n for n in names)):  # pyarrow would skip one line of a 2-line header
-        return None
-    if (id_column is not None and id_column not in names
-            and any(_names_ids_otherwise(n, id_column) for n in names)):  # explained later
-        return None
-    quoted = _quoting(source)
-    if quoted is None:
-        return None
-    wanted = [*score_columns, *([id_column] if id_column in names else [])]
-    types = {c: pa.string() if c == id_column else pa.float64() for c in wanted}
-    try:
-        table = pcsv.read_csv(
-            pa.BufferReader(source) if isinstance(source, bytes) else str(source),
-            # the header's names as the csv module read them (stripped), so "id, score" stays on this path
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
-            # a blank line: a null score, refused; a quoted line break may cross pyarrow's blocks
-            parse_options=pcsv.ParseOptions(ignore_empty_lines=False, newlines_in_values=quoted),
-            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False),
-        )
-    except (pa.ArrowException, OSError, ValueError):  # any parse problem: the validating path explains it
-        return None
-    if table.num_rows == 0 or table.column_names != wanted:
-        return None
-    columns = [table[c].to_numpy() for c in score_columns]
-    if not all(np.all(np.isfinite(c)) for c in columns):  # nulls (blank values) come out as NaN
-        return None
-    ids = None
-    if id_column in names:
-        ids = _stripped_arrow(table[id_column])
-        if ids is None or _first_duplicate(ids) is not None:
-            return None
-    return [ScoresFile(_display_path(path), c, ids) for c in columns]
-
-
-def _quoting(source):
-    """Whether the fast reader may parse ``source`` (a path or bytes), and how: None when the validating reader
-    must — bytes that are not UTF-8 (anywhere, also in a column not read), an odd number of double quotes (one
-    left open swallows the rows after it in pyarrow), a quoted field after white space (:data:`_SPACE_BEFORE_QUOTE`);
-    else whether the file has quotes at all (then pyarrow is told that a value may hold a line break, or one
-    that crosses its 1 MiB blocks would be cut). One vectorized pass over the bytes (memory-mapped)."""
-    with _buffer(source) as buf:
-        octets = np.frombuffer(buf, dtype=np.uint8)
-        ascii_only = not np.any(octets >= 0x80)
-        quotes = int(np.count_nonzero(octets == ord('"')))
-        del octets  # the map cannot close while numpy holds it
-        if not ascii_only and _first_non_utf8(buf) is not None:
-            return None
-        if quotes % 2 or (quotes and _space_before_quote(buf)):
-            return None
-    return quotes > 0
-
-
-def _space_before_quote(buf):
-    """Whether a quoted field follows white space (:data:`_SPACE_BEFORE_QUOTE`) in ``buf`` (bytes or a memory
-    map). The pattern is tried only when a space or a tab stands before a quote somewhere (two memchr-fast
-    finds): on 8 MiB of rows with a quoted header alone, 0.16 s of regular expression otherwise."""
-    if buf.find(b' "') < 0 and buf.find(b'\t"') < 0:
-        return False
-    return _SPACE_BEFORE_QUOTE.search(buf) is not None
-
-
 def _first_non_utf8(buf):
     """The offset of the first byte of ``buf`` (bytes or a memory map) that is not UTF-8 text, or None."""
+    if not np.any(np.frombuffer(buf, dtype=np.uint8) >= 0x80):
+        return None
     try:
         str(buf, "utf-8")
     except UnicodeDecodeError as e:
@@ -470,39 +498,6 @@ def _buffer(source):
             return
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             yield mapped
-
-
-def _stripped_arrow(column):
-    """A pyarrow string column stripped exactly as ``str.strip`` does, as an object array (N,); None if an id is
-    empty (before or after stripping).
-
-    Only the ids that begin or end with one of Python's white-space characters are stripped in Python; the
-    rest are tested in pyarrow (vectorized), so a file without padded ids costs one conversion.
-    """
-    import pyarrow.compute as pc
-
-    column = column.combine_chunks()
-    if column.null_count or (len(column) and pc.min(pc.binary_length(column)).as_py() == 0):
-        return None
-    space = _python_whitespace()
-    padded = pc.or_(pc.is_in(pc.utf8_slice_codeunits(column, 0, 1), value_set=space),
-                    pc.is_in(pc.utf8_slice_codeunits(column, -1, 2 ** 31 - 1), value_set=space))
-    ids = column.to_numpy(zero_copy_only=False)
-    rows = np.flatnonzero(padded.to_numpy(zero_copy_only=False))
-    for r in rows.tolist():
-        ids[r] = ids[r].strip()
-        if ids[r] == "":
-            return None
-    return ids
-
-
-@functools.cache
-def _python_whitespace():
-    """The 29 characters ``str.strip()`` removes (``str.isspace``; the last is U+3000), as a pyarrow string
-    array; built on first use, not at import."""
-    import pyarrow as pa
-
-    return pa.array([chr(c) for c in range(0x3001) if chr(c).isspace()], type=pa.string())
 
 
 def read_scores(path, score_column="score", id_column="id"):
@@ -578,8 +573,8 @@ def read_score_bytes(data, path, score_columns, id_column="id", *, ids=True):
     score_columns : list of str, length K
     id_column : str
     ids : bool
-        False: the scores alone, for text read before with its ids (the ids are then not checked when the text
-        is regular, and ``ScoresFile.ids`` is None); about twice as fast.
+        False: the scores alone, for text read before with its ids (the ids are then neither checked nor made
+        Python strings, and ``ScoresFile.ids`` is None).
 
     Returns
     -------
@@ -596,26 +591,16 @@ def read_score_bytes(data, path, score_columns, id_column="id", *, ids=True):
 
 def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     """:func:`read_score_columns` after its argument checks (``source``: the bytes to read instead of ``path``;
-    ``ids`` False: the fast reader leaves the ids out)."""
+    ``ids`` False: the ids are neither checked nor returned)."""
     from .parquet import is_parquet, read_parquet_columns
 
     if source is None and is_parquet(path):
         columns, ids = read_parquet_columns(path, list(score_columns), id_column)
         return [ScoresFile(str(path), c, ids) for c in columns]
-    source = _source(path, "scores") if source is None else source
-    fast = _read_columns_fast(path, score_columns, id_column if ids else None, source)
-    if fast is not None:
-        return fast
-    # a blank line renumbers the rows that labels refer to, unless the items carry ids
-    header, _ = _read_table(path, list(score_columns), optional=[id_column], blank_rows="skip", source=source)
-    has_ids = id_column in header.columns
-    _check_id_spelling(header.columns, id_column, _display_path(path))
-    df, rows = (header, _) if has_ids else _read_table(path, list(score_columns), blank_rows="error", source=source)
+    df, rows = _read_table(path, list(score_columns), optional=[id_column], keyed_by=id_column, source=source)
     path = _display_path(path)
     columns = [_numeric(df, c, path, rows) for c in score_columns]
-    ids = None
-    if has_ids:
-        ids = _checked_ids(df, id_column, path, rows, "duplicate id {!r}")
+    ids = _checked_ids(df, id_column, path, rows, "duplicate id {!r}") if ids and id_column in df else None
     return [ScoresFile(path, c, ids) for c in columns]
 
 
@@ -691,10 +676,12 @@ def read_label_table(path, id_column="id", label_column="label", what="labels", 
 
 def _checked_ids(df, id_column, path, rows, repeated):
     """The id column stripped, (N,) object; an empty id, or a repeat (``repeated`` formats it), named by row."""
-    ids = _stripped(df[id_column])
-    empty = np.flatnonzero(ids == "")
+    import pyarrow.compute as pc
+
+    empty = np.flatnonzero(pc.equal(pc.binary_length(df[id_column]), 0).to_numpy(zero_copy_only=False))
     if empty.size:
         raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
+    ids = df[id_column].to_numpy(zero_copy_only=False)
     dup = _first_duplicate(ids)
     if dup is not None:
         raise SpeInputError(repeated.format(dup[1]), path=path, row=int(rows[dup[0]]), column=id_column)
@@ -706,13 +693,13 @@ def _zero_one(df, label_column, path, rows, pos_label=None):
     values with ``pos_label``), refusing anything else, naming the row."""
     from .inputs import LabelValueError, binary_labels
 
-    raw_labels = df[label_column].str.strip()
-    empty = np.flatnonzero((raw_labels == "").to_numpy())
+    raw_labels = df[label_column].to_numpy(zero_copy_only=False)
+    empty = np.flatnonzero(raw_labels == "")
     if empty.size:
         raise SpeInputError("the label is empty (expected 0 or 1: a labels file lists labeled items only)", path=path,
                             row=int(rows[empty[0]]), column=label_column)
     try:
-        return binary_labels(raw_labels.to_numpy(dtype=object), pos_label)
+        return binary_labels(raw_labels, pos_label)
     except LabelValueError as e:
         r = e.position
         raise SpeInputError(e.message, path=path, row=int(rows[r]), column=label_column) from None
