@@ -341,11 +341,19 @@ def test_spe_families_answers_or_refuses_a_generated_input_quick_tier(data, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"families"}))
 @settings(max_examples=max(EXAMPLES // 8, 10))
 @given(data=st.data())
 def test_every_command_answers_or_refuses_generated_inputs(command, data, tmp_path_factory, capsys):
     _check_command(command, data.draw(command_cases(command)), tmp_path_factory, capsys)
+
+
+@pytest.mark.slow
+@settings(max_examples=max(EXAMPLES // 30, 4))
+@given(data=st.data())
+def test_spe_families_answers_or_refuses_generated_inputs(data, tmp_path_factory, capsys):
+    """``spe families`` fits every family pair (about 6 s an answer): fewer cases than the other commands."""
+    _check_command("families", data.draw(command_cases("families")), tmp_path_factory, capsys)
 
 
 @given(what=st.one_of(st.sampled_from(["families", "score-models", "metrics", "commands", "calibration",

@@ -81,6 +81,7 @@ def test_classify_and_count_reads_noisy_probabilities_at_one_half(tmp_path):
     assert est.details["threshold"] == 0.5 and abs(est.estimate - truth) < 0.05  # was 0.98 (threshold 0)
 
 
+@pytest.mark.slow
 def test_compare_refuses_the_same_file_twice_and_names_files_of_one_stem_by_path(tmp_path, capsys):
     assert main(["compare", SCORES, SCORES, "--labels", LABELS]) == 2
     assert "same file" in capsys.readouterr().err
@@ -101,6 +102,7 @@ def test_compare_refuses_names_given_twice(tmp_path, capsys):
     assert "named twice" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_compare_matches_id_indexed_series_by_id_whatever_their_order():
     s, y = simulate(600, 0.3, 1)
     weak = s + np.random.default_rng(2).normal(0, 1, s.size)
@@ -164,6 +166,7 @@ def test_truth_that_contradicts_the_labels_warns(tmp_path, capsys):
         capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_labels_files_in_every_convention_give_the_same_estimate(tmp_path):
     labels = pd.read_csv(LABELS)
     forms = {"zero_one": (labels, []), "plus_minus": (labels.assign(label=2 * labels["label"] - 1), []),
