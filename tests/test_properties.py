@@ -342,7 +342,7 @@ def test_spe_families_answers_or_refuses_a_generated_input_quick_tier(data, tmp_
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"families"}))
-@settings(max_examples=max(EXAMPLES // 8, 10))
+@settings(max_examples=max(EXAMPLES // 15, 6))
 @given(data=st.data())
 def test_every_command_answers_or_refuses_generated_inputs(command, data, tmp_path_factory, capsys):
     _check_command(command, data.draw(command_cases(command)), tmp_path_factory, capsys)
