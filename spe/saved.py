@@ -239,6 +239,15 @@ def _refused_property(name, needs="the posterior draws"):
     return property(get, doc=f"Raises :class:`~spe.exceptions.NotSavedError`: ``{name}`` needs {needs}.")
 
 
+def _labeled_property(name, part, what):
+    """A saved result's ``labeled_index`` (``part`` 0) or ``labeled_value`` (1), read from its saved items."""
+    def get(self):
+        return _labeled(self._items(name))[part]
+
+    return property(get, doc=f"{what}, when saved with ``items=True``; else raises "
+                             ":class:`~spe.exceptions.NotSavedError`.")
+
+
 #: How to keep the items of a saved result.
 _KEEP_ITEMS = ("save the result with save(path, items=True) (every item's score, label and probability), or "
                "keep the live result; spe estimate --items writes them as CSV, to 6 significant digits")
@@ -298,17 +307,8 @@ class SavedEvaluation:
         ids = self._items("ids").get("id")
         return None if ids is None else np.asarray(ids)
 
-    @property
-    def labeled_index(self):
-        """Positions of the labeled items (n,), when saved with ``items=True``; else raises
-        :class:`~spe.exceptions.NotSavedError`."""
-        return _labeled(self._items("labeled_index"))[0]
-
-    @property
-    def labeled_value(self):
-        """Their labels (n,), 0 or 1, when saved with ``items=True``; else raises
-        :class:`~spe.exceptions.NotSavedError`."""
-        return _labeled(self._items("labeled_value"))[1]
+    labeled_index = _labeled_property("labeled_index", 0, "Positions of the labeled items (n,)")
+    labeled_value = _labeled_property("labeled_value", 1, "Their labels (n,), 0 or 1")
 
     @property
     def counts(self):
@@ -565,17 +565,8 @@ class SavedComparison:
     weights = _refused_property("weights")
     model = _refused_property("model", needs="the fitted joint model")
 
-    @property
-    def labeled_index(self):
-        """Positions of the labeled items (n,), when saved with ``items=True``; else raises
-        :class:`~spe.exceptions.NotSavedError`."""
-        return _labeled(self._items("labeled_index"))[0]
-
-    @property
-    def labeled_value(self):
-        """Their labels (n,), 0 or 1, when saved with ``items=True``; else raises
-        :class:`~spe.exceptions.NotSavedError`."""
-        return _labeled(self._items("labeled_value"))[1]
+    labeled_index = _labeled_property("labeled_index", 0, "Positions of the labeled items (n,)")
+    labeled_value = _labeled_property("labeled_value", 1, "Their labels (n,), 0 or 1")
 
     def __getitem__(self, name) -> SavedEvaluation:
         """One classifier's :class:`SavedEvaluation` (with its items when the comparison saved them)."""

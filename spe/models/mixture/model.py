@@ -115,8 +115,7 @@ def resolve_score_type(scores, score_type="auto"):
         (:func:`resolve_score_reading` reads those as decision values instead,
         with a warning).
     """
-    if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
+    _check_score_type(score_type)
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     if score_type == "auto":
@@ -125,6 +124,12 @@ def resolve_score_type(scores, score_type="auto"):
         raise SpeInputError(f"'probability' needs scores in [0, 1]; they span [{lo:g}, {hi:g}]",
                             argument="score_type")
     return score_type
+
+
+def _check_score_type(score_type):
+    """Raise SpeInputError (argument ``score_type``) unless it is one of :data:`SCORE_TYPES`."""
+    if score_type not in SCORE_TYPES:
+        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
 
 
 def _in_unit(lo, hi):
@@ -152,8 +157,7 @@ def clipped_probabilities(scores, score_type="auto"):
     SpeInputError
         As :func:`resolve_score_type`.
     """
-    if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
+    _check_score_type(score_type)
     s = np.asarray(scores, dtype=float)
     lo, hi = float(s.min()), float(s.max())
     if score_type not in ("auto", "probability") or not _in_unit(lo, hi) or (lo >= 0 and hi <= 1):
@@ -192,8 +196,7 @@ def resolve_score_reading(scores, score_type="auto", score_space="linear"):
     SpeInputError
         An unknown ``score_type`` or ``score_space``.
     """
-    if score_type not in SCORE_TYPES:
-        raise SpeInputError(f"must be one of {SCORE_TYPES}, got {plain(score_type)!r}", argument="score_type")
+    _check_score_type(score_type)
     if score_space not in SCORE_SPACES:
         raise SpeInputError(f"must be one of {SCORE_SPACES}, got {plain(score_space)!r}", argument="score_space")
     s = np.asarray(scores, dtype=float)
