@@ -15,12 +15,15 @@ from .inference.nuts import require_pymc
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, labeled_auc,
                      normalize_labels, normalize_reference, reference_warnings, seed_of)
 from .performance import sample_performance
+from .models.anchor import hypothesis_prior, reference_report
+from .models.deviation import deviation_model
 from .models.average import average_models
 from .models.constant import fit_constant
 from .models.features import LabeledScores
 from .models.mixture import (SCORE_TYPES, clipped_probabilities, resolve_score_reading,  # noqa: F401  (public here too)
                              resolve_score_type)
 from .models.registry import REGISTRY, score_model_names
+from .models.shift import carried_models
 from .parallel import one_blas_thread, resolve_workers, usable_cpus
 from .progress import showing, shown, stage
 from .engines import pooled_scores
@@ -508,7 +511,7 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
     score_type, score_space, messages = resolve_score_reading(s, score_type, score_space)
     score_model, model_messages = _usable_score_model(score_model, score_type, stated_type)
     parse_families(families, score_type)  # checked even where the data leave no family to fit
-    messages += model_messages + input_warnings(s, index, value, n_distinct, counts)
+    messages += model_messages + input_warnings(s, index, value, n_distinct, counts, reference is not None)
     if reference is not None:
         messages += reference_warnings(score_type, resolve_score_reading(reference[0], stated_type)[0], reference)
     fit_rng, recal_rng, avg_rng, check_rng = rngs
@@ -599,19 +602,34 @@ def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
     return mixture, notices
 
 
-def _score_model_names(score_model, data):
-    """The score models to fit: the one asked for, or all that ``"average"`` averages for these data; without a
-    mixture, those that do not need it."""
-    names = (score_model,) if score_model != "average" else tuple(
-        name for name, m in REGISTRY.items() if m.averaged(data))
+def _score_models(score_model, data):
+    """The score models to fit (:class:`~spe.models.registry.ScoreModel` list): the one asked for, or all that
+    ``"average"`` averages for these data — with a reference set, those that rest on it: its own map and those
+    carried from it (:func:`spe.models.shift.carried_models`; the deviation from them is fitted after them,
+    :mod:`spe.models.anchor`) —; without a mixture, those that do not need it."""
+    if score_model != "average":
+        names = (score_model,)
+    elif _anchored_average(score_model, data):
+        names = tuple(name for name, m in REGISTRY.items() if m.needs_reference and m.averaged(data))
+    else:
+        names = tuple(name for name, m in REGISTRY.items() if m.averaged(data))
     if data.mixture is None:
         names = tuple(m for m in names if not REGISTRY[m].uses_mixture) or ("platt",)
-    return names
+    carried = carried_models(data) if score_model == "average" and data.reference is not None else []
+    return [REGISTRY[name] for name in names] + carried
 
 
-def _uses_mixture(score_model):
-    """Whether ``score_model`` (a name or ``"average"``) needs the SPE mixture fitted."""
-    return score_model == "average" or REGISTRY[score_model].uses_mixture
+def _anchored_average(score_model, data):
+    """Whether the average rests on a reference set: its models learn the map from the reference's labels
+    (:mod:`spe.models.anchor`), and no model learns it from the pool's labels alone."""
+    return score_model == "average" and data.reference is not None
+
+
+def _uses_mixture(score_model, data):
+    """Whether ``score_model`` (a name or ``"average"``) needs the SPE mixture fitted for these data."""
+    if score_model == "average":
+        return not _anchored_average(score_model, data)
+    return REGISTRY[score_model].uses_mixture
 
 
 def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None, counts=None):
@@ -624,38 +642,39 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     mixture_options = dict(options, leave_out_misfit=score_model == "average")
     data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value,
                                                                       dict(mixture_options, counts=counts), fit_rng)
-                                      if _uses_mixture(score_model) else (None, []))
+                                      if _uses_mixture(score_model, data) else (None, []))
     mixture = data.mixture
-    fitted, specs, model_warnings = _fit_registered(_score_model_names(score_model, data), data, recal_rng)
+    fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, recal_rng)
+    anchored = [spec.needs_reference for spec in specs]
+    if _anchored_average(score_model, data):
+        more = _fit_registered([deviation_model(fitted)], data, recal_rng)
+        fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
+        anchored += [False] * len(more[0])
     with stage("checking and averaging the score models"):
         label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
         if len(fitted) == 1:
             model = fitted[0]
         else:
+            prior = hypothesis_prior(fitted, anchored) if any(anchored) else None
             model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
-                                   prior=_model_prior(specs))
+                                   prior=prior)
         diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
                                                    check_rng, draws)
-    if mixture is None and not _uses_mixture(score_model):
-        diagnostics["mixture_not_fitted"] = f"the score model {score_model!r} does not use it"
+    if mixture is None and not _uses_mixture(score_model, data):
+        diagnostics["mixture_not_fitted"] = (
+            "the estimate rests on the reference set" if _anchored_average(score_model, data)
+            else f"the score model {score_model!r} does not use it")
     messages += _reports(specs, fitted, diagnostics)
+    if score_model == "average" and reference is not None:
+        found, said = reference_report(fitted, diagnostics["score_models"], anchored, index.size)
+        diagnostics.setdefault("reference", {}).update(found)
+        messages += said
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
     messages += _model_messages(model_warnings, diagnostics)
     families = ({"negative": None, "positive": None} if mixture is None else
                 {"negative": mixture.mixture_fit.mixture.negative.name,
                  "positive": mixture.mixture_fit.mixture.positive.name})
     return _ScoreModelFit(model, families, diagnostics, messages)
-
-
-def _model_prior(specs):
-    """Prior model probabilities from the models' declared prior masses (:attr:`ScoreModel.prior_mass`, e.g. the
-    reference set's "its map applies here"), the rest shared equally by the others; None (equal) when no model or
-    every model declares one."""
-    mass = np.array([0.0 if s.prior_mass is None else s.prior_mass for s in specs])
-    declared = np.array([s.prior_mass is not None for s in specs])
-    if not declared.any() or declared.all():
-        return None
-    return np.where(declared, mass, (1 - mass.sum()) / (~declared).sum())
 
 
 def _criticise(fitted, mixture, s, index, value, rng):
@@ -730,21 +749,21 @@ def _reports(specs, fitted, diagnostics):
     return messages
 
 
-def _fit_registered(names, data, rng):
-    """Fit each named score model (:mod:`spe.models.registry`) on its own stream of ``rng``: (the fitted models,
-    their registry entries, their warnings as :class:`~spe.exceptions.Notice` objects whose source is the model's
-    name)."""
+def _fit_registered(models, data, rng):
+    """Fit each score model (a :class:`~spe.models.registry.ScoreModel`) on its own stream of ``rng``: (the fitted
+    models, their registry entries, their warnings as :class:`~spe.exceptions.Notice` objects whose source is the
+    model's name)."""
     fitted, specs, notices = [], [], []
-    with stage("fitting the score models", total=len(names), unit="model") as progress:
-        for name, stream in zip(names, rng.spawn(len(names))):
-            with collected_notices(name) as found:
-                model = REGISTRY[name].fit(data, stream)
+    with stage("fitting the score models", total=len(models), unit="model") as progress:
+        for spec, stream in zip(models, rng.spawn(len(models))):
+            with collected_notices(spec.name) as found:
+                model = spec.fit(data, stream)
             progress.advance()
-            source = name if model is None else model.name
+            source = spec.name if model is None else model.name
             notices.append((source, [Notice(n, n.category, source) for n in found]))
             if model is not None:
                 fitted.append(model)
-                specs.append(REGISTRY[name])
+                specs.append(spec)
     return fitted, specs, notices
 
 

@@ -496,7 +496,7 @@ def _gigabytes(n):
     return f"{n / 1e9:,.1f} GB" if n < 1e15 else f"{n:.1e} bytes"
 
 
-def input_warnings(scores, index, value, n_distinct, counts=None):
+def input_warnings(scores, index, value, n_distinct, counts=None, reference=False):
     """The warnings of the degenerate-data policy for these scores and labels (see the module docstring).
 
     Parameters
@@ -508,6 +508,9 @@ def input_warnings(scores, index, value, n_distinct, counts=None):
         Distinct scores among the N (with ``counts``, an upper bound).
     counts : int array, shape (N,), optional
         ``scores`` are a :class:`spe.pool.ScorePool`'s values, each standing for this many items.
+    reference : bool
+        A labeled reference set is given: no pool labels, or labels of one class, are then normal (the reference
+        locates the classes; :mod:`spe.models.anchor`), and nothing is said of them.
 
     Returns
     -------
@@ -517,7 +520,7 @@ def input_warnings(scores, index, value, n_distinct, counts=None):
     out = []
     n_pos, n_neg = int(np.sum(value == 1)), int(np.sum(value == 0))
     n_items = scores.size if counts is None else int(np.sum(counts))
-    out += _label_warnings(n_items, index.size, n_pos, n_neg)
+    out += _label_warnings(n_items, index.size, n_pos, n_neg, reference)
     out += _tie_warnings(scores, n_distinct, n_items)
     if n_pos and n_neg and n_distinct > 1:
         pos_s, neg_s = scores[index[value == 1]], scores[index[value == 0]]
@@ -525,7 +528,9 @@ def input_warnings(scores, index, value, n_distinct, counts=None):
     return out
 
 
-def _label_warnings(n_items, n_labeled, n_pos, n_neg):
+def _label_warnings(n_items, n_labeled, n_pos, n_neg, reference=False):
+    if reference and n_labeled < n_items:
+        return []
     if n_labeled == 0:
         return ["no labeled items: nothing checks the score models, so the estimate rests on their assumptions "
                 "alone (the mixture's families, which component is positive decided by the larger mean score; the "

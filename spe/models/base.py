@@ -54,6 +54,10 @@ class FittedScoreModel:
     components : spe.models.average.Components or None
         On an averaged model only: the models averaged and their posterior
         probabilities.
+    reference_log_evidence : float or None
+        With a labeled reference set: log p(Y_ref | S_ref), how probable the
+        model found the reference's labels (part of ``log_evidence``, which
+        is then log p(Y_ref, Y_L | S_ref, S)); None without one.
     """
 
     name: str
@@ -67,6 +71,7 @@ class FittedScoreModel:
     loo: np.ndarray | None = None
     mixture_fit: object = None
     components: object = None
+    reference_log_evidence: float | None = None
 
     @property
     def elpd_loo(self) -> float | None:

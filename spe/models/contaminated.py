@@ -104,7 +104,7 @@ class ContaminatedLink(LinkModel):
 
 
 def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="contaminated", prior=None,
-                     contamination=CONTAMINATION_PRIOR, draws=1000, rng=None):
+                     contamination=CONTAMINATION_PRIOR, draws=1000, rng=None, weights=None):
     """Posterior draws of the contaminated logistic recalibration (Copas 1988, §2; see the module docstring).
 
     Parameters
@@ -123,6 +123,8 @@ def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="con
     draws : int
         M.
     rng : numpy.random.Generator, int or None
+    weights : array, shape (n,), optional
+        How many labeled items each labeled entry stands for (:func:`spe.models.link.fit_link`).
 
     Returns
     -------
@@ -142,13 +144,14 @@ def fit_contaminated(feature, scores, labeled_index, labeled_value, *, name="con
     s = np.asarray(scores, dtype=float)
     return fit_link(link, feature, s[np.asarray(labeled_index, dtype=int)], labeled_value, name=name, draws=draws,
                     rng=rng, diagnostics={"prior": dict(prior.to_dict(),
-                                                        floor_and_ceiling_gap=list(link.contamination))})
+                                                        floor_and_ceiling_gap=list(link.contamination))},
+                    weights=weights)
 
 
 def _fit_registered(data, rng):
     return fit_contaminated(data.link_feature, data.scores, data.labeled_index, data.labeled_value,
-                            prior=PRIORS[data.link_base], draws=data.draws, rng=rng)
+                            prior=PRIORS[data.link_base], draws=data.draws, rng=rng, weights=data.labeled_weights)
 
 
-register(ScoreModel(name="contaminated", fit=_fit_registered,
+register(ScoreModel(name="contaminated", fit=_fit_registered, learns_from_reference=True,
                     about="adds an unknown floor and ceiling to the probability (label noise)"))

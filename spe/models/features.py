@@ -48,6 +48,11 @@ class LabeledScores:
     counts : int array, shape (K,), or None
         With a :class:`spe.pool.ScorePool`: ``scores`` (and ``sorted_scores``) are its K ascending values and
         each stands for this many items; the features' statistics of all items are taken with these weights.
+    labeled_weights : array, shape (n,), or None
+        How many labeled items each labeled entry stands for (a compressed reference set,
+        :func:`spe.models.shift.compressed`: one entry per score cell and class); None: one each. The models
+        that learn from a reference set (:attr:`spe.models.registry.ScoreModel.learns_from_reference`) weigh
+        their likelihood terms by it.
     """
 
     scores: np.ndarray
@@ -59,6 +64,7 @@ class LabeledScores:
     reference: tuple | None = None
     mixture: object = None
     counts: np.ndarray | None = None
+    labeled_weights: np.ndarray | None = None
 
     @functools.cached_property
     def log_odds(self):

@@ -63,21 +63,24 @@ class LinkModel:
 
 
 class _Posterior:
-    """u (M, P) → log prior + log likelihood of the labeled items, vectorised over draws."""
+    """u (M, P) → log prior + log likelihood of the labeled items (each term times its weight, None: one),
+    vectorised over draws."""
 
-    def __init__(self, link, z, y):
-        self.link, self.z, self.y = link, z, y
+    def __init__(self, link, z, y, weights=None):
+        self.link, self.z, self.y, self.weights = link, z, y, weights
 
     def __call__(self, u):
         u = np.atleast_2d(np.asarray(u, dtype=float))
         lp = self.link.log_prior(u)
         if self.y.size:
-            ll = self.link.log_likelihood_terms(u, self.z, self.y).sum(axis=1)
+            terms = self.link.log_likelihood_terms(u, self.z, self.y)
+            ll = terms.sum(axis=1) if self.weights is None else terms @ self.weights
             lp = lp + np.where(np.isfinite(lp), ll, 0.0)
         return lp
 
 
-def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, rng=None, diagnostics=None):
+def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, rng=None, diagnostics=None,
+             weights=None):
     """Weighted posterior draws of a link model given the labeled items.
 
     Parameters
@@ -95,6 +98,9 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
     rng : numpy.random.Generator, int or None
     diagnostics : dict, optional
         Model-specific entries added to the diagnostics.
+    weights : array, shape (n,), optional
+        How many labeled items each labeled entry stands for (a compressed reference set); None: one each.
+        With weights there is no ``loo`` (an entry is not one item).
 
     Returns
     -------
@@ -113,13 +119,15 @@ def fit_link(link, feature, labeled_scores, labeled_value, *, name, draws=1000, 
     rng = np.random.default_rng(rng)
     y = np.asarray(labeled_value, dtype=int)
     z = np.asarray(feature(np.asarray(labeled_scores, dtype=float)), dtype=float)
-    posterior = _Posterior(link, z, y)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    posterior = _Posterior(link, z, y, w)
     centre = find_map(posterior, link.starts()).u
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # k̂ is reported in the diagnostics; the evidence decides the weight
         post = importance_sample(posterior, centre, draws=draws, rng=rng)
     ok = post.weights > 0
-    loo = psis_loo(link.log_likelihood_terms(post.u[ok], z, y), post.weights[ok])[0] if y.size else np.zeros(0)
+    loo = (None if w is not None else psis_loo(link.log_likelihood_terms(post.u[ok], z, y), post.weights[ok])[0]
+           if y.size else np.zeros(0))
 
     probability = partial(_link_probability, link, feature)
 

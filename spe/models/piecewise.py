@@ -141,7 +141,7 @@ class PiecewiseLink(LinkModel):
 
 
 def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecewise", prior=None, draws=1000,
-                  rng=None, knots=None, spread=SLOPE_SPREAD, counts=None):
+                  rng=None, knots=None, spread=SLOPE_SPREAD, counts=None, weights=None):
     """Posterior draws of the piecewise-linear recalibration (see the module docstring).
 
     Parameters
@@ -168,6 +168,8 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
         τ (> 0), the prior sd of each piece's log-slope around the common one.
     counts : int array, shape (N,), optional
         ``scores`` are a :class:`spe.pool.ScorePool`'s sorted values, each standing for this many items.
+    weights : array, shape (n,), optional
+        How many labeled items each labeled entry stands for (:func:`spe.models.link.fit_link`).
 
     Returns
     -------
@@ -195,14 +197,15 @@ def fit_piecewise(feature, scores, labeled_index, labeled_value, *, name="piecew
     return fit_link(link, feature, s[np.asarray(labeled_index, dtype=int)], labeled_value, name=name, draws=draws,
                     rng=rng, diagnostics={
                         "knots": [float(k) for k in knots],
-                        "prior": dict(prior.to_dict(), slope_spread=spread)})
+                        "prior": dict(prior.to_dict(), slope_spread=spread)}, weights=weights)
 
 
 def _fit_registered(data, rng):
     return fit_piecewise(data.link_feature, data.scores, data.labeled_index, data.labeled_value,
-                         prior=PRIORS[data.link_base], draws=data.draws, rng=rng, counts=data.counts)
+                         prior=PRIORS[data.link_base], draws=data.draws, rng=rng, counts=data.counts,
+                         weights=data.labeled_weights)
 
 
-register(ScoreModel(name="piecewise", fit=_fit_registered,
+register(ScoreModel(name="piecewise", fit=_fit_registered, learns_from_reference=True,
                     about="lets the slope change at the 10/50/90% score quantiles (over- and under-confidence at "
                           "once, as deep networks are)"))

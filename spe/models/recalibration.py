@@ -128,11 +128,13 @@ def _log_lik_terms(a, logb, z, y):
     return special.log_expit(np.where(y == 1, 1.0, -1.0) * eta)
 
 
-def _log_post(a, logb, z, y, prior):
-    """Unnormalised log posterior on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb)."""
+def _log_post(a, logb, z, y, prior, weights=None):
+    """Unnormalised log posterior on a grid: a (Ga, 1), logb (1, Gb) → (Ga, Gb); ``weights`` (n,): how many
+    labeled items each term stands for (None: one)."""
     lp = prior.logpdf(a, logb)
     if z.size:
-        lp = lp + _log_lik_terms(a, logb, z, y).sum(axis=-1)
+        terms = _log_lik_terms(a, logb, z, y)
+        lp = lp + (terms.sum(axis=-1) if weights is None else terms @ weights)
     return lp
 
 
@@ -165,7 +167,7 @@ def _loo(z, y, prior, grid=LOO_GRID):
 
 
 def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, prior=None, draws=1000,
-                      rng=None, grid=64):
+                      rng=None, grid=64, weights=None):
     """Posterior draws of a logistic recalibration model (see the module docstring).
 
     Parameters
@@ -183,12 +185,15 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     rng : numpy.random.Generator, int or None
     grid : int
         Grid points per axis (fine pass).
+    weights : array, shape (n,), optional
+        How many labeled items each labeled entry stands for (a compressed reference set); None: one each.
 
     Returns
     -------
     FittedScoreModel
         Draws of (a, log b), equal weights; ``log_evidence`` = log p(Y_L | S);
-        ``loo`` (n,) = log p(y_i | s, Y_L without item i), exact on a grid.
+        ``loo`` (n,) = log p(y_i | s, Y_L without item i), exact on a grid
+        (None with ``weights``: an entry is not one item).
     """
     rng = np.random.default_rng(rng)
     prior = PRIORS[name] if prior is None else prior
@@ -199,7 +204,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     b_lo, b_hi = prior.logb_range()
     for _ in range(2):
         ga, gb = np.linspace(a_lo, a_hi, grid), np.linspace(b_lo, b_hi, grid)
-        lp = _log_post(ga[:, None], gb[None, :], z, y, prior)
+        lp = _log_post(ga[:, None], gb[None, :], z, y, prior, weights)
         # ≥: at log posteriors of magnitude ~1e17 and beyond (features of 1e20, say) max − 14 rounds to max
         keep = lp >= lp.max() - 14.0
         ia, ib = np.flatnonzero(keep.any(axis=1)), np.flatnonzero(keep.any(axis=0))
@@ -210,7 +215,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
     da, db = (a_hi - a_lo) / grid, (b_hi - b_lo) / grid
     ga = a_lo + da * (np.arange(grid) + 0.5)
     gb = b_lo + db * (np.arange(grid) + 0.5)
-    lp = _log_post(ga[:, None], gb[None, :], z, y, prior)
+    lp = _log_post(ga[:, None], gb[None, :], z, y, prior, weights)
     log_evidence = float(special.logsumexp(lp) + np.log(da * db))
     p = np.exp(lp - lp.max()).ravel()
     p /= p.sum()
@@ -236,7 +241,7 @@ def fit_recalibration(name, feature, scores, labeled_index, labeled_value, *, pr
         constrained_draws=np.column_stack([u[:, 0], np.exp(u[:, 1])]),
     )
     model.log_evidence = log_evidence
-    model.loo = _loo(z, y, prior)
+    model.loo = _loo(z, y, prior) if weights is None else None
     return model
 
 
@@ -244,7 +249,7 @@ def _fitter(name, feature):
     """The registry's ``fit(data, rng)`` of the recalibration ``name`` on the feature ``data.<feature>``."""
     def fit(data, rng):
         return fit_recalibration(name, getattr(data, feature), data.scores, data.labeled_index, data.labeled_value,
-                                 draws=data.draws, rng=rng)
+                                 draws=data.draws, rng=rng, weights=data.labeled_weights)
     return fit
 
 
@@ -255,8 +260,9 @@ def _reads_log_odds(data):
 register(ScoreModel(name="hybrid", fit=_fitter("hybrid", "mixture_log_odds"), uses_mixture=True,
                     about="recalibrates the SPE mixture's log-odds (Raina et al.'s hybrid)"))
 register(ScoreModel(name="calibrated", fit=_fitter("calibrated", "log_odds"), averaged=_reads_log_odds,
-                    about="reads the score as log-odds up to a shift and slope"))
-register(ScoreModel(name="platt", fit=_fitter("platt", "standardized"), about="Bayesian Platt scaling"))
+                    learns_from_reference=True, about="reads the score as log-odds up to a shift and slope"))
+register(ScoreModel(name="platt", fit=_fitter("platt", "standardized"), learns_from_reference=True,
+                    about="Bayesian Platt scaling"))
 
 
 def _recalibrated_probability(feature, d, s):

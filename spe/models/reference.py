@@ -56,10 +56,14 @@ vectorised over draws; a Normal there left heavy-tailed weights on small
 references whose δ is skewed). Every draw is weighted by the
 exact ratio of the joint posterior to that proposal times p(Y_L | p, δ),
 the pool's labels, with Pareto smoothing; k̂ > 0.7 warns. The evidence
-is the importance-sampling estimate of p(Y_L | S, reference), comparable
-with the other score models' p(Y_L | S): a reference whose map predicts the
-pool's labels badly (concept shift, another classifier, another labeling
-guideline) loses weight in the average, and the summary says so.
+is p(Y_ref | S_ref) (BBQ's, the binnings a priori equally likely) times the
+importance-sampling estimate of p(Y_L | S, reference), comparable with the
+models carried from the reference by :mod:`spe.models.shift` (the reference's
+labels decide between the maps) and with the models that learn the map from
+the pool's labels alone (concept shift, weighed in :mod:`spe.models.anchor`):
+a reference whose map predicts the pool's labels badly (concept shift,
+another classifier, another labeling guideline) loses weight in the average,
+and the summary says so.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from ..inference.importance import PARETO_K_GOOD, psis, psis_loo
 from .average import systematic_resample
 from .base import FittedScoreModel
 from .registry import ScoreModel, register
+from .shift import EPS, SHIFT_PRIOR_SD, PriorShiftLikelihood
 
 __all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "NAME", "SHIFT_PRIOR_SD",
            "EQUIVALENT_SAMPLE_SIZE", "MIN_ITEMS_PER_BIN", "MAX_BINS"]
@@ -83,27 +88,18 @@ __all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_refer
 #: The model's name in tables and in ``score_model``.
 NAME = "reference"
 
-#: Prior sd of δ, the pool's log-odds shift from the reference (log-odds units).
-SHIFT_PRIOR_SD = 1.5
 #: N', the BDeu equivalent sample size: the total prior weight of the bins' Beta priors, whatever B.
 EQUIVALENT_SAMPLE_SIZE = 2.0
 #: Binnings with fewer reference items a bin than this are not considered.
 MIN_ITEMS_PER_BIN = 10
 #: The most bins considered.
 MAX_BINS = 1024
-#: Newton steps for the mode of δ.
-NEWTON_STEPS = 40
-#: Degrees of freedom of the Student-t proposal of δ around its Laplace approximation (heavier tails than the
-#: Normal, so that a skewed conditional of δ does not leave the importance weights heavy-tailed).
-SHIFT_PROPOSAL_DF = 4
 #: Fixed-point rounds placing the tilted Beta proposal of the rates (:func:`_tilted_beta`).
 TILT_ROUNDS = 4
 #: Draws per binning that estimate how much the pool's scores reweigh the binnings (:func:`_binning_proposal`).
 PILOT_DRAWS = 200
 #: Share of the binnings' proposal kept on their posterior given the reference alone (:func:`_binning_proposal`).
 DEFENSIVE = 0.2
-#: Probabilities are kept this far from 0 and 1 before taking logits.
-EPS = 1e-12
 
 
 @dataclass(frozen=True)
@@ -236,48 +232,6 @@ def candidate_binnings(scores, labels):
     return list(out.values())
 
 
-class _Shift:
-    """The pool's score log-likelihood in δ given the rates p (M, B) of one binning, vectorised over draws."""
-
-    def __init__(self, rates, binning, pool_counts, power):
-        self.p = rates
-        self.pi_ref = binning.prevalence(rates)[:, None]
-        self.a = self.p / self.pi_ref - (1 - self.p) / (1 - self.pi_ref)  # d ratio / d π_pool
-        self.counts, self.power = pool_counts, power
-
-    def _parts(self, delta):
-        pi = special.expit(special.logit(self.pi_ref) + delta[:, None])
-        ratio = pi / self.pi_ref * self.p + (1 - pi) / (1 - self.pi_ref) * (1 - self.p)
-        return pi, ratio
-
-    def log_density(self, delta):
-        """power · log p(S | p, δ) + log N(δ; 0, σ²): (M,) → (M,)."""
-        _, ratio = self._parts(delta)
-        return (self.power * (np.log(ratio) @ self.counts)
-                + stats.norm.logpdf(delta, 0.0, SHIFT_PRIOR_SD))
-
-    def derivatives(self, delta):
-        """First and second derivatives of :meth:`log_density` in δ: two (M,)."""
-        pi, ratio = self._parts(delta)
-        g = (pi * (1 - pi)).reshape(-1, 1)
-        d_ratio = g * self.a
-        d2_ratio = g * (1 - 2 * pi) * self.a
-        first = self.power * ((d_ratio / ratio) @ self.counts) - delta / SHIFT_PRIOR_SD ** 2
-        second = self.power * ((d2_ratio / ratio - (d_ratio / ratio) ** 2) @ self.counts) - 1 / SHIFT_PRIOR_SD ** 2
-        return first, second
-
-    def laplace(self):
-        """Mode and sd of δ (M,) each, by Newton's method from δ = 0 (the log density is concave near its mode)."""
-        delta = np.zeros(self.p.shape[0])
-        for _ in range(NEWTON_STEPS):
-            first, second = self.derivatives(delta)
-            step = np.clip(-first / np.minimum(second, -1e-12), -1.0, 1.0)
-            delta = delta + step
-            if np.max(np.abs(step)) < 1e-8:
-                break
-        return delta, 1 / np.sqrt(-np.minimum(self.derivatives(delta)[1], -1e-12))
-
-
 def _tilted_beta(binning, pool_counts, power):
     """Beta parameters (a (B,), b (B,)) for the proposal of the rates given the reference *and* the pool's scores.
 
@@ -289,7 +243,7 @@ def _tilted_beta(binning, pool_counts, power):
     poor proposal (ESS 14 of 1,000 for a reference at 0.05 and a pool at 0.3).
     Here log r_b is replaced by A log p + C log(1 − p), matching its first and
     second derivatives in p at the current rates, with (π_ref, δ) at their
-    values there (δ by :meth:`_Shift.laplace`), a few fixed-point rounds from
+    values there (δ by :meth:`~spe.models.shift.PriorShiftLikelihood.laplace`), a few fixed-point rounds from
     the reference-only means. The tilt is kept from removing more than half
     of a Beta parameter; the importance weights correct what it misses.
     """
@@ -297,7 +251,7 @@ def _tilted_beta(binning, pool_counts, power):
     a, b = a0, b0
     for _ in range(TILT_ROUNDS):
         p = a / (a + b)
-        shift = _Shift(p[None, :], binning, pool_counts, power)
+        shift = PriorShiftLikelihood(p[None, :], binning.prevalence(p[None, :]), pool_counts, power)
         delta = shift.laplace()[0]
         pi_ref = shift.pi_ref[0, 0]
         pi = special.expit(special.logit(pi_ref) + delta[0])
@@ -333,12 +287,10 @@ def _draw_rates_and_shift(binning, tilt, pool_counts, power, n, rng):
     a, c = tilt
     # kept off 0 and 1 (a Beta with a small α underflows), so that every logit below is finite
     p = np.clip(rng.beta(a, c, size=(n, binning.n_bins)), EPS, 1 - EPS)
-    shift = _Shift(p, binning, pool_counts, power)
-    mode, sd = shift.laplace()
-    d = mode + sd * rng.standard_t(SHIFT_PROPOSAL_DF, n)
+    shift = PriorShiftLikelihood(p, binning.prevalence(p), pool_counts, power)
+    d, shift_ratio = shift.draw(rng)
     reference = stats.beta.logpdf(p, *binning.posterior).sum(axis=1)
-    proposal = stats.beta.logpdf(p, a, c).sum(axis=1) + stats.t.logpdf(d, SHIFT_PROPOSAL_DF, mode, sd)
-    return p, d, shift.log_density(d) + reference - proposal
+    return p, d, shift_ratio + reference - stats.beta.logpdf(p, a, c).sum(axis=1)
 
 
 def _binning_proposal(binnings, log_prior, tilts, counts, power, rng):
@@ -426,7 +378,10 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         ``draws`` (M, 2 + B_max): (binning index, δ, the bins' rates p_b,
         NaN-padded); ``weights`` (M,) PSIS-smoothed; ``constrained_draws``
         (M, 3) = (δ, π_ref, π_pool) (log-odds, probability, probability);
-        ``log_evidence`` = log p(Y_L | S, reference) (0 without labels);
+        ``log_evidence`` = log p(Y_ref, Y_L | S_ref, S), the reference's labels'
+        probability under BBQ (the binnings a priori equally likely) times the
+        pool's labels' given the reference; ``reference_log_evidence`` the
+        first factor;
         ``loo`` (n,); ``diagnostics`` with the reference's size and
         prevalence, the binnings' posterior probabilities (given the
         reference, the pool's scores and its labels), the pool scores'
@@ -460,7 +415,8 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     log_lik = special.log_expit(np.where(y == 1, 1.0, -1.0)[None, :] * _pool_log_odds(binnings, u, z))
     log_posterior = log_ratio + log_lik.sum(axis=1)  # importance ratios of the draws given the pool's labels too
     weights, pareto_k = psis(log_posterior)
-    log_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
+    label_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
+    reference_evidence = float(special.logsumexp(log_ev) - np.log(len(binnings)))  # the binnings equally likely
 
     probability = partial(_reference_probability, binnings)
 
@@ -479,7 +435,8 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
                                "pool_prevalence": float(mean[2])},
             "ess": float(1 / np.sum(weights ** 2)), "pareto_k": float(pareto_k),
             "proposal": "BBQ posterior of the reference map tilted by the pool's scores × Laplace in the shift"})
-    model.log_evidence = log_evidence
+    model.log_evidence = reference_evidence + label_evidence
+    model.reference_log_evidence = reference_evidence
     model.loo = psis_loo(log_lik, weights)[0] if y.size else np.zeros(0)
     if pareto_k > PARETO_K_GOOD:
         warnings.warn(f"the reference set's importance sampling is unreliable: Pareto k̂ = {pareto_k:.2f} > "
@@ -508,30 +465,15 @@ def _has_reference(data):
     return data.reference is not None
 
 
-#: Prior probability that the pool shares the reference set's calibration map (up to a prior shift); the rest is
-#: shared equally by the models that learn the map from the pool's labels alone.
-PRIOR_MASS = 0.5
-#: Weight below which the summary says the reference set disagrees with the labeled items.
-WARNING_WEIGHT = 0.2
-
-
 def _report(fitted, entry, alone):
-    """``diagnostics["reference"]`` (the reference set, what it says of this pool under prior shift, its weight),
-    and a warning when the pool's labeled items give its calibration map little weight."""
+    """``diagnostics["reference"]``: the reference set and what its BBQ map says of this pool under prior shift
+    (:func:`spe.models.anchor.reference_report` adds what every anchored model says, and the warnings)."""
     d = fitted.diagnostics
-    diagnostics = {"reference": dict(d["reference"], **d["posterior_mean"], ess=d["ess"], pareto_k=d["pareto_k"],
-                                     weight=entry["weight"])}
-    if alone or entry["weight"] >= WARNING_WEIGHT:
-        return diagnostics, []
-    why = (f"the label check refuted it (p = {entry.get('label_check_p', float('nan')):.3f})"
-           if entry.get("left_out_by") else f"its weight is {entry['weight']:.2f}")
-    return diagnostics, [f"the reference set's calibration map disagrees with this pool's labeled items ({why}): "
-                         f"the estimate rests on the pool's own labels — is the reference from the same classifier, "
-                         f"with the same labeling, on similar data?"]
+    return {"reference": dict(d["reference"], **d["posterior_mean"], ess=d["ess"], pareto_k=d["pareto_k"],
+                              weight=entry["weight"])}, []
 
 
-register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference, needs_reference=True,
-                    prior_mass=PRIOR_MASS, report=_report,
+register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference, needs_reference=True, report=_report,
                     about="the reference set's calibration map alone (needs --reference)"))
 
 

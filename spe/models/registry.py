@@ -49,10 +49,10 @@ class ScoreModel:
     needs_reference : bool
         It cannot be fitted without a reference set: asked for alone without one, ``spe.evaluate`` raises
         ``SpeInputError``.
-    prior_mass : float or None
-        The prior probability of the hypothesis the model stands for in the average (the reference set's: 1/2
-        that its calibration map applies to the pool); the models that declare none share the rest equally.
-        None: no mass of its own.
+    learns_from_reference : bool
+        Given a labeled reference set, the model is also fitted on the reference's labels and carried to the
+        pool under label shift (:mod:`spe.models.shift`; in the average as ``reference-<name>``): it reads the
+        map from the score alone, with ``data.labeled_weights``, so it can.
     report : callable or None
         ``report(fitted, entry, alone) -> (diagnostics, messages)``: what the model adds to the estimate's
         diagnostics (a dict merged into them) and to its warnings (a list of str), from its
@@ -66,7 +66,7 @@ class ScoreModel:
     uses_mixture: bool = False
     averaged: Callable = _always
     needs_reference: bool = False
-    prior_mass: float | None = None
+    learns_from_reference: bool = False
     report: Callable | None = None
 
 

@@ -1,0 +1,126 @@
+"""The two hypotheses a labeled reference set raises, weighed by every label: its calibration map applies to the
+pool up to a label shift, or it does not (concept shift).
+
+*Label shift* (the default assumption): the class-conditional score
+densities are the reference's and only the prevalence differs (Saerens,
+Latinne & Decaestecker 2002). Its models are *anchored*: the reference
+set's own map (:mod:`spe.models.reference`, BBQ) and every score model that
+learns the map from the reference's labels and is carried to the pool
+(:mod:`spe.models.shift`, ``reference-<name>``). Each one's evidence is
+p(Y_ref, Y_L | S_ref, S): the reference's R labels decide between the maps.
+
+*Concept shift*: the pool's map differs from the reference's, so it is
+learned from the pool's own labels (the score models fitted on the pool
+alone). The reference's labels are then explained by the reference's own
+map, whatever it is, and say nothing about the pool: each such model's
+evidence is p(Y_ref | S_ref) averaged over the anchored maps (their prior
+equal) times its own p(Y_L | S).
+
+Prior: concept shift has probability :data:`CONCEPT_SHIFT_PRIOR`, shared
+equally by its models; label shift the rest, shared equally by the anchored
+models. Without pool labels nothing can weigh the concept-shift models (their
+evidence is 1, their map the prior's), so they are not fitted: the estimate
+rests on the reference under label shift, and the summary says so and what
+would reveal a violation (a few labels drawn at random).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+__all__ = ["CONCEPT_SHIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report"]
+
+#: Prior probability that the pool's calibration map differs from the reference set's beyond a prior shift.
+CONCEPT_SHIFT_PRIOR = 0.1
+#: Weight of label shift below which the summary says the reference set disagrees with the labeled items.
+WARNING_WEIGHT = 0.2
+#: The assumption the anchored models make, in the summary and the JSON.
+ASSUMPTION = ("label shift: the classifier's class-conditional score densities are the reference set's, only the "
+              "prevalence differs")
+
+
+def hypothesis_prior(fitted, anchored):
+    """Prior model probabilities (K,) of the fitted models, and the concept-shift models' evidence completed.
+
+    Parameters
+    ----------
+    fitted : list of FittedScoreModel
+        K models; the anchored ones carry ``reference_log_evidence`` = log p(Y_ref | S_ref).
+    anchored : list of bool, length K
+        Whether each model assumes the reference's map applies (label shift).
+
+    Returns
+    -------
+    array, shape (K,)
+        1 − :data:`CONCEPT_SHIFT_PRIOR` shared by the anchored models, the rest by the others (all to the
+        anchored ones when there are no others). The others' ``log_evidence`` gains log p(Y_ref | S_ref,
+        concept shift) (module docstring), and their ``reference_log_evidence`` is set to it.
+    """
+    anchored = np.asarray(anchored, dtype=bool)
+    reference = np.array([m.reference_log_evidence for m, a in zip(fitted, anchored) if a], dtype=float)
+    concept_reference = float(special.logsumexp(reference) - np.log(reference.size))
+    for model, a in zip(fitted, anchored):
+        if not a:
+            model.log_evidence = float(model.log_evidence) + concept_reference
+            model.reference_log_evidence = concept_reference
+    if anchored.all():
+        return np.full(anchored.size, 1.0 / anchored.size)
+    return np.where(anchored, (1 - CONCEPT_SHIFT_PRIOR) / anchored.sum(), CONCEPT_SHIFT_PRIOR / (~anchored).sum())
+
+
+def _pool_prevalence(fitted, weights, anchored):
+    """The anchored models' posterior means of (shift, reference prevalence, pool prevalence), weighted by their
+    weights: three floats (NaN when they carry no weight)."""
+    rows = [(w, m.weights @ m.constrained_draws[:, :3]) for m, w, a in zip(fitted, weights, anchored) if a and w > 0]
+    if not rows:
+        return (float("nan"),) * 3
+    total = sum(w for w, _ in rows)
+    return tuple(float(v) for v in sum(w * mean for w, mean in rows) / total)
+
+
+def reference_report(fitted, entries, anchored, n_labeled):
+    """What the summary and ``diagnostics["reference"]`` say of the two hypotheses, and the warnings.
+
+    Parameters
+    ----------
+    fitted : list of FittedScoreModel
+    entries : list of dict
+        Their entries of ``diagnostics["score_models"]`` (``weight``, ``excluded``, ``label_check_p``).
+    anchored : list of bool
+    n_labeled : int
+        The pool's labeled items.
+
+    Returns
+    -------
+    (dict, list of str)
+        The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of label shift),
+        ``concept_shift_weight``, ``maps`` (each anchored model's weight), ``shift``, ``reference_prevalence``,
+        ``pool_prevalence`` (posterior means over the anchored models), ``check`` (what would reveal a
+        violation) — and the warnings.
+    """
+    weights = np.array([e["weight"] for e in entries])
+    anchored = np.asarray(anchored, dtype=bool)
+    shift, reference_prevalence, pool_prevalence = _pool_prevalence(fitted, weights, anchored)
+    weight = float(weights[anchored].sum())
+    found = {"assumption": ASSUMPTION, "weight": weight, "concept_shift_weight": float(weights[~anchored].sum()),
+             "maps": {m.name: float(w) for m, w, a in zip(fitted, weights, anchored) if a},
+             "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
+             "check": _check_text(n_labeled, weight)}
+    if n_labeled == 0 or weight >= WARNING_WEIGHT:
+        return found, []
+    refuted = [e for e, a in zip(entries, anchored) if a and e.get("excluded")]
+    why = (f"the label check refuted its maps (p ≤ {max(e.get('label_check_p', 0.0) for e in refuted):.3f})"
+           if len(refuted) == anchored.sum() else f"label shift has weight {weight:.2f}")
+    return found, [f"the pool's labels disagree with the reference set (concept shift: {why}): the estimate rests "
+                   f"on the pool's own labels — is the reference from the same classifier, with the same labeling, "
+                   f"on similar data?"]
+
+
+def _check_text(n_labeled, weight):
+    if n_labeled == 0:
+        return ("not checked: no pool item is labeled, so the estimate rests on the reference set under label "
+                "shift; a few pool items labeled at random would reveal a change of the calibration map "
+                "(concept shift)")
+    return (f"{n_labeled} labeled pool items give label shift weight {weight:.3f} against concept shift "
+            f"(prior {1 - CONCEPT_SHIFT_PRIOR:.2f})")

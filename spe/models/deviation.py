@@ -1,0 +1,90 @@
+r"""Concept shift as a model: the pool's calibration map deviates from what the reference set says under label shift.
+
+Given a labeled reference set, the anchored models (:mod:`spe.models.anchor`)
+carry the reference's map to the pool assuming only the prevalence changed.
+When more changed (the classifier meets other data, a subgroup, a new
+labeling guideline), the pool's map is that map deviated. This model lets
+the pool's labels say by how much: with g(s) the log-odds of the best
+anchored model's posterior-mean map on the pool,
+
+.. math::
+    P(y = 1 \mid s) = \sigma\big(a + b\, g(s)\big),\qquad a \sim N(0, 1.5^2),\ \log b \sim t_3(0, 0.5),
+
+the ``calibrated`` recalibration (:mod:`spe.models.recalibration`) of the
+reference's map instead of the score: a = 0, b = 1 is no deviation, a ≠ 0 a
+shift the pool's scores did not reveal, b ≠ 1 a map more or less confident
+on the pool than on the reference (Raina et al. 2004's hybrid, with the
+reference's map as the generative part). Fitted on the pool's labels only;
+without them it is not fitted (nothing could weigh it).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from scipy import special
+
+from .recalibration import PRIORS, fit_recalibration
+from .registry import ScoreModel
+from .shift import compressed
+
+__all__ = ["NAME", "fit_deviation", "deviation_model"]
+
+#: The model's name in tables.
+NAME = "reference-deviation"
+#: Probabilities are kept this far from 0 and 1 before taking logits.
+EPS = 1e-9
+
+
+def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None):
+    """The best anchored model's pool map, recalibrated on the pool's labels (module docstring).
+
+    Parameters
+    ----------
+    anchored : list of FittedScoreModel
+        The anchored models (label shift); the one with the largest ``log_evidence`` is deviated.
+    scores : array, shape (N,)
+        The pool's scores, score units (or a :class:`spe.pool.ScorePool`'s K values, with ``counts``).
+    labeled_index : int array, shape (n,)
+    labeled_value : 0/1 array, shape (n,)
+    counts : int array, shape (N,), optional
+    draws : int
+        M.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    FittedScoreModel
+        Draws of (a, log b), as :func:`spe.models.recalibration.fit_recalibration`; ``log_evidence`` =
+        log p(Y_L | S) (the reference's share is added by :func:`spe.models.anchor.hypothesis_prior`).
+    """
+    best = max(anchored, key=lambda m: m.log_evidence)
+    cells = compressed(scores, counts=counts).scores
+    at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
+    mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
+    feature = partial(_interpolated, at, special.logit(np.clip(mean, EPS, 1 - EPS)))
+    model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value,
+                              prior=PRIORS["calibrated"], draws=draws, rng=rng)
+    model.name = NAME
+    model.diagnostics.update(model=NAME, deviates=best.name)
+    return model
+
+
+def _interpolated(at, values, s):
+    """The anchored map's log-odds at scores s (B,), interpolated between the scores ``at`` (ascending)."""
+    return np.interp(np.asarray(s, dtype=float), at, values)
+
+
+def deviation_model(anchored):
+    """This model as a :class:`~spe.models.registry.ScoreModel` deviating the fitted ``anchored`` models (not
+    registered: it exists only beside them); its fit returns None without pool labels."""
+    return ScoreModel(name=NAME, fit=partial(_fit, list(anchored)),
+                      about="the reference set's map under label shift, recalibrated on the pool's labels")
+
+
+def _fit(anchored, data, rng):
+    if data.labeled_index.size == 0 or not anchored:
+        return None
+    return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
+                         draws=data.draws, rng=rng)

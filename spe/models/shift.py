@@ -1,0 +1,341 @@
+r"""A calibration map learned on a labeled reference set, carried to the pool under label shift.
+
+A user with a labeled reference set (the validation set, last quarter) holds
+R labels on the classifier's map p_ref(y = 1 | s), often tens of thousands.
+Every score model that reads the map as a function of the score (the
+recalibrations, the link models) learns it from those labels here: it is
+fitted on the reference as on a fully labeled pool, its evidence is
+p(Y_ref | S_ref) (so the reference's labels decide between the models),
+and its posterior is carried to the pool under *label shift* (prior shift:
+the class-conditional score densities are the reference's, the prevalence
+may differ; Saerens, Latinne & Decaestecker 2002, eq. 2.4;
+``../shared/papers/esuli2020_sld.txt``, eq. 3):
+
+.. math::
+    \operatorname{logit} P_{\text{pool}}(y = 1 \mid s) = \operatorname{logit} p_{\text{ref}}(s; \theta) + \delta,
+    \qquad \delta = \operatorname{logit}\pi_{\text{pool}} - \operatorname{logit}\pi_{\text{ref}}(\theta),
+
+with π_ref(θ) the mean of p_ref(s; θ) over the reference's scores. δ is
+learned from the pool's scores, whose likelihood under label shift is the
+one Saerens et al.'s EM maximises (their eq. 2.7),
+
+.. math::
+    \log p(S \mid \theta, \delta) = \sum_i \log\Big[\tfrac{\pi_{\text{pool}}}{\pi_{\text{ref}}}\, p_{\text{ref}}(s_i)
+      + \tfrac{1 - \pi_{\text{pool}}}{1 - \pi_{\text{ref}}}\,(1 - p_{\text{ref}}(s_i))\Big] + \text{const},
+
+raised to the power min(1, R / N) (the shift can be known no better than the
+map it rests on: a coarsened posterior, Miller & Dunson 2019), with the prior
+δ ~ N(0, :data:`SHIFT_PRIOR_SD`²); and from the pool's labels, which weigh
+every draw by p(Y_L | θ, δ). Draws: θ from the model's posterior given the
+reference, δ from a Student-t at the mode and scale of its conditional
+given θ and the pool's scores (Newton's method, vectorised over draws),
+each draw weighted by the exact ratio of the joint posterior to that
+proposal, with Pareto smoothing. The model's evidence is
+
+.. math::
+    p(Y_{\text{ref}}, Y_L \mid S_{\text{ref}}, S) = p(Y_{\text{ref}} \mid S_{\text{ref}})\;
+      p(Y_L \mid S, Y_{\text{ref}}, S_{\text{ref}}),
+
+the second factor the importance-sampling estimate of the pool's labels'
+predictive probability (1 without pool labels).
+
+The reference set is compressed before the fit (:func:`compressed`): its
+items grouped by score cell and class (exactly by distinct score when there
+are at most :data:`CELLS` of them), so a fit on 10⁵ reference labels costs
+what a fit on a few thousand does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import numpy as np
+from scipy import special, stats
+
+from ..inference.importance import psis, psis_loo
+from .average import systematic_resample
+from .base import FittedScoreModel
+from .features import LabeledScores
+from .registry import REGISTRY
+
+__all__ = ["PriorShiftLikelihood", "CompressedScores", "compressed", "carry_to_pool", "ReferenceFits", "carried_models",
+           "carried_name", "SHIFT_PRIOR_SD", "CELLS", "shift_power", "CARRIED_PREFIX", "ASSUMPTIONS"]
+
+#: Prior sd of δ, the pool's log-odds shift from the reference (log-odds units; the ``calibrated`` model's
+#: intercept prior).
+SHIFT_PRIOR_SD = 1.5
+#: Newton steps for the mode of δ.
+NEWTON_STEPS = 40
+#: Degrees of freedom of the Student-t proposal of δ around its Laplace approximation.
+SHIFT_PROPOSAL_DF = 4
+#: The most score cells a reference set or a pool is compressed to.
+CELLS = 1024
+#: Probabilities are kept this far from 0 and 1 before taking logits.
+EPS = 1e-12
+#: A carried model's name is this prefix and the registered model's name (``reference-platt``), and under
+#: covariate shift the suffix ``-covariate``.
+CARRIED_PREFIX = "reference-"
+#: What may differ between the reference set and the pool, by assumption name.
+ASSUMPTIONS = {"label": "label shift (the class-conditional score densities are the reference's, the prevalence "
+                        "may differ)",
+               "covariate": "covariate shift (the map p(y = 1 | s) is the reference's, the scores' distribution "
+                            "may differ)"}
+
+
+class PriorShiftLikelihood:
+    """The pool's score log-likelihood under label shift, in δ, vectorised over M draws of the map.
+
+    ``p`` (M, K): the reference map p_ref(y = 1 | s) under each draw at the
+    pool's K score cells; ``pi_ref`` (M,): the reference prevalence under each
+    draw; ``counts`` (K,): the pool items in each cell; ``power``: the
+    likelihood's power (module docstring). Saerens et al. (2002), eq. 2.7.
+    """
+
+    def __init__(self, p, pi_ref, counts, power):
+        self.p = p
+        self.pi_ref = np.asarray(pi_ref, dtype=float).reshape(-1, 1)
+        self.a = self.p / self.pi_ref - (1 - self.p) / (1 - self.pi_ref)  # d ratio / d π_pool
+        self.counts, self.power = np.asarray(counts, dtype=float), power
+
+    def _parts(self, delta):
+        pi = special.expit(special.logit(self.pi_ref) + delta[:, None])
+        ratio = pi / self.pi_ref * self.p + (1 - pi) / (1 - self.pi_ref) * (1 - self.p)
+        return pi, ratio
+
+    def log_density(self, delta):
+        """power · log p(S | p, δ) + log N(δ; 0, σ²): (M,) → (M,)."""
+        _, ratio = self._parts(delta)
+        return (self.power * (np.log(ratio) @ self.counts)
+                + stats.norm.logpdf(delta, 0.0, SHIFT_PRIOR_SD))
+
+    def derivatives(self, delta):
+        """First and second derivatives of :meth:`log_density` in δ: two (M,)."""
+        pi, ratio = self._parts(delta)
+        g = (pi * (1 - pi)).reshape(-1, 1)
+        d_ratio = g * self.a
+        d2_ratio = g * (1 - 2 * pi) * self.a
+        first = self.power * ((d_ratio / ratio) @ self.counts) - delta / SHIFT_PRIOR_SD ** 2
+        second = self.power * ((d2_ratio / ratio - (d_ratio / ratio) ** 2) @ self.counts) - 1 / SHIFT_PRIOR_SD ** 2
+        return first, second
+
+    def laplace(self):
+        """Mode and sd of δ (M,) each, by Newton's method from δ = 0 (the log density is concave near its mode)."""
+        delta = np.zeros(self.p.shape[0])
+        for _ in range(NEWTON_STEPS):
+            first, second = self.derivatives(delta)
+            step = np.clip(-first / np.minimum(second, -1e-12), -1.0, 1.0)
+            delta = delta + step
+            if np.max(np.abs(step)) < 1e-8:
+                break
+        return delta, 1 / np.sqrt(-np.minimum(self.derivatives(delta)[1], -1e-12))
+
+    def draw(self, rng):
+        """δ (M,) from the Student-t proposal, and log(posterior / proposal) of each draw (M,), up to a constant."""
+        mode, sd = self.laplace()
+        delta = mode + sd * rng.standard_t(SHIFT_PROPOSAL_DF, mode.size)
+        return delta, self.log_density(delta) - stats.t.logpdf(delta, SHIFT_PROPOSAL_DF, mode, sd)
+
+
+@dataclass(frozen=True)
+class CompressedScores:
+    """Items grouped by score cell: the K cells' scores and how many items each stands for.
+
+    Attributes
+    ----------
+    scores : array, shape (K,)
+        Each cell's median score, ascending (score units).
+    counts : array, shape (K,)
+        Items per cell.
+    positives : array, shape (K,), or None
+        Labeled positives per cell (a fully labeled reference set), else None.
+    """
+
+    scores: np.ndarray
+    counts: np.ndarray
+    positives: np.ndarray | None = None
+
+    @property
+    def n_items(self):
+        """N (or R), the items compressed."""
+        return float(self.counts.sum())
+
+
+def compressed(scores, labels=None, counts=None, cells=CELLS):
+    """Scores (N,) (with ``counts`` (N,): each standing for that many items) grouped into at most ``cells`` cells.
+
+    Exactly by distinct score when there are at most ``cells`` of them;
+    else by equal-count cells of the sorted scores (cut where the score
+    changes), each represented by its median item's score. With ``labels``
+    (N,) 0/1 the cells count their positives too.
+
+    Returns
+    -------
+    CompressedScores
+    """
+    s = np.asarray(scores, dtype=float)
+    w = np.ones(s.size) if counts is None else np.asarray(counts, dtype=float)
+    order = np.argsort(s, kind="stable")
+    s, w = s[order], w[order]
+    y = None if labels is None else np.asarray(labels, dtype=float)[order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])  # one group per distinct score
+    cum = np.cumsum(w)
+    if starts.size > cells:  # groups joined into cells of about equal weight, cut only where the score changes
+        cell = np.floor((cum[starts] - w[starts]) / cum[-1] * cells).astype(int)
+        starts = starts[np.r_[True, cell[1:] != cell[:-1]]]
+    cell_counts = np.add.reduceat(w, starts)
+    ends = np.r_[starts[1:], s.size] - 1
+    mid = np.clip(np.searchsorted(cum, np.cumsum(cell_counts) - cell_counts / 2), starts, ends)
+    positives = None if y is None else np.add.reduceat(y * w, starts)
+    return CompressedScores(s[mid], cell_counts, positives)
+
+
+def shift_power(n_reference, n_pool):
+    """min(1, R / N): the power of the pool scores' likelihood in δ (module docstring)."""
+    return min(1.0, n_reference / max(n_pool, 1.0))
+
+
+def _logit(p):
+    return special.logit(np.clip(p, EPS, 1 - EPS))
+
+
+def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, name, draws=1000, rng=None,
+                  assumption="label"):
+    """A score model fitted on the reference set, carried to the pool under label shift (module docstring), or
+    unchanged (covariate shift).
+
+    Parameters
+    ----------
+    fitted : FittedScoreModel
+        The model fitted on the reference set's labels; its ``log_evidence`` is log p(Y_ref | S_ref).
+    reference : CompressedScores
+        The reference set, with ``positives``.
+    pool : CompressedScores
+        The pool's scores.
+    labeled_scores : array, shape (n,)
+    labeled_value : 0/1 array, shape (n,)
+        The pool's labeled items (score units, labels).
+    name : str
+        The carried model's name in tables.
+    draws : int
+        M.
+    rng : numpy.random.Generator, int or None
+    assumption : {"label", "covariate"}
+        What may differ between the reference and the pool (:data:`ASSUMPTIONS`): under ``"label"`` the
+        prevalence (δ learned from the pool's scores and labels), under ``"covariate"`` only the distribution of
+        the scores, the map p(y = 1 | s) itself unchanged (δ = 0: what NannyML's CBPE assumes).
+
+    Returns
+    -------
+    FittedScoreModel
+        ``draws`` (M, 2) = (index of the reference model's draw, δ);
+        ``weights`` PSIS-smoothed; ``constrained_draws`` (M, 3) = (δ, π_ref,
+        π_pool); ``log_evidence`` = log p(Y_ref, Y_L | S_ref, S);
+        ``reference_log_evidence`` = log p(Y_ref | S_ref); ``loo`` (n,) by
+        PSIS-LOO; ``diagnostics`` with ESS, Pareto k̂ and the posterior means.
+    """
+    rng = np.random.default_rng(rng)
+    index = systematic_resample(np.asarray(fitted.weights, dtype=float), draws, rng)
+    theta = fitted.draws[index]
+    pi_ref = fitted.probability(theta, reference.scores) @ reference.counts / reference.n_items
+    if assumption == "label":
+        shift = PriorShiftLikelihood(fitted.probability(theta, pool.scores), pi_ref, pool.counts,
+                                     shift_power(reference.n_items, pool.n_items))
+        delta, log_ratio = shift.draw(rng)
+    else:
+        delta, log_ratio = np.zeros(draws), np.zeros(draws)
+    u = np.column_stack([index, delta])
+    y = np.asarray(labeled_value, dtype=int)
+    probability = partial(_carried_probability, fitted)
+    log_lik = special.log_expit(np.where(y == 1, 1.0, -1.0)[None, :] *
+                                _logit(probability(u, np.asarray(labeled_scores, dtype=float))))
+    log_posterior = log_ratio + log_lik.sum(axis=1)
+    weights, pareto_k = psis(log_posterior)
+    label_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
+    constrained = np.column_stack([delta, pi_ref, special.expit(_logit(pi_ref) + delta)])
+    mean = weights @ constrained
+    model = FittedScoreModel(
+        name=name, draws=u, weights=weights, probability=probability,
+        param_names=["shift", "reference_prevalence", "pool_prevalence"], constrained_draws=constrained,
+        diagnostics={"model": name, "fitted_on": f"the reference set, carried to the pool: {ASSUMPTIONS[assumption]}",
+                     "posterior_mean": dict(zip(("shift", "reference_prevalence", "pool_prevalence"),
+                                                map(float, mean))),
+                     "reference_log_evidence": float(fitted.log_evidence),
+                     "ess": float(1 / np.sum(weights ** 2)), "pareto_k": float(pareto_k)})
+    model.log_evidence = float(fitted.log_evidence) + label_evidence
+    model.reference_log_evidence = float(fitted.log_evidence)
+    model.loo = psis_loo(log_lik, weights)[0] if y.size else np.zeros(0)
+    return model
+
+
+def _carried_probability(fitted, d, s):
+    """P_pool(y = 1 | s) under draws (reference draw index, δ): (M', 2) × (B,) → (M', B)."""
+    d = np.asarray(d, dtype=float)
+    base = fitted.probability(fitted.draws[d[:, 0].astype(np.int64)], np.asarray(s, dtype=float))
+    return special.expit(_logit(base) + d[:, 1:2])
+
+
+class ReferenceFits:
+    """The models that learn from a reference set (:attr:`ScoreModel.learns_from_reference`), each fitted on the
+    reference's labels and carried to the pool: the reference and the pool are compressed once for all of them.
+
+    Parameters
+    ----------
+    data : LabeledScores
+        The pool's data, with ``data.reference`` set.
+    """
+
+    def __init__(self, data):
+        self.data = data
+        scores, labels = data.reference
+        self.reference = compressed(scores, labels)
+        self.pool = compressed(data.scores, counts=data.counts)
+        self.reference_data = self._reference_data()
+        self._fitted = {}
+
+    def _reference_data(self):
+        """The compressed reference as a fully labeled :class:`LabeledScores`: one labeled entry per cell and
+        class, weighted by its items (``labeled_weights``)."""
+        ref = self.reference
+        negatives = ref.counts - ref.positives
+        neg, pos = np.flatnonzero(negatives > 0), np.flatnonzero(ref.positives > 0)
+        return LabeledScores(ref.scores, ref.scores, np.r_[neg, pos], np.r_[np.zeros(neg.size, int),
+                                                                            np.ones(pos.size, int)],
+                             self.data.score_type, self.data.draws, counts=ref.counts,
+                             labeled_weights=np.r_[negatives[neg], ref.positives[pos]])
+
+    def fit(self, spec, assumption, rng):
+        """``spec`` (a :class:`~spe.models.registry.ScoreModel`) fitted on the reference (once for both
+        assumptions) and carried to the pool (:func:`carry_to_pool`): a FittedScoreModel named
+        :func:`carried_name`, or None when the model has nothing to fit."""
+        fit_rng, carry_rng = rng.spawn(2)
+        if spec.name not in self._fitted:
+            self._fitted[spec.name] = spec.fit(self.reference_data, fit_rng)
+        fitted = self._fitted[spec.name]
+        if fitted is None:
+            return None
+        data = self.data
+        return carry_to_pool(fitted, self.reference, self.pool, data.scores[data.labeled_index], data.labeled_value,
+                             name=carried_name(spec.name, assumption), draws=data.draws, rng=carry_rng,
+                             assumption=assumption)
+
+
+def carried_models(data):
+    """The score models that learn from ``data.reference`` (:attr:`ScoreModel.learns_from_reference`, those
+    ``averaged(data)``), each as a :class:`~spe.models.registry.ScoreModel` named ``reference-<name>`` whose fit
+    is :meth:`ReferenceFits.fit` (the reference and the pool compressed once for all): list of ScoreModel."""
+    fits = ReferenceFits(data)
+    return [replace(spec, name=carried_name(spec.name, assumption), fit=partial(_carry, fits, spec, assumption),
+                    needs_reference=True, learns_from_reference=False, report=None)
+            for assumption in ASSUMPTIONS
+            for spec in REGISTRY.values() if spec.learns_from_reference and spec.averaged(data)]
+
+
+def carried_name(name, assumption):
+    """The name of the model ``name`` carried from the reference under ``assumption``: ``reference-<name>``
+    (label shift), ``reference-<name>-covariate`` (covariate shift)."""
+    return CARRIED_PREFIX + name + ("" if assumption == "label" else "-" + assumption)
+
+
+def _carry(fits, spec, assumption, data, rng):
+    return fits.fit(spec, assumption, rng)
