@@ -604,12 +604,13 @@ def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
 
 def _score_models(score_model, data):
     """The score models to fit (:class:`~spe.models.registry.ScoreModel` list): the one asked for, or all that
-    ``"average"`` averages for these data — with a reference set, those that rest on it: its own map and those
-    carried from it (:func:`spe.models.shift.carried_models`; the deviation from them is fitted after them,
-    :mod:`spe.models.anchor`) —; without a mixture, those that do not need it."""
+    ``"average"`` averages for these data — with a reference set, those carried from it too
+    (:func:`spe.models.shift.carried_models`; the deviation from them is fitted after them), and without pool
+    labels only those that rest on it (:mod:`spe.models.anchor`) —; without a mixture, those that do not need
+    it."""
     if score_model != "average":
         names = (score_model,)
-    elif _anchored_average(score_model, data):
+    elif _rests_on_reference(score_model, data):
         names = tuple(name for name, m in REGISTRY.items() if m.needs_reference and m.averaged(data))
     else:
         names = tuple(name for name, m in REGISTRY.items() if m.averaged(data))
@@ -620,15 +621,19 @@ def _score_models(score_model, data):
 
 
 def _anchored_average(score_model, data):
-    """Whether the average rests on a reference set: its models learn the map from the reference's labels
-    (:mod:`spe.models.anchor`), and no model learns it from the pool's labels alone."""
+    """Whether the average weighs the hypotheses a reference set raises (:mod:`spe.models.anchor`)."""
     return score_model == "average" and data.reference is not None
+
+
+def _rests_on_reference(score_model, data):
+    """Whether the estimate rests on the reference set alone: averaged, with a reference and no pool labels."""
+    return _anchored_average(score_model, data) and data.labeled_index.size == 0
 
 
 def _uses_mixture(score_model, data):
     """Whether ``score_model`` (a name or ``"average"``) needs the SPE mixture fitted for these data."""
     if score_model == "average":
-        return not _anchored_average(score_model, data)
+        return not _rests_on_reference(score_model, data)
     return REGISTRY[score_model].uses_mixture
 
 
@@ -647,7 +652,7 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
     fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, recal_rng)
     anchored = [spec.needs_reference for spec in specs]
     if _anchored_average(score_model, data):
-        more = _fit_registered([deviation_model(fitted)], data, recal_rng)
+        more = _fit_registered([deviation_model([m for m, a in zip(fitted, anchored) if a])], data, recal_rng)
         fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
         anchored += [False] * len(more[0])
     with stage("checking and averaging the score models"):
@@ -662,7 +667,7 @@ def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, ref
                                                    check_rng, draws)
     if mixture is None and not _uses_mixture(score_model, data):
         diagnostics["mixture_not_fitted"] = (
-            "the estimate rests on the reference set" if _anchored_average(score_model, data)
+            "the estimate rests on the reference set (no pool labels)" if _rests_on_reference(score_model, data)
             else f"the score model {score_model!r} does not use it")
     messages += _reports(specs, fitted, diagnostics)
     if score_model == "average" and reference is not None:

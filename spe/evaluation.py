@@ -1172,7 +1172,8 @@ class Evaluation:
                          "estimate stands as it is; the labeled items alone are not a random sample")
         models = d.get("score_models") or []
         if len(models) > 1:
-            lines.append("score models, weighted by their evidence p(labels | scores):")
+            lines.append("score models, weighted by their evidence p("
+                         + ("reference labels, " if d.get("reference") else "") + "labels | scores):")
             for m in sorted(models, key=lambda m: -m["weight"]):
                 check = f"  label check p {m['label_check_p']:.2f}" if m.get("label_check_p") is not None else ""
                 if m.get("excluded"):
@@ -1189,6 +1190,8 @@ class Evaluation:
                          f"{ref['prevalence']:.3f}); its calibration map says this pool's prevalence is "
                          f"{ref['pool_prevalence']:.3f} (prior shift {ref['shift']:+.2f} log-odds); weight "
                          f"{ref['weight']:.3f}")
+            if "assumption" in ref:
+                lines.append(f"  assumed: {ref['assumption']}; checked: {ref['check']}")
         lc = d.get("label_check")
         if lc:
             verdict = "as probable as" if lc["passed"] else "LESS probable than"

@@ -1,27 +1,36 @@
 """The two hypotheses a labeled reference set raises, weighed by every label: its calibration map applies to the
 pool up to a label shift, or it does not (concept shift).
 
-*Label shift* (the default assumption): the class-conditional score
-densities are the reference's and only the prevalence differs (Saerens,
-Latinne & Decaestecker 2002). Its models are *anchored*: the reference
-set's own map (:mod:`spe.models.reference`, BBQ) and every score model that
-learns the map from the reference's labels and is carried to the pool
-(:mod:`spe.models.shift`, ``reference-<name>``). Each one's evidence is
-p(Y_ref, Y_L | S_ref, S): the reference's R labels decide between the maps.
+*The reference's map applies* (the default assumption), up to a *label
+shift* (the class-conditional score densities are the reference's and only
+the prevalence differs; Saerens, Latinne & Decaestecker 2002) or a
+*covariate shift* (the map p(y = 1 | s) is the reference's and only the
+scores' distribution differs: what NannyML's CBPE assumes). The pool's
+scores cannot tell these two apart, so both are kept. Its models are
+*anchored*: the reference set's own map (:mod:`spe.models.reference`, BBQ,
+under label shift) and every score model that learns the map from the
+reference's labels and is carried to the pool under either assumption
+(:mod:`spe.models.shift`, ``reference-<name>`` and
+``reference-<name>-covariate``). Each one's evidence is p(Y_ref, Y_L |
+S_ref, S): the reference's R labels decide between the maps, the pool's
+labels between the assumptions.
 
-*Concept shift*: the pool's map differs from the reference's, so it is
-learned from the pool's own labels (the score models fitted on the pool
-alone). The reference's labels are then explained by the reference's own
-map, whatever it is, and say nothing about the pool: each such model's
+*Concept shift*: the pool's map differs from the reference's: the best
+anchored map recalibrated on the pool's labels (:mod:`spe.models.deviation`),
+or a map learned from the pool's labels alone (the score models fitted on
+the pool: a reference from another classifier or another labeling says
+nothing of this pool). The reference's labels are then explained by the
+reference's own map and say nothing more about the pool: each such model's
 evidence is p(Y_ref | S_ref) averaged over the anchored maps (their prior
 equal) times its own p(Y_L | S).
 
-Prior: concept shift has probability :data:`CONCEPT_SHIFT_PRIOR`, shared
-equally by its models; label shift the rest, shared equally by the anchored
-models. Without pool labels nothing can weigh the concept-shift models (their
-evidence is 1, their map the prior's), so they are not fitted: the estimate
-rests on the reference under label shift, and the summary says so and what
-would reveal a violation (a few labels drawn at random).
+Prior: concept shift has probability :data:`CONCEPT_SHIFT_PRIOR` (a map that
+changes beyond a shift of the prevalence or of the scores is the exception a
+few labels are needed to reveal, not the rule); the anchored models share
+the rest equally. Without pool labels nothing can weigh the concept-shift
+models (their evidence is 1, their maps the priors'), so they are not fitted: the
+estimate rests on the reference, and the summary says so and what would
+reveal a violation (a few labels drawn at random).
 """
 
 from __future__ import annotations
@@ -36,8 +45,8 @@ CONCEPT_SHIFT_PRIOR = 0.1
 #: Weight of label shift below which the summary says the reference set disagrees with the labeled items.
 WARNING_WEIGHT = 0.2
 #: The assumption the anchored models make, in the summary and the JSON.
-ASSUMPTION = ("label shift: the classifier's class-conditional score densities are the reference set's, only the "
-              "prevalence differs")
+ASSUMPTION = ("the reference set's calibration map applies to this pool up to a label shift (the prevalence may "
+              "differ) or a covariate shift (the scores' distribution may differ), weighed equally")
 
 
 def hypothesis_prior(fitted, anchored):
@@ -61,7 +70,7 @@ def hypothesis_prior(fitted, anchored):
     reference = np.array([m.reference_log_evidence for m, a in zip(fitted, anchored) if a], dtype=float)
     concept_reference = float(special.logsumexp(reference) - np.log(reference.size))
     for model, a in zip(fitted, anchored):
-        if not a:
+        if not a and model.log_evidence is not None:  # None: no evidence at all (left out of the average)
             model.log_evidence = float(model.log_evidence) + concept_reference
             model.reference_log_evidence = concept_reference
     if anchored.all():
