@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .models.criticism import P_VALUE_THRESHOLD, label_check
 from .evaluation import Evaluation
-from .exceptions import MixtureFitError, Notice, SpeInputError, SpeWarning, collected_notices, plain
-from .models.mixture.fit import fit_mixture
+from .exceptions import Notice, SpeInputError, plain
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inference.nuts import require_pymc
-from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, labeled_auc,
-                     normalize_labels, normalize_reference, reference_warnings, seed_of)
+from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, normalize_labels,
+                     normalize_reference, reference_warnings, seed_of)
 from .performance import sample_performance
-from .models.anchor import hypothesis_prior, reference_report
-from .models.deviation import deviation_model
-from .models.average import average_models
-from .models.constant import fit_constant
 from .models.features import LabeledScores
 from .models.mixture import (SCORE_TYPES, clipped_probabilities, resolve_score_reading,  # noqa: F401  (public here too)
                              resolve_score_type)
+from .models.pipeline import fit_score_models, prevalence_only
 from .models.registry import REGISTRY, score_model_names
-from .models.shift import carried_models
 from .parallel import one_blas_thread, resolve_workers, usable_cpus
-from .progress import showing, shown, stage
+from .progress import showing, shown
 from .engines import pooled_scores
 from .models.mixture.select import parse_families
 
@@ -202,10 +196,16 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         carried to this pool under prior shift (:mod:`spe.models.reference`;
         only with ``reference``); ``"average"`` (default) averages them by
         their evidence on the labeled items (:mod:`spe.models.average`): all
-        seven, or all but ``"calibrated"`` when ``score_type="decision"``,
-        and with a reference set the ``"reference"`` model too, with prior
-        probability :data:`spe.models.reference.PRIOR_MASS` = 1/2 (the others share the
-        rest). A model that fails the label check is left out, and so is the mixture when it fails the histogram
+        seven, or all but ``"calibrated"`` when ``score_type="decision"``.
+        With a reference set the average weighs the hypotheses it raises
+        (:mod:`spe.models.anchor`): its map applies to the pool up to a label
+        or covariate shift (the ``"reference"`` model and every model that
+        learns the map from the reference's labels, carried to the pool:
+        ``reference-<name>``, ``reference-<name>-covariate``; prior 0.9), or
+        it does not (concept shift: ``"reference-deviation"`` and the models
+        above fitted on the pool alone, prior 0.1, fitted only when pool
+        items are labeled); the evidence is then p(Y_ref, Y_L | S_ref, S).
+        A model that fails the label check is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
         What the scores are. ``"calibrated"`` reads probabilities through
@@ -271,13 +271,17 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     reference : None, (scores (R,), labels (R,)) pair, mapping or DataFrame
         A labeled reference set: the same classifier's scores (score units)
         on other items with every label 0/1, e.g. its validation data; see
-        :func:`spe.inputs.normalize_reference`. Its calibration map joins the
-        average (``score_model="reference"``); the pool's prevalence may
-        differ (prior shift, re-estimated from the pool's scores). When the
-        pool's labels give it weight < 0.2 a warning says the reference
-        disagrees. ``diagnostics["reference"]`` reports its size, prevalence,
-        the pool prevalence it implies, the shift and its weight. Never
-        modified.
+        :func:`spe.inputs.normalize_reference`. Its labels are evidence for
+        every model of the average (see ``score_model``): the pool's
+        prevalence may differ (label shift, re-estimated from the pool's
+        scores) or only its scores' distribution (covariate shift); without
+        pool labels the estimate rests on it, and with them they weigh it
+        against concept shift. When the pool's labels give it weight < 0.2 a
+        warning says the reference disagrees. ``diagnostics["reference"]``
+        reports its size, prevalence, the pool prevalence it implies, the
+        shift, the assumption, its weight (``weight``, and
+        ``concept_shift_weight``), each anchored map's weight (``maps``) and
+        what checked it (``check``). Never modified.
 
     label_selection : {"random", "adaptive"}
         How the labeled items were chosen: ``"adaptive"`` when by a rule that looked only at the scores and at
@@ -519,10 +523,10 @@ def _fit_checked(s, index, value, rngs, *, families="auto", draws=1000, inferenc
                    score_type=score_type, monotone=bool(monotone), inference=inference,
                    progressbar=showing(), likelihood_bins=like_bins, workers=workers)
     if n_distinct == 1:
-        fit = _prevalence_only(value, draws, recal_rng)
+        fit = prevalence_only(value, draws, recal_rng)
     else:
-        fit = _fit_score_models(s, s_sorted, index, value, score_model, options,
-                                (fit_rng, recal_rng, avg_rng, check_rng), reference, counts)
+        data = LabeledScores(s, s_sorted, index, value, score_type, draws, reference, counts=counts)
+        fit = fit_score_models(data, score_model, options, (fit_rng, recal_rng, avg_rng, check_rng))
     diagnostics = dict(fit.diagnostics)
     notes += [clip_note] if clip_note is not None else []
     if notes:
@@ -561,247 +565,3 @@ def _usable_score_model(score_model, score_type, stated_type):
                             argument="score_model")
     return "platt", ["the score model 'calibrated' reads the scores as probabilities or log-odds, and these can "
                      "be neither: Bayesian Platt scaling (the score model 'platt') is fitted instead"]
-
-
-@dataclass
-class _ScoreModelFit:
-    """What :func:`evaluate` fitted: the model behind the seam, the mixture's families (None when it was not
-    fitted), the diagnostics, and warnings for the user (str, or :class:`~spe.exceptions.Notice` with their own
-    category)."""
-
-    model: object
-    families: dict
-    diagnostics: dict
-    messages: list = field(default_factory=list)
-
-
-def _prevalence_only(value, draws, rng):
-    """All scores equal: the prevalence from the labels alone (:mod:`spe.models.constant`)."""
-    model = fit_constant(value, draws=draws, rng=rng)
-    diagnostics = dict(model.diagnostics)
-    diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
-                                    "elpd_loo": model.elpd_loo, "weight": 1.0}]
-    return _ScoreModelFit(model, {"negative": None, "positive": None}, diagnostics)
-
-
-def _fit_mixture_recording_warnings(s, s_sorted, index, value, options, rng):
-    """:func:`spe.models.mixture.fit.fit_mixture` with its warnings kept: (model or None, list of Notice).
-
-    A mixture that cannot be fitted at all (no family pair reaches an
-    identified optimum: e.g. too few distinct scores) is None, with a
-    warning; the other score models carry the estimate.
-    """
-    with collected_notices("mixture") as notices:
-        try:
-            mixture, _ = fit_mixture(s, index, value, rng=rng, identify_top=options["monotone"],
-                                     sorted_scores=s_sorted, **options)
-        except MixtureFitError as e:
-            mixture = None
-            notices.append(Notice(f"the SPE mixture could not be fitted to these scores ({e}): it is left out, and "
-                                  "the estimate rests on the recalibrations of the score", SpeWarning, "mixture"))
-    return mixture, notices
-
-
-def _score_models(score_model, data):
-    """The score models to fit (:class:`~spe.models.registry.ScoreModel` list): the one asked for, or all that
-    ``"average"`` averages for these data — with a reference set, those carried from it too
-    (:func:`spe.models.shift.carried_models`; the deviation from them is fitted after them), and without pool
-    labels only those that rest on it (:mod:`spe.models.anchor`) —; without a mixture, those that do not need
-    it."""
-    if score_model != "average":
-        names = (score_model,)
-    elif _rests_on_reference(score_model, data):
-        names = tuple(name for name, m in REGISTRY.items() if m.needs_reference and m.averaged(data))
-    else:
-        names = tuple(name for name, m in REGISTRY.items() if m.averaged(data))
-    if data.mixture is None:
-        names = tuple(m for m in names if not REGISTRY[m].uses_mixture) or ("platt",)
-    carried = carried_models(data) if score_model == "average" and data.reference is not None else []
-    return [REGISTRY[name] for name in names] + carried
-
-
-def _anchored_average(score_model, data):
-    """Whether the average weighs the hypotheses a reference set raises (:mod:`spe.models.anchor`)."""
-    return score_model == "average" and data.reference is not None
-
-
-def _rests_on_reference(score_model, data):
-    """Whether the estimate rests on the reference set alone: averaged, with a reference and no pool labels."""
-    return _anchored_average(score_model, data) and data.labeled_index.size == 0
-
-
-def _uses_mixture(score_model, data):
-    """Whether ``score_model`` (a name or ``"average"``) needs the SPE mixture fitted for these data."""
-    if score_model == "average":
-        return not _rests_on_reference(score_model, data)
-    return REGISTRY[score_model].uses_mixture
-
-
-def _fit_score_models(s, s_sorted, index, value, score_model, options, rngs, reference=None, counts=None):
-    """Fit the SPE mixture and the recalibrations, criticise each against the labels and the histogram, and
-    average those that pass by their evidence (see :func:`evaluate`)."""
-    fit_rng, recal_rng, avg_rng, check_rng = rngs
-    draws = options["draws"]
-    data = LabeledScores(s, s_sorted, index, value, options["score_type"], draws, reference, counts=counts)
-    # averaged, a mixture failing the histogram check is left out (_criticise): it need not be tempered
-    mixture_options = dict(options, leave_out_misfit=score_model == "average")
-    data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value,
-                                                                      dict(mixture_options, counts=counts), fit_rng)
-                                      if _uses_mixture(score_model, data) else (None, []))
-    mixture = data.mixture
-    fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, recal_rng)
-    anchored = [spec.needs_reference for spec in specs]
-    if _anchored_average(score_model, data):
-        more = _fit_registered([deviation_model([m for m, a in zip(fitted, anchored) if a])], data, recal_rng)
-        fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
-        anchored += [False] * len(more[0])
-    with stage("checking and averaging the score models"):
-        label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
-        if len(fitted) == 1:
-            model = fitted[0]
-        else:
-            prior = hypothesis_prior(fitted, anchored) if any(anchored) else None
-            model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
-                                   prior=prior)
-        diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
-                                                   check_rng, draws)
-    if mixture is None and not _uses_mixture(score_model, data):
-        diagnostics["mixture_not_fitted"] = (
-            "the estimate rests on the reference set (no pool labels)" if _rests_on_reference(score_model, data)
-            else f"the score model {score_model!r} does not use it")
-    messages += _reports(specs, fitted, diagnostics)
-    if score_model == "average" and reference is not None:
-        found, said = reference_report(fitted, diagnostics["score_models"], anchored, index.size)
-        diagnostics.setdefault("reference", {}).update(found)
-        messages += said
-    messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
-    messages += _model_messages(model_warnings, diagnostics)
-    families = ({"negative": None, "positive": None} if mixture is None else
-                {"negative": mixture.mixture_fit.mixture.negative.name,
-                 "positive": mixture.mixture_fit.mixture.positive.name})
-    return _ScoreModelFit(model, families, diagnostics, messages)
-
-
-def _criticise(fitted, mixture, s, index, value, rng):
-    """Box's loop, check then revise: each model's label-check p-value, and why it is left out of the average.
-
-    A model whose own posterior predicts the labeled items worse than it
-    expects to (label_check p < 0.01) is left out of the average, and so is
-    the mixture when its densities do not reproduce the histogram of the
-    scores (:mod:`spe.models.mixture.check`): tempered, its posterior is close to its
-    prior, whose p(y | s) says little about these scores yet is sharp at the
-    top (a positive family above a negative one), and 20 labels cannot
-    refute that. (So it is fitted with ``leave_out_misfit``: not tempered.)
-    """
-    label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
-    hist = None if mixture is None else mixture.mixture_fit.histogram_check
-    left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
-                 "labels" if p < P_VALUE_THRESHOLD else None)
-                for fm, p in zip(fitted, label_p)]
-    return label_p, left_out
-
-
-def _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value, rng, draws):
-    """The diagnostics of the fitted score models (the mixture's sampler, each model's weight, evidence and
-    checks, the averaged model's label check) and the label-check warning."""
-    if mixture is not None:
-        diagnostics = dict(mixture.diagnostics)
-    else:
-        diagnostics = {"inference": "grid", "draws": int(draws), "ess": float(draws), "pareto_k": None}
-    messages = []
-    if len(fitted) == 1:
-        diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
-                                        "elpd_loo": model.elpd_loo, "weight": 1.0}]
-    else:
-        diagnostics["score_models"] = model.diagnostics["models"]
-        diagnostics["chosen"] = model.diagnostics["chosen"]
-        for entry, why in zip(diagnostics["score_models"], left_out):
-            entry["left_out_by"] = why if entry["excluded"] else None
-    if index.size:
-        for entry, p in zip(diagnostics["score_models"], label_p):
-            entry["label_check_p"] = p
-        p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=rng)
-        diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
-        if p_all < P_VALUE_THRESHOLD:
-            messages.append(
-                f"no score model predicts the labeled items well: the labels are less probable under the "
-                f"{'averaged ' if len(fitted) > 1 else ''}model than labels it would generate itself "
-                f"(posterior-predictive p = {p_all:.3f}); the bands may be too narrow — check the scores and "
-                f"labels belong together, and label more items at random" + _backwards_hint(s[index], value))
-    return diagnostics, messages
-
-
-def _backwards_hint(labeled_scores, labeled_value):
-    """When the labeled positives score lower than the labeled negatives on the whole: say so (a classifier
-    that ranks backwards fails the label check; too few labels may leave the ranking test short of evidence)."""
-    pos, neg = labeled_scores[labeled_value == 1], labeled_scores[labeled_value == 0]
-    if not (pos.size and neg.size):
-        return ""
-    auc = labeled_auc(pos, neg)
-    return (f"; the labeled positives score lower than the labeled negatives (ROC AUC of the labeled items "
-            f"{auc:.2f}): does the classifier rank backwards?" if auc < 0.5 else "")
-
-
-def _reports(specs, fitted, diagnostics):
-    """What each fitted model's registry entry reports (:attr:`ScoreModel.report`): merged into ``diagnostics``;
-    returns the warnings."""
-    messages, alone = [], len(fitted) == 1
-    for spec, model, entry in zip(specs, fitted, diagnostics["score_models"]):
-        if spec.report is not None:
-            found, said = spec.report(model, entry, alone)
-            diagnostics.update(found)
-            messages += said
-    return messages
-
-
-def _fit_registered(models, data, rng):
-    """Fit each score model (a :class:`~spe.models.registry.ScoreModel`) on its own stream of ``rng``: (the fitted
-    models, their registry entries, their warnings as :class:`~spe.exceptions.Notice` objects whose source is the
-    model's name)."""
-    fitted, specs, notices = [], [], []
-    with stage("fitting the score models", total=len(models), unit="model") as progress:
-        for spec, stream in zip(models, rng.spawn(len(models))):
-            with collected_notices(spec.name) as found:
-                model = spec.fit(data, stream)
-            progress.advance()
-            source = spec.name if model is None else model.name
-            notices.append((source, [Notice(n, n.category, source) for n in found]))
-            if model is not None:
-                fitted.append(model)
-                specs.append(spec)
-    return fitted, specs, notices
-
-
-#: Weight below which a score model cannot mislead the estimates: its warnings become notes in the diagnostics.
-NEGLIGIBLE_WEIGHT = 0.01
-
-
-def _weighed_warnings(label, weight, notices, diagnostics):
-    """A score model's warnings for the user, each prefixed with ``label``; when the labels switched the model off
-    (weight < :data:`NEGLIGIBLE_WEIGHT`) they become notes in ``diagnostics`` instead."""
-    if weight >= NEGLIGIBLE_WEIGHT:
-        return [Notice(f"{label}: {n}", n.category, n.source) for n in notices]
-    for n in notices:
-        diagnostics.setdefault("notes", []).append(
-            f"{label} (weight {weight:.3f}, so it does not affect the estimates): {n}")
-    return []
-
-
-def _model_messages(model_warnings, diagnostics):
-    """The registered score models' own warnings ((model name, notices) pairs), by their weight."""
-    weights = _weights(diagnostics)
-    return [msg for source, notices in model_warnings
-            for msg in _weighed_warnings(f"score model {source!r}", weights.get(source, 1.0), notices, diagnostics)]
-
-
-def _mixture_messages(mixture, mixture_warnings, diagnostics):
-    """The mixture's warnings, by its weight; that it could not be fitted at all is said as it is."""
-    if mixture is None:
-        return list(mixture_warnings)
-    return _weighed_warnings("SPE mixture", _weights(diagnostics).get(mixture.name, 0.0), mixture_warnings,
-                             diagnostics)
-
-
-def _weights(diagnostics):
-    """Each fitted score model's weight in the average, by its name."""
-    return {m["model"]: m["weight"] for m in diagnostics["score_models"]}

@@ -76,10 +76,11 @@ def add_reading_options(p):
 def _add_reference_option(p):
     p.add_argument("--reference", metavar="REF.csv", action=Once,
                    help="a reference set: the same classifier's scores with every label (columns 'score' "
-                        "(or --score-column) and 'label'), e.g. its validation data. Its calibration map, carried "
-                        "to this pool under a prior shift (the prevalence may differ), joins the average with "
-                        "prior weight 1/2; if this pool's labels disagree with it, it loses weight and the summary "
-                        "says so")
+                        "(or --score-column) and 'label'), e.g. its validation data. Its labels are evidence for "
+                        "every score model, whose map is carried to this pool under a label shift (the prevalence "
+                        "may differ) or a covariate shift (the scores' distribution may differ); with no --labels "
+                        "the estimate rests on it; labels of this pool weigh it against concept shift (a map that "
+                        "changed), and if they disagree with it the summary says so")
 
 
 def _add_fit_options(p):

@@ -38,7 +38,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["CONCEPT_SHIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report"]
+from .criticism import P_VALUE_THRESHOLD
+from .label_shift_check import label_shift_check
+from .shift import compressed
+
+__all__ = ["CONCEPT_SHIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
+           "label_shift_p_value"]
 
 #: Prior probability that the pool's calibration map differs from the reference set's beyond a prior shift.
 CONCEPT_SHIFT_PRIOR = 0.1
@@ -78,6 +83,13 @@ def hypothesis_prior(fitted, anchored):
     return np.where(anchored, (1 - CONCEPT_SHIFT_PRIOR) / anchored.sum(), CONCEPT_SHIFT_PRIOR / (~anchored).sum())
 
 
+def label_shift_p_value(data, rng):
+    """The p-value of "the pool's scores are a label shift of the reference's" (:func:`label_shift_check`) for
+    ``data`` (a :class:`~spe.models.features.LabeledScores` with a reference set): float."""
+    scores, labels = data.reference
+    return label_shift_check(compressed(scores, labels), compressed(data.scores, counts=data.counts), rng)
+
+
 def _pool_prevalence(fitted, weights, anchored):
     """The anchored models' posterior means of (shift, reference prevalence, pool prevalence), weighted by their
     weights: three floats (NaN when they carry no weight)."""
@@ -88,7 +100,7 @@ def _pool_prevalence(fitted, weights, anchored):
     return tuple(float(v) for v in sum(w * mean for w, mean in rows) / total)
 
 
-def reference_report(fitted, entries, anchored, n_labeled):
+def reference_report(fitted, entries, anchored, n_labeled, shift_p=None):
     """What the summary and ``diagnostics["reference"]`` say of the two hypotheses, and the warnings.
 
     Parameters
@@ -99,14 +111,16 @@ def reference_report(fitted, entries, anchored, n_labeled):
     anchored : list of bool
     n_labeled : int
         The pool's labeled items.
+    shift_p : float or None
+        The p-value of the pool scores' label-shift check (:func:`label_shift_p_value`).
 
     Returns
     -------
     (dict, list of str)
         The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of label shift),
         ``concept_shift_weight``, ``maps`` (each anchored model's weight), ``shift``, ``reference_prevalence``,
-        ``pool_prevalence`` (posterior means over the anchored models), ``check`` (what would reveal a
-        violation) — and the warnings.
+        ``pool_prevalence`` (posterior means over the anchored models), ``label_shift_check_p``, ``check``
+        (what checked the assumption, what would reveal a violation) — and the warnings.
     """
     weights = np.array([e["weight"] for e in entries])
     anchored = np.asarray(anchored, dtype=bool)
@@ -115,7 +129,7 @@ def reference_report(fitted, entries, anchored, n_labeled):
     found = {"assumption": ASSUMPTION, "weight": weight, "concept_shift_weight": float(weights[~anchored].sum()),
              "maps": {m.name: float(w) for m, w, a in zip(fitted, weights, anchored) if a},
              "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
-             "check": _check_text(n_labeled, weight)}
+             "label_shift_check_p": shift_p, "check": _check_text(n_labeled, weight, shift_p)}
     if n_labeled == 0 or weight >= WARNING_WEIGHT:
         return found, []
     refuted = [e for e, a in zip(entries, anchored) if a and e.get("excluded")]
@@ -126,10 +140,13 @@ def reference_report(fitted, entries, anchored, n_labeled):
                    f"on similar data?"]
 
 
-def _check_text(n_labeled, weight):
+def _check_text(n_labeled, weight, shift_p):
+    scores = ("" if shift_p is None else
+              f"the pool's scores refute a label shift (p = {shift_p:.3f}: their distribution is not the "
+              f"reference's classes remixed), so only a covariate shift is kept; " if shift_p < P_VALUE_THRESHOLD else
+              f"the pool's scores allow a label shift (p = {shift_p:.2f}); ")
     if n_labeled == 0:
-        return ("not checked: no pool item is labeled, so the estimate rests on the reference set under label "
-                "shift; a few pool items labeled at random would reveal a change of the calibration map "
-                "(concept shift)")
-    return (f"{n_labeled} labeled pool items give label shift weight {weight:.3f} against concept shift "
-            f"(prior {1 - CONCEPT_SHIFT_PRIOR:.2f})")
+        return (scores + "no pool item is labeled, so nothing checks the map itself: a few pool items labeled "
+                "at random would reveal a change of the calibration map (concept shift)")
+    return (scores + f"{n_labeled} labeled pool items give the reference's map weight {weight:.3f} against "
+            f"concept shift (prior {1 - CONCEPT_SHIFT_PRIOR:.2f})")

@@ -426,7 +426,7 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         name=name, draws=u, weights=weights, probability=probability, param_names=["shift", "reference_prevalence",
                                                                                    "pool_prevalence"],
         constrained_draws=constrained,
-        diagnostics={"model": name, "reference": {
+        diagnostics={"model": name, "assumption": "label", "reference": {
             "n": int(ref_y.size), "positives": int(ref_y.sum()), "prevalence": float(ref_y.mean()),
             "bins": {int(b.n_bins): float(weights[k == j].sum()) for j, b in enumerate(binnings)},
             "pool_score_weight": power,

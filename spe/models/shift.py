@@ -230,7 +230,7 @@ def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, nam
     FittedScoreModel
         ``draws`` (M, 2) = (index of the reference model's draw, δ);
         ``weights`` PSIS-smoothed; ``constrained_draws`` (M, 3) = (δ, π_ref,
-        π_pool); ``log_evidence`` = log p(Y_ref, Y_L | S_ref, S);
+        π_pool), π_pool the mean of the carried map over the pool's scores; ``log_evidence`` = log p(Y_ref, Y_L | S_ref, S);
         ``reference_log_evidence`` = log p(Y_ref | S_ref); ``loo`` (n,) by
         PSIS-LOO; ``diagnostics`` with ESS, Pareto k̂ and the posterior means.
     """
@@ -238,12 +238,13 @@ def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, nam
     index = systematic_resample(np.asarray(fitted.weights, dtype=float), draws, rng)
     theta = fitted.draws[index]
     pi_ref = fitted.probability(theta, reference.scores) @ reference.counts / reference.n_items
+    at_pool = fitted.probability(theta, pool.scores)
     if assumption == "label":
-        shift = PriorShiftLikelihood(fitted.probability(theta, pool.scores), pi_ref, pool.counts,
-                                     shift_power(reference.n_items, pool.n_items))
+        shift = PriorShiftLikelihood(at_pool, pi_ref, pool.counts, shift_power(reference.n_items, pool.n_items))
         delta, log_ratio = shift.draw(rng)
     else:
         delta, log_ratio = np.zeros(draws), np.zeros(draws)
+    pi_pool = special.expit(_logit(at_pool) + delta[:, None]) @ pool.counts / pool.n_items
     u = np.column_stack([index, delta])
     y = np.asarray(labeled_value, dtype=int)
     probability = partial(_carried_probability, fitted)
@@ -252,12 +253,13 @@ def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, nam
     log_posterior = log_ratio + log_lik.sum(axis=1)
     weights, pareto_k = psis(log_posterior)
     label_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
-    constrained = np.column_stack([delta, pi_ref, special.expit(_logit(pi_ref) + delta)])
+    constrained = np.column_stack([delta, pi_ref, pi_pool])
     mean = weights @ constrained
     model = FittedScoreModel(
         name=name, draws=u, weights=weights, probability=probability,
         param_names=["shift", "reference_prevalence", "pool_prevalence"], constrained_draws=constrained,
-        diagnostics={"model": name, "fitted_on": f"the reference set, carried to the pool: {ASSUMPTIONS[assumption]}",
+        diagnostics={"model": name, "assumption": assumption,
+                     "fitted_on": f"the reference set, carried to the pool: {ASSUMPTIONS[assumption]}",
                      "posterior_mean": dict(zip(("shift", "reference_prevalence", "pool_prevalence"),
                                                 map(float, mean))),
                      "reference_log_evidence": float(fitted.log_evidence),

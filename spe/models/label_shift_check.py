@@ -1,0 +1,114 @@
+r"""Does the pool's score histogram allow a label shift from the reference set? A check from the scores alone.
+
+Under label shift the pool's scores are a mixture of the reference's two
+class-conditional score distributions with a new weight π' (Saerens,
+Latinne & Decaestecker 2002): p_pool(s) = π' f₁(s) + (1 − π') f₀(s). Any
+other change of the population (a new age mix, a new region: *covariate
+shift*) moves the scores in a way no π' reproduces, and the label-shift
+estimate of π' is then wrong, sometimes far (on NannyML's census data the
+chunk whose mean score fell from 0.49 to 0.35 got π' = 0.15 for a truth of
+0.34). So the label-shift models are checked against the pool's histogram,
+as the SPE mixture is (:mod:`spe.models.mixture.check`): a posterior-
+bootstrap test (Efron & Tibshirani 1993, §16) over :data:`BINS` equal-count
+bins of the reference's scores, with the reference's own sampling noise
+kept:
+
+1. the statistic: the reference's class-conditional bin frequencies f̂₁, f̂₀,
+   π̂' fitted to the pool's histogram under them (EM, Saerens et al.'s), and
+   the G discrepancy of the pool's histogram from π̂' f̂₁ + (1 − π̂') f̂₀;
+2. its distribution under label shift: replicate the reference's positives
+   and negatives (multinomial from f̂₁, f̂₀, as many as the reference has)
+   and the pool (multinomial from π̂' f̂₁ + (1 − π̂') f̂₀ with N' = min(N, R)
+   items: the pool is known no better than the reference it is compared
+   with, as in the shift's coarsened likelihood,
+   :func:`spe.models.shift.shift_power`), and compute the statistic on each
+   replicate exactly as on the data (the observed pool scaled to N').
+
+p < :data:`~spe.models.criticism.P_VALUE_THRESHOLD`: the pool's scores
+refute the label shift, and the models that assume it are left out of the
+average (``left_out_by: "pool scores"``); the covariate-shift models remain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["label_shift_check", "BINS", "SIMULATIONS"]
+
+#: Equal-count bins of the reference's scores.
+BINS = 20
+#: Replicates of the pool's histogram.
+SIMULATIONS = 400
+#: EM steps fitting π' to a histogram.
+EM_STEPS = 200
+
+
+def label_shift_check(reference, pool, rng, bins=BINS, simulations=SIMULATIONS):
+    """Posterior-predictive p-value of "the pool's scores are a mixture of the reference's two classes' scores".
+
+    Parameters
+    ----------
+    reference : spe.models.shift.CompressedScores
+        The reference set, with ``positives``.
+    pool : spe.models.shift.CompressedScores
+        The pool's scores.
+    rng : numpy.random.Generator
+    bins : int
+        Equal-count bins of the reference's scores (fewer where ties merge them).
+    simulations : int
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1]; small: the pool's histogram is not one a label shift makes.
+    """
+    ref_pos, ref_neg, observed = _histograms(reference, pool, bins)
+    size = int(min(pool.n_items, reference.n_items))
+    f1, f0 = ref_pos / ref_pos.sum(), ref_neg / ref_neg.sum()
+    fitted = _fitted(f1[None, :], f0[None, :], observed[None, :])[0]
+    statistic = _statistic(ref_pos[None, :], ref_neg[None, :], observed[None, :] / observed.sum() * size)[0]
+    pos = rng.multinomial(int(ref_pos.sum()), f1, simulations)
+    neg = rng.multinomial(int(ref_neg.sum()), f0, simulations)
+    replicate = rng.multinomial(size, fitted, simulations)
+    return float(np.mean(_statistic(pos, neg, replicate) >= statistic))
+
+
+def _statistic(positives, negatives, pool):
+    """The G discrepancy of each pool histogram (S, B) from the label-shift mixture of its reference's class
+    histograms (S, B) each (Jeffreys-smoothed), π' fitted: (S,)."""
+    f1 = (positives + 0.5) / (positives + 0.5).sum(axis=1, keepdims=True)
+    f0 = (negatives + 0.5) / (negatives + 0.5).sum(axis=1, keepdims=True)
+    return _g(pool / pool.sum(axis=1, keepdims=True), _fitted(f1, f0, pool))
+
+
+def _histograms(reference, pool, bins):
+    """The reference's positives and negatives and the pool's items in equal-count bins of the reference's scores:
+    three (B,)."""
+    cumulative = np.cumsum(reference.counts)
+    cuts = np.searchsorted(cumulative, cumulative[-1] * np.arange(1, bins) / bins)
+    edges = np.unique(reference.scores[np.minimum(cuts, reference.scores.size - 1)])
+    b_ref = np.searchsorted(edges, reference.scores, side="right")
+    b_pool = np.searchsorted(edges, pool.scores, side="right")
+    width = edges.size + 1
+    positives = np.bincount(b_ref, weights=reference.positives, minlength=width)
+    negatives = np.bincount(b_ref, weights=reference.counts - reference.positives, minlength=width)
+    return positives, negatives, np.bincount(b_pool, weights=pool.counts, minlength=width)
+
+
+def _fitted(f1, f0, counts):
+    """π' f₁ + (1 − π') f₀ with π' the maximum-likelihood weight of each histogram (S, B) under its (f₁, f₀)
+    (S, B) each (EM, vectorised over the S rows): (S, B)."""
+    pi = np.full((f1.shape[0], 1), 0.5)
+    total = counts.sum(axis=1, keepdims=True)
+    for _ in range(EM_STEPS):
+        mix = pi * f1 + (1 - pi) * f0
+        pi = np.sum(pi * f1 / mix * counts, axis=1, keepdims=True) / total
+    return pi * f1 + (1 - pi) * f0
+
+
+def _g(frequencies, expected):
+    """The G discrepancy Σ_b q_b log(q_b / p_b) of frequencies (S, B) from expected (S, B): (S,)."""
+    q = frequencies
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(q > 0, q * np.log(q / expected), 0.0)
+    return terms.sum(axis=1)
