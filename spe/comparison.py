@@ -311,7 +311,8 @@ def _average(candidates, avg_rng):
         model = average_models(models, draws=models[0].n_draws, rng=avg_rng, exclude=exclude)
         rows = model.diagnostics["models"]
     table = [{"model": r["model"], "log_evidence": r["log_evidence"], "weight": r["weight"],
-              "label_check_p": None if not np.isfinite(p) else float(p), "left_out": x}
+              "label_check_p": None if not np.isfinite(p) else float(p), "excluded": x,
+              "left_out_by": "labels" if x else None}
              for r, p, x in zip(rows, checks, exclude)]
     return model, table
 
@@ -723,7 +724,7 @@ class Comparison:
                  "models of the labels (joint, and each classifier alone), weighted by their evidence "
                  "p(labels | scores):"]
         for v in self.diagnostics["models"]:
-            left = "  (label check failed: left out)" if v["left_out"] else ""
+            left = "  (label check failed: left out)" if v["excluded"] else ""
             lines.append(f"  {_shortened(v['model'], 60):<60s} weight {v['weight']:.3f}  log evidence "
                          f"{v['log_evidence']:8.2f}{left}")
         first = self[self.names[0]]

@@ -1177,9 +1177,8 @@ class Evaluation:
             for m in sorted(models, key=lambda m: -m["weight"]):
                 check = f"  label check p {m['label_check_p']:.2f}" if m.get("label_check_p") is not None else ""
                 if m.get("excluded"):
-                    check += {"histogram": "  (histogram check failed: left out)",
-                              "pool scores": "  (the pool's scores refute a label shift: left out)"}.get(
-                                  m.get("left_out_by"), " (failed: left out)")
+                    check += ("  (histogram check failed: left out)" if m.get("left_out_by") == "histogram"
+                              else " (failed: left out)")
                 loo = f"  LOO {m['elpd_loo']:8.2f}" if m.get("elpd_loo") is not None else ""
                 lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence "
                              f"{_evidence_text(m['log_evidence'])}{loo}{check}")

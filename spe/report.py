@@ -44,12 +44,19 @@ DIAGNOSTICS = {
         f"p below {P_VALUE_THRESHOLD}: no score model predicts the labeled items well; trust the intervals less"),
     "log evidence": (
         "log p(labels | scores) of each score model, in nats: how well it predicted the labeled items before "
-        "seeing them. The models are averaged with weights proportional to exp(log evidence).",
+        "seeing them (with a reference set, its labels too: log p(reference labels, labels | scores)). The "
+        "models are averaged with weights proportional to their prior times exp(log evidence).",
         "a difference of 2-3 nats between models is decisive; all close: the labels cannot tell the models apart"),
     "LOO": (
         "The leave-one-out expected log predictive density (PSIS-LOO) of the labeled items under each model, "
         "in nats: a check of the evidence that does not depend on the prior.",
         "a model with much better evidence than LOO may be overfitting the few labels"),
+    "label-shift check": (
+        "With a reference set: could the pool's score histogram be the reference's two classes remixed (a label "
+        "shift, only the prevalence changed)? A bootstrap test over 20 bins of the reference's scores, the "
+        "reference's own sampling noise included.",
+        f"p below {P_VALUE_THRESHOLD}: more than the prevalence changed; the label-shift models are left out and "
+        "the estimate rests on a covariate shift (the reference's map applied unchanged)"),
     "MAP starts agreeing": (
         "How many of the optimiser's starting points reached the same mode of the mixture's posterior.",
         "fewer than all: the posterior has several modes; the importance sampler is around the best one"),
@@ -89,6 +96,9 @@ def diagnostic_rows(diagnostics):
     lc = diagnostics.get("label_check")
     if lc:
         rows.append(("label check", f"p = {lc['p_value']:.3f}", "ok" if lc["passed"] else "check"))
+    shift_p = (diagnostics.get("reference") or {}).get("label_shift_check_p")
+    if shift_p is not None:
+        rows.append(("label-shift check", f"p = {shift_p:.3f}", "ok" if shift_p >= P_VALUE_THRESHOLD else "check"))
     models = diagnostics.get("score_models") or []
     if len(models) > 1:
         best = max(models, key=lambda m: m["weight"])

@@ -39,11 +39,11 @@ import numpy as np
 from scipy import special
 
 from .criticism import P_VALUE_THRESHOLD
-from .label_shift_check import label_shift_check
+from .label_shift_check import label_shift_check, pool_score_evidence
 from .shift import compressed
 
 __all__ = ["CONCEPT_SHIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
-           "label_shift_p_value"]
+           "pool_scores_say"]
 
 #: Prior probability that the pool's calibration map differs from the reference set's beyond a prior shift.
 CONCEPT_SHIFT_PRIOR = 0.1
@@ -54,15 +54,19 @@ ASSUMPTION = ("the reference set's calibration map applies to this pool up to a 
               "differ) or a covariate shift (the scores' distribution may differ), weighed equally")
 
 
-def hypothesis_prior(fitted, anchored):
-    """Prior model probabilities (K,) of the fitted models, and the concept-shift models' evidence completed.
+def hypothesis_prior(fitted, anchored, score_evidence=None):
+    """Prior model probabilities (K,) of the fitted models, and every model's evidence completed.
 
     Parameters
     ----------
     fitted : list of FittedScoreModel
         K models; the anchored ones carry ``reference_log_evidence`` = log p(Y_ref | S_ref).
     anchored : list of bool, length K
-        Whether each model assumes the reference's map applies (label shift).
+        Whether each model assumes the reference's map applies (label or covariate shift).
+    score_evidence : dict, optional
+        log p(the pool's score histogram | assumption) for ``"label"`` and ``"covariate"``
+        (:func:`~spe.models.label_shift_check.pool_score_evidence`): added to the models that assume a label
+        shift (``diagnostics["assumption"] == "label"``) and to the others (the pool's scores unconstrained).
 
     Returns
     -------
@@ -75,19 +79,27 @@ def hypothesis_prior(fitted, anchored):
     reference = np.array([m.reference_log_evidence for m, a in zip(fitted, anchored) if a], dtype=float)
     concept_reference = float(special.logsumexp(reference) - np.log(reference.size))
     for model, a in zip(fitted, anchored):
-        if not a and model.log_evidence is not None:  # None: no evidence at all (left out of the average)
+        if model.log_evidence is None:  # no evidence at all (left out of the average)
+            continue
+        if not a:
             model.log_evidence = float(model.log_evidence) + concept_reference
             model.reference_log_evidence = concept_reference
+        if score_evidence is not None:
+            model.log_evidence += score_evidence["label" if model.diagnostics.get("assumption") == "label"
+                                                 else "covariate"]
     if anchored.all():
         return np.full(anchored.size, 1.0 / anchored.size)
     return np.where(anchored, (1 - CONCEPT_SHIFT_PRIOR) / anchored.sum(), CONCEPT_SHIFT_PRIOR / (~anchored).sum())
 
 
-def label_shift_p_value(data, rng):
-    """The p-value of "the pool's scores are a label shift of the reference's" (:func:`label_shift_check`) for
-    ``data`` (a :class:`~spe.models.features.LabeledScores` with a reference set): float."""
+def pool_scores_say(data, rng):
+    """What the pool's scores say of the assumptions, for ``data`` (a :class:`~spe.models.features.LabeledScores`
+    with a reference set): ``{"evidence": {"label": float, "covariate": float}, "p_value": float}`` — the
+    histogram's log evidence under each (:func:`pool_score_evidence`) and the label-shift check's p-value
+    (:func:`label_shift_check`)."""
     scores, labels = data.reference
-    return label_shift_check(compressed(scores, labels), compressed(data.scores, counts=data.counts), rng)
+    reference, pool = compressed(scores, labels), compressed(data.scores, counts=data.counts)
+    return {"evidence": pool_score_evidence(reference, pool), "p_value": label_shift_check(reference, pool, rng)}
 
 
 def _pool_prevalence(fitted, weights, anchored):
@@ -100,7 +112,7 @@ def _pool_prevalence(fitted, weights, anchored):
     return tuple(float(v) for v in sum(w * mean for w, mean in rows) / total)
 
 
-def reference_report(fitted, entries, anchored, n_labeled, shift_p=None):
+def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     """What the summary and ``diagnostics["reference"]`` say of the two hypotheses, and the warnings.
 
     Parameters
@@ -111,8 +123,8 @@ def reference_report(fitted, entries, anchored, n_labeled, shift_p=None):
     anchored : list of bool
     n_labeled : int
         The pool's labeled items.
-    shift_p : float or None
-        The p-value of the pool scores' label-shift check (:func:`label_shift_p_value`).
+    scores_say : dict or None
+        What the pool's scores say (:func:`pool_scores_say`).
 
     Returns
     -------
@@ -129,7 +141,10 @@ def reference_report(fitted, entries, anchored, n_labeled, shift_p=None):
     found = {"assumption": ASSUMPTION, "weight": weight, "concept_shift_weight": float(weights[~anchored].sum()),
              "maps": {m.name: float(w) for m, w, a in zip(fitted, weights, anchored) if a},
              "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
-             "label_shift_check_p": shift_p, "check": _check_text(n_labeled, weight, shift_p)}
+             "label_shift_weight": float(sum(w for m, w in zip(fitted, weights)
+                                             if m.diagnostics.get("assumption") == "label")),
+             "label_shift_check_p": None if scores_say is None else scores_say["p_value"],
+             "check": _check_text(n_labeled, weight, scores_say)}
     if n_labeled == 0 or weight >= WARNING_WEIGHT:
         return found, []
     refuted = [e for e, a in zip(entries, anchored) if a and e.get("excluded")]
@@ -140,11 +155,12 @@ def reference_report(fitted, entries, anchored, n_labeled, shift_p=None):
                    f"on similar data?"]
 
 
-def _check_text(n_labeled, weight, shift_p):
-    scores = ("" if shift_p is None else
-              f"the pool's scores refute a label shift (p = {shift_p:.3f}: their distribution is not the "
-              f"reference's classes remixed), so only a covariate shift is kept; " if shift_p < P_VALUE_THRESHOLD else
-              f"the pool's scores allow a label shift (p = {shift_p:.2f}); ")
+def _check_text(n_labeled, weight, scores_say):
+    p = None if scores_say is None else scores_say["p_value"]
+    scores = ("" if p is None else
+              f"the pool's scores refute a label shift (p = {p:.3f}: their distribution is not the reference's "
+              f"classes remixed), so the estimate rests on a covariate shift; " if p < P_VALUE_THRESHOLD else
+              f"the pool's scores allow a label shift (p = {p:.2f}); ")
     if n_labeled == 0:
         return (scores + "no pool item is labeled, so nothing checks the map itself: a few pool items labeled "
                 "at random would reveal a change of the calibration map (concept shift)")

@@ -25,15 +25,18 @@ kept:
    replicate exactly as on the data (the observed pool scaled to N').
 
 p < :data:`~spe.models.criticism.P_VALUE_THRESHOLD`: the pool's scores
-refute the label shift, and the models that assume it are left out of the
-average (``left_out_by: "pool scores"``); the covariate-shift models remain.
+refute the label shift (reported). What weighs the label-shift models
+against the covariate-shift ones is their evidence on the pool's histogram,
+:func:`pool_score_evidence` (:mod:`spe.models.anchor`): a model that misfits
+is switched off by its evidence, not by a threshold.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
-__all__ = ["label_shift_check", "BINS", "SIMULATIONS"]
+__all__ = ["label_shift_check", "pool_score_evidence", "BINS", "SIMULATIONS", "PI_GRID"]
 
 #: Equal-count bins of the reference's scores.
 BINS = 20
@@ -41,6 +44,8 @@ BINS = 20
 SIMULATIONS = 400
 #: EM steps fitting π' to a histogram.
 EM_STEPS = 200
+#: Grid points of π' integrating the label shift's evidence.
+PI_GRID = 2001
 
 
 def label_shift_check(reference, pool, rng, bins=BINS, simulations=SIMULATIONS):
@@ -79,6 +84,38 @@ def _statistic(positives, negatives, pool):
     f1 = (positives + 0.5) / (positives + 0.5).sum(axis=1, keepdims=True)
     f0 = (negatives + 0.5) / (negatives + 0.5).sum(axis=1, keepdims=True)
     return _g(pool / pool.sum(axis=1, keepdims=True), _fitted(f1, f0, pool))
+
+
+def pool_score_evidence(reference, pool, bins=BINS):
+    """log p(the pool's score histogram | assumption) for label and covariate shift, on a common scale.
+
+    The histogram is the pool's items in :data:`BINS` equal-count bins of
+    the reference's scores, scaled to N' = min(N, R) items (the coarsened
+    likelihood of :func:`spe.models.shift.shift_power`). Under label shift
+    its bin probabilities are π' f₁ + (1 − π') f₀ (f₁, f₀ the reference's
+    class histograms, Jeffreys-smoothed; π' uniform on (0, 1), integrated
+    on a grid of :data:`PI_GRID` points): one free parameter. Under
+    covariate shift the scores' distribution may be any: a uniform Dirichlet
+    prior on the bin probabilities (the Dirichlet-multinomial). The
+    multinomial coefficient, common to both, is left out. So the pool's
+    scores favour the label shift when they are the reference's classes
+    remixed (Occam's razor: it predicted them with one parameter), and the
+    covariate shift when no remix reproduces them.
+
+    Returns
+    -------
+    dict
+        ``{"label": float, "covariate": float}``, natural log.
+    """
+    positives, negatives, observed = _histograms(reference, pool, bins)
+    n = observed / observed.sum() * min(pool.n_items, reference.n_items)
+    f1, f0 = (positives + 0.5) / (positives + 0.5).sum(), (negatives + 0.5) / (negatives + 0.5).sum()
+    pi = (np.arange(PI_GRID) + 0.5) / PI_GRID
+    label = special.logsumexp(np.log(np.outer(pi, f1) + np.outer(1 - pi, f0)) @ n) - np.log(PI_GRID)
+    alpha = np.ones(n.size)
+    covariate = (special.gammaln(alpha.sum()) - special.gammaln(alpha.sum() + n.sum())
+                 + np.sum(special.gammaln(alpha + n) - special.gammaln(alpha)))
+    return {"label": float(label), "covariate": float(covariate)}
 
 
 def _histograms(reference, pool, bins):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..exceptions import MixtureFitError, Notice, SpeWarning, collected_notices
 from ..inputs import labeled_auc
 from ..progress import stage
-from .anchor import hypothesis_prior, label_shift_p_value, reference_report
+from .anchor import hypothesis_prior, pool_scores_say, reference_report
 from .average import average_models
 from .constant import fit_constant
 from .criticism import P_VALUE_THRESHOLD, label_check
@@ -136,12 +136,12 @@ def fit_score_models(data, score_model, options, rngs):
     mixture = data.mixture
     fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng)
     with stage("checking and averaging the score models"):
-        shift_p = label_shift_p_value(data, check_rng.spawn(1)[0]) if any(anchored) else None
-        label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng, shift_p)
+        scores_say = pool_scores_say(data, check_rng.spawn(1)[0]) if any(anchored) else None
+        label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
         if len(fitted) == 1:
             model = fitted[0]
         else:
-            prior = hypothesis_prior(fitted, anchored) if any(anchored) else None
+            prior = hypothesis_prior(fitted, anchored, scores_say["evidence"]) if any(anchored) else None
             model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
                                    prior=prior)
         diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
@@ -152,7 +152,7 @@ def fit_score_models(data, score_model, options, rngs):
             else f"the score model {score_model!r} does not use it")
     messages += _reports(specs, fitted, diagnostics)
     if score_model == "average" and reference is not None:
-        found, said = reference_report(fitted, diagnostics["score_models"], anchored, index.size, shift_p)
+        found, said = reference_report(fitted, diagnostics["score_models"], anchored, index.size, scores_say)
         diagnostics.setdefault("reference", {}).update(found)
         messages += said
     messages += _mixture_messages(mixture, mixture_warnings, diagnostics)
@@ -175,7 +175,7 @@ def _fit_all(score_model, data, rng):
     return fitted, specs, model_warnings, anchored
 
 
-def _criticise(fitted, mixture, s, index, value, rng, shift_p=None):
+def _criticise(fitted, mixture, s, index, value, rng):
     """Box's loop, check then revise: each model's label-check p-value, and why it is left out of the average.
 
     A model whose own posterior predicts the labeled items worse than it
@@ -185,15 +185,10 @@ def _criticise(fitted, mixture, s, index, value, rng, shift_p=None):
     prior, whose p(y | s) says little about these scores yet is sharp at the
     top (a positive family above a negative one), and 20 labels cannot
     refute that. (So it is fitted with ``leave_out_misfit``: not tempered.)
-    With a reference set, the models that assume a label shift are left out
-    when the pool's scores refute it (``shift_p``, the p-value of
-    :func:`spe.models.label_shift_check.label_shift_check`, below 0.01).
     """
     label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
     hist = None if mixture is None else mixture.mixture_fit.histogram_check
-    refuted = shift_p is not None and shift_p < P_VALUE_THRESHOLD
     left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
-                 "pool scores" if refuted and fm.diagnostics.get("assumption") == "label" else
                  "labels" if p < P_VALUE_THRESHOLD else None)
                 for fm, p in zip(fitted, label_p)]
     return label_p, left_out
