@@ -87,9 +87,14 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
         if score_evidence is not None:
             model.log_evidence += score_evidence["label" if model.diagnostics.get("assumption") == "label"
                                                  else "covariate"]
-    if anchored.all():
-        return np.full(anchored.size, 1.0 / anchored.size)
-    return np.where(anchored, (1 - CONCEPT_SHIFT_PRIOR) / anchored.sum(), CONCEPT_SHIFT_PRIOR / (~anchored).sum())
+    label = np.array([m.diagnostics.get("assumption") == "label" for m in fitted]) & anchored
+    groups = [(label, 1.0), (anchored & ~label, 1.0), (~anchored, 0.0)] if anchored.all() else [
+        (label, (1 - CONCEPT_SHIFT_PRIOR)), (anchored & ~label, (1 - CONCEPT_SHIFT_PRIOR)), (~anchored, 2 * CONCEPT_SHIFT_PRIOR)]
+    prior = np.zeros(anchored.size)
+    for members, mass in groups:
+        if members.any():
+            prior[members] = mass / members.sum()
+    return prior / prior.sum()
 
 
 def pool_scores_say(data, rng):

@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 from scipy import special
 
-from .recalibration import PRIORS, fit_recalibration
+from .recalibration import RecalibrationPrior, fit_recalibration
 from .registry import ScoreModel
 from .shift import compressed
 
@@ -35,15 +35,23 @@ __all__ = ["NAME", "fit_deviation", "deviation_model"]
 NAME = "reference-deviation"
 #: Probabilities are kept this far from 0 and 1 before taking logits.
 EPS = 1e-9
+#: The deviation's prior: a ~ N(0, 0.3²) (log-odds), log b ~ t₃(0, 0.15).
+PRIOR = RecalibrationPrior(0.0, 0.3, 0.0, 0.15, logb_df=3.0)
 
 
-def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None):
+def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None,
+                  score_evidence=None):
     """The best anchored model's pool map, recalibrated on the pool's labels (module docstring).
 
     Parameters
     ----------
     anchored : list of FittedScoreModel
-        The anchored models (label shift); the one with the largest ``log_evidence`` is deviated.
+        The anchored models (label or covariate shift); the one with the largest evidence is deviated.
+    score_evidence : dict, optional
+        log p(the pool's score histogram | assumption) (:func:`spe.models.label_shift_check.pool_score_evidence`),
+        added to each anchored model's ``log_evidence`` by its ``diagnostics["assumption"]`` in choosing it; the
+        deviation keeps that assumption (a small change of the map leaves the scores' histogram as it explains
+        it).
     scores : array, shape (N,)
         The pool's scores, score units (or a :class:`spe.pool.ScorePool`'s K values, with ``counts``).
     labeled_index : int array, shape (n,)
@@ -59,16 +67,22 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
         Draws of (a, log b), as :func:`spe.models.recalibration.fit_recalibration`; ``log_evidence`` =
         log p(Y_L | S) (the reference's share is added by :func:`spe.models.anchor.hypothesis_prior`).
     """
-    best = max(anchored, key=lambda m: m.log_evidence)
+    best = max(anchored, key=lambda m: m.log_evidence + _score_term(m, score_evidence))
     cells = compressed(scores, counts=counts).scores
     at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
     mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
     feature = partial(_interpolated, at, special.logit(np.clip(mean, EPS, 1 - EPS)))
     model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value,
-                              prior=PRIORS["calibrated"], draws=draws, rng=rng)
+                              prior=PRIOR, draws=draws, rng=rng)
     model.name = NAME
-    model.diagnostics.update(model=NAME, deviates=best.name)
+    model.diagnostics.update(model=NAME, deviates=best.name, assumption=best.diagnostics.get("assumption"))
     return model
+
+
+def _score_term(model, score_evidence):
+    if score_evidence is None:
+        return 0.0
+    return score_evidence["label" if model.diagnostics.get("assumption") == "label" else "covariate"]
 
 
 def _interpolated(at, values, s):
@@ -76,15 +90,15 @@ def _interpolated(at, values, s):
     return np.interp(np.asarray(s, dtype=float), at, values)
 
 
-def deviation_model(anchored):
+def deviation_model(anchored, score_evidence=None):
     """This model as a :class:`~spe.models.registry.ScoreModel` deviating the fitted ``anchored`` models (not
     registered: it exists only beside them); its fit returns None without pool labels."""
-    return ScoreModel(name=NAME, fit=partial(_fit, list(anchored)),
+    return ScoreModel(name=NAME, fit=partial(_fit, list(anchored), score_evidence),
                       about="the reference set's map under label shift, recalibrated on the pool's labels")
 
 
-def _fit(anchored, data, rng):
-    if data.labeled_index.size == 0 or not anchored:
+def _fit(anchored, score_evidence, data, rng):
+    if not anchored:
         return None
     return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
-                         draws=data.draws, rng=rng)
+                         draws=data.draws, rng=rng, score_evidence=score_evidence)

@@ -134,14 +134,14 @@ def fit_score_models(data, score_model, options, rngs):
                                                                       dict(mixture_options, counts=counts), fit_rng)
                                       if _uses_mixture(score_model, data) else (None, []))
     mixture = data.mixture
-    fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng)
+    scores_say = pool_scores_say(data, check_rng.spawn(1)[0]) if _anchored_average(score_model, data) else None
+    fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng, scores_say)
     with stage("checking and averaging the score models"):
-        scores_say = pool_scores_say(data, check_rng.spawn(1)[0]) if any(anchored) else None
         label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
         if len(fitted) == 1:
             model = fitted[0]
         else:
-            prior = hypothesis_prior(fitted, anchored, scores_say["evidence"]) if any(anchored) else None
+            prior = hypothesis_prior(fitted, anchored, scores_say["evidence"]) if scores_say else None
             model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
                                    prior=prior)
         diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
@@ -163,13 +163,15 @@ def fit_score_models(data, score_model, options, rngs):
     return ScoreModelFit(model, families, diagnostics, messages)
 
 
-def _fit_all(score_model, data, rng):
-    """Fit the score models (:func:`_score_models`), and with a reference set the deviation from the anchored
-    ones: (fitted models, their registry entries, their warnings, whether each is anchored)."""
+def _fit_all(score_model, data, rng, scores_say=None):
+    """Fit the score models (:func:`_score_models`), and with a reference set the deviation from the best anchored
+    one (by its evidence, the pool's scores' included: ``scores_say``, :func:`spe.models.anchor.pool_scores_say`):
+    (fitted models, their registry entries, their warnings, whether each is anchored)."""
     fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, rng)
     anchored = [spec.needs_reference for spec in specs]
-    if _anchored_average(score_model, data):
-        more = _fit_registered([deviation_model([m for m, a in zip(fitted, anchored) if a])], data, rng)
+    if scores_say is not None:
+        base = [m for m, a in zip(fitted, anchored) if a]
+        more = _fit_registered([deviation_model(base, scores_say["evidence"])], data, rng)
         fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
         anchored += [False] * len(more[0])
     return fitted, specs, model_warnings, anchored
