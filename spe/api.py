@@ -201,10 +201,11 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         (:mod:`spe.models.anchor`): its map applies to the pool up to a label
         or covariate shift (the ``"reference"`` model and every model that
         learns the map from the reference's labels, carried to the pool:
-        ``reference-<name>``, ``reference-<name>-covariate``; prior 0.9), or
-        it does not (concept shift: ``"reference-deviation"`` and the models
-        above fitted on the pool alone, prior 0.1, fitted only when pool
-        items are labeled); the evidence is then p(Y_ref, Y_L | S_ref, S).
+        ``reference-<name>``, ``reference-<name>-covariate``; prior 0.45
+        each, the pool's score histogram weighing the two), or it does not
+        (concept shift, prior 0.1: ``"reference-deviation"``, and with pool
+        labels the models above fitted on the pool alone); the evidence is
+        then p(Y_ref, Y_L | S_ref, S).
         A model that fails the label check is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}

@@ -12,6 +12,7 @@ from spe.models.anchor import CONCEPT_SHIFT_PRIOR, hypothesis_prior
 from spe.models.base import FittedScoreModel
 from spe.models.features import log_odds_feature
 from spe.models.recalibration import fit_recalibration
+from spe.models.label_shift_check import label_shift_check, pool_score_evidence
 from spe.models.shift import carry_to_pool, compressed
 
 
@@ -93,21 +94,39 @@ def test_the_pools_labels_decide_between_label_and_covariate_shift():
     assert evidence["label"] > evidence["covariate"] + 3  # a pure prior shift: the labels say so
 
 
-def _model(log_evidence, reference_log_evidence=None):
-    m = FittedScoreModel(name="m", draws=np.zeros((1, 1)), weights=np.ones(1), probability=None)
+def _model(log_evidence, reference_log_evidence=None, assumption=None):
+    m = FittedScoreModel(name="m", draws=np.zeros((1, 1)), weights=np.ones(1), probability=None,
+                         diagnostics={"assumption": assumption})
     m.log_evidence, m.reference_log_evidence = log_evidence, reference_log_evidence
     return m
 
 
+def _four():
+    return [_model(-10.0, -8.0, "label"), _model(-12.0, -11.0, "covariate"), _model(-3.0), _model(-4.0)]
+
+
 def test_the_concept_shift_models_get_the_reference_labels_evidence_averaged_over_the_anchored_maps():
-    models = [_model(-10.0, -8.0), _model(-12.0, -11.0), _model(-3.0), _model(-4.0)]
+    models = _four()
     prior = hypothesis_prior(models, [True, True, False, False])
     np.testing.assert_allclose(prior, [(1 - CONCEPT_SHIFT_PRIOR) / 2] * 2 + [CONCEPT_SHIFT_PRIOR / 2] * 2)
+    drift = _four()
+    drift[2].name = "reference-deviation"  # a drift and a new map: the concept-shift prior halved between them
+    np.testing.assert_allclose(hypothesis_prior(drift, [True, True, False, False]), [0.45, 0.45, 0.05, 0.05])
     expected = np.log(np.mean(np.exp([-8.0, -11.0])))
     assert models[2].log_evidence == pytest.approx(-3.0 + expected)
     assert models[3].reference_log_evidence == pytest.approx(expected)
     assert models[0].log_evidence == -10.0  # the anchored ones keep theirs
-    np.testing.assert_allclose(hypothesis_prior(models[:2], [True, True]), [0.5, 0.5])
+    alone = _four()
+    assert hypothesis_prior(alone[:1] + alone[2:], [True, False, False]) == pytest.approx(
+        np.array([0.9, 0.05, 0.05]) / 1.0)  # label shift alone (one assumption fitted) against concept shift
+    np.testing.assert_allclose(hypothesis_prior(_four()[:2], [True, True]), [0.5, 0.5])
+
+
+def test_the_pools_score_histogram_evidence_goes_to_each_models_assumption():
+    models, plain = _four(), _four()
+    hypothesis_prior(models, [True, True, False, False], {"label": -1.0, "covariate": -5.0})
+    hypothesis_prior(plain, [True, True, False, False])
+    assert [m.log_evidence - p.log_evidence for m, p in zip(models, plain)] == [-1.0, -5.0, -5.0, -5.0]
 
 
 def test_with_a_reference_and_no_pool_labels_the_estimate_rests_on_the_reference_and_says_so():
@@ -122,7 +141,8 @@ def test_with_a_reference_and_no_pool_labels_the_estimate_rests_on_the_reference
     assert names and all(n.startswith("reference") for n in names)
     assert "reference-calibrated-covariate" in names
     ref = ev.diagnostics["reference"]
-    assert ref["weight"] == pytest.approx(1.0) and "no pool item is labeled" in ref["check"]
+    assert ref["weight"] > 0.75 and ref["weight"] + ref["concept_shift_weight"] == pytest.approx(1.0)
+    assert "no pool item is labeled" in ref["check"] and ref["label_shift_weight"] > 0.7  # a pure prior shift
     assert ref["label_shift_check_p"] > 0.01  # a pure prior shift
     assert "assumed:" in ev.summary()
     interval = ev.prevalence(level=0.9)
@@ -139,5 +159,33 @@ def test_pool_labels_that_contradict_the_reference_move_the_weight_to_concept_sh
     ev = spe.evaluate(s, (idx, y[idx]), reference=(ref_s, ref_y), rng=0, draws=500, workers=1)
     ref = ev.diagnostics["reference"]
     assert ref["concept_shift_weight"] > 0.9
+    interval = ev.prevalence(level=0.9)
+    assert interval.lo < y.mean() < interval.hi
+
+
+def test_the_pools_score_histogram_favours_label_shift_for_a_remix_and_covariate_shift_otherwise():
+    rng = np.random.default_rng(8)
+    ref_s, ref_y = pool(8000, 0.3, rng)
+    remix, _ = pool(8000, 0.6, rng)  # the reference's classes, another prevalence
+    y = (rng.random(8000) < 0.3).astype(int)  # the negatives' scores moved: no prevalence reproduces them
+    moved = special.expit(np.where(y == 1, rng.normal(1.0, 1.0, 8000), rng.normal(-0.3, 0.6, 8000)))
+    reference = compressed(ref_s, ref_y)
+    said = pool_score_evidence(reference, compressed(remix))
+    assert said["label"] > said["covariate"] + 10
+    assert label_shift_check(reference, compressed(remix), np.random.default_rng(0)) > 0.01
+    said = pool_score_evidence(reference, compressed(moved))
+    assert said["covariate"] > said["label"] + 10
+    assert label_shift_check(reference, compressed(moved), np.random.default_rng(0)) < 0.01
+
+
+def test_a_covariate_shift_pool_is_estimated_with_the_reference_map_unchanged():
+    rng = np.random.default_rng(9)
+    z_ref, z_pool = rng.normal(0.0, 1.5, 6000), rng.normal(-1.0, 1.0, 6000)  # p(s) moves, p(y | s) = σ(z) stays
+    ref_y = (rng.random(6000) < special.expit(z_ref)).astype(int)
+    y = (rng.random(6000) < special.expit(z_pool)).astype(int)
+    ev = spe.evaluate(special.expit(z_pool), None, reference=(special.expit(z_ref), ref_y), rng=0, draws=400,
+                      workers=1)
+    weights = {m["model"]: m["weight"] for m in ev.diagnostics["score_models"]}
+    assert sum(w for n, w in weights.items() if n.endswith("-covariate")) > 0.7
     interval = ev.prevalence(level=0.9)
     assert interval.lo < y.mean() < interval.hi

@@ -1,36 +1,40 @@
-"""The two hypotheses a labeled reference set raises, weighed by every label: its calibration map applies to the
-pool up to a label shift, or it does not (concept shift).
+"""The hypotheses a labeled reference set raises, weighed by every label and by the pool's scores: its
+calibration map applies to the pool up to a label shift or a covariate shift, or it does not (concept shift).
 
-*The reference's map applies* (the default assumption), up to a *label
-shift* (the class-conditional score densities are the reference's and only
-the prevalence differs; Saerens, Latinne & Decaestecker 2002) or a
-*covariate shift* (the map p(y = 1 | s) is the reference's and only the
-scores' distribution differs: what NannyML's CBPE assumes). The pool's
-scores cannot tell these two apart, so both are kept. Its models are
-*anchored*: the reference set's own map (:mod:`spe.models.reference`, BBQ,
-under label shift) and every score model that learns the map from the
-reference's labels and is carried to the pool under either assumption
-(:mod:`spe.models.shift`, ``reference-<name>`` and
-``reference-<name>-covariate``). Each one's evidence is p(Y_ref, Y_L |
-S_ref, S): the reference's R labels decide between the maps, the pool's
-labels between the assumptions.
+*The reference's map applies*, up to a *label shift* (the class-conditional
+score densities are the reference's and only the prevalence differs;
+Saerens, Latinne & Decaestecker 2002) or a *covariate shift* (the map
+p(y = 1 | s) is the reference's and only the scores' distribution differs:
+what NannyML's CBPE assumes). Its models are *anchored*: the reference set's
+own map (:mod:`spe.models.reference`, BBQ, under label shift) and every score
+model that learns the map from the reference's labels and is carried to the
+pool under either assumption (:mod:`spe.models.shift`, ``reference-<name>``
+and ``reference-<name>-covariate``). Each one's evidence is p(Y_ref, Y_L |
+S_ref, S): the reference's R labels decide between the maps, and the pool's
+score histogram between the assumptions
+(:func:`~spe.models.label_shift_check.pool_score_evidence`: a label shift
+predicts it with one free parameter, a covariate shift allows any), as do
+the pool's labels.
 
 *Concept shift*: the pool's map differs from the reference's: the best
-anchored map recalibrated on the pool's labels (:mod:`spe.models.deviation`),
-or a map learned from the pool's labels alone (the score models fitted on
-the pool: a reference from another classifier or another labeling says
-nothing of this pool). The reference's labels are then explained by the
-reference's own map and say nothing more about the pool: each such model's
-evidence is p(Y_ref | S_ref) averaged over the anchored maps (their prior
-equal) times its own p(Y_L | S).
+anchored map deviated (:mod:`spe.models.deviation`: σ(a + b g(s)), a small
+drift a priori, learned from the pool's labels when there are some) or, with
+pool labels, a map learned from them alone (the score models fitted on the
+pool: a reference from another classifier or another labeling says nothing
+of this pool; without labels those would be their priors alone, so they are
+not fitted). The reference's labels are then explained by the reference's
+own map and say nothing more about the pool: each such model's evidence is
+p(Y_ref | S_ref) averaged over the anchored maps (their prior equal) times
+its own p(Y_L | S).
 
-Prior: concept shift has probability :data:`CONCEPT_SHIFT_PRIOR` (a map that
-changes beyond a shift of the prevalence or of the scores is the exception a
-few labels are needed to reveal, not the rule); the anchored models share
-the rest equally. Without pool labels nothing can weigh the concept-shift
-models (their evidence is 1, their maps the priors'), so they are not fitted: the
-estimate rests on the reference, and the summary says so and what would
-reveal a violation (a few labels drawn at random).
+Prior: label shift and covariate shift 1 − :data:`CONCEPT_SHIFT_PRIOR` each,
+a drift of the map (the deviation) and a new map (the pool's own models)
+:data:`CONCEPT_SHIFT_PRIOR` each, normalised over the hypotheses fitted
+(0.45, 0.45, 0.05, 0.05: a map that changes beyond a shift of the
+prevalence or of the scores is the exception a few labels are needed to
+reveal, not the rule), each shared equally by its models. Without pool labels the estimate rests on the
+reference, and the summary says which shift the pool's scores favour and
+that a few labels drawn at random would reveal a changed map.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import numpy as np
 from scipy import special
 
 from .criticism import P_VALUE_THRESHOLD
+from .deviation import NAME as DEVIATION
 from .label_shift_check import label_shift_check, pool_score_evidence
 from .shift import compressed
 
@@ -88,8 +93,9 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
             model.log_evidence += score_evidence["label" if model.diagnostics.get("assumption") == "label"
                                                  else "covariate"]
     label = np.array([m.diagnostics.get("assumption") == "label" for m in fitted]) & anchored
-    groups = [(label, 1.0), (anchored & ~label, 1.0), (~anchored, 0.0)] if anchored.all() else [
-        (label, (1 - CONCEPT_SHIFT_PRIOR)), (anchored & ~label, (1 - CONCEPT_SHIFT_PRIOR)), (~anchored, 2 * CONCEPT_SHIFT_PRIOR)]
+    drift = np.array([m.name == DEVIATION for m in fitted])
+    groups = [(label, 1 - CONCEPT_SHIFT_PRIOR), (anchored & ~label, 1 - CONCEPT_SHIFT_PRIOR),
+              (drift, CONCEPT_SHIFT_PRIOR), (~anchored & ~drift, CONCEPT_SHIFT_PRIOR)]
     prior = np.zeros(anchored.size)
     for members, mass in groups:
         if members.any():
