@@ -8,7 +8,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.models.anchor import CONCEPT_SHIFT_PRIOR, hypothesis_prior
+from spe.models.anchor import DRIFT_PRIOR, NEW_MAP_PRIOR, hypothesis_prior
 from spe.models.base import FittedScoreModel
 from spe.models.features import log_odds_feature
 from spe.models.recalibration import fit_recalibration
@@ -107,18 +107,22 @@ def _four():
 
 def test_the_concept_shift_models_get_the_reference_labels_evidence_averaged_over_the_anchored_maps():
     models = _four()
-    prior = hypothesis_prior(models, [True, True, False, False])
-    np.testing.assert_allclose(prior, [(1 - CONCEPT_SHIFT_PRIOR) / 2] * 2 + [CONCEPT_SHIFT_PRIOR / 2] * 2)
+    exact = (1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR) / 2  # each shift without drift (the spike)
+    slab = (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR / 2  # each shift's drift
+    prior = hypothesis_prior(models, [True, True, False, False])  # no drift model: a new map against no drift
+    np.testing.assert_allclose(prior, np.array([exact, exact, NEW_MAP_PRIOR / 2, NEW_MAP_PRIOR / 2])
+                               / (2 * exact + NEW_MAP_PRIOR))
     drift = _four()
-    drift[2].name = "reference-deviation"  # a drift and a new map: the concept-shift prior halved between them
-    np.testing.assert_allclose(hypothesis_prior(drift, [True, True, False, False]), [0.45, 0.45, 0.05, 0.05])
+    drift[2].name, drift[2].diagnostics["assumption"] = "reference-deviation-covariate", "covariate"
+    np.testing.assert_allclose(hypothesis_prior(drift, [True, True, False, False]),
+                               np.array([exact, exact, slab, NEW_MAP_PRIOR]) / (2 * exact + slab + NEW_MAP_PRIOR))
     expected = np.log(np.mean(np.exp([-8.0, -11.0])))
     assert models[2].log_evidence == pytest.approx(-3.0 + expected)
     assert models[3].reference_log_evidence == pytest.approx(expected)
     assert models[0].log_evidence == -10.0  # the anchored ones keep theirs
     alone = _four()
     assert hypothesis_prior(alone[:1] + alone[2:], [True, False, False]) == pytest.approx(
-        np.array([0.9, 0.05, 0.05]) / 1.0)  # label shift alone (one assumption fitted) against concept shift
+        np.array([exact, NEW_MAP_PRIOR / 2, NEW_MAP_PRIOR / 2]) / (exact + NEW_MAP_PRIOR))  # one shift fitted
     np.testing.assert_allclose(hypothesis_prior(_four()[:2], [True, True]), [0.5, 0.5])
 
 

@@ -27,12 +27,14 @@ own map and say nothing more about the pool: each such model's evidence is
 p(Y_ref | S_ref) averaged over the anchored maps (their prior equal) times
 its own p(Y_L | S).
 
-Prior: label shift and covariate shift 1 − :data:`CONCEPT_SHIFT_PRIOR` each,
-a drift of the map (the deviation) and a new map (the pool's own models)
-:data:`CONCEPT_SHIFT_PRIOR` each, normalised over the hypotheses fitted
-(0.45, 0.45, 0.05, 0.05: a map that changes beyond a shift of the
-prevalence or of the scores is the exception a few labels are needed to
-reveal, not the rule), each shared equally by its models. Without pool labels the estimate rests on the
+Prior: a new map :data:`NEW_MAP_PRIOR` (0.05: a reference that does not
+apply at all is the exception a few labels reveal); otherwise the label and
+the covariate shift equally, and under each a spike-and-slab prior on the
+drift of its map: none, or a drift (the deviation of that shift's best map),
+:data:`DRIFT_PRIOR` (1/2), since maps do drift between periods (on NannyML's
+census data every later chunk's prevalence is 0.01–0.02 above what the 2015
+map says).
+Normalised over the hypotheses fitted, each shared equally by its models. Without pool labels the estimate rests on the
 reference, and the summary says which shift the pool's scores favour and
 that a few labels drawn at random would reveal a changed map.
 """
@@ -47,11 +49,15 @@ from .deviation import NAME as DEVIATION
 from .label_shift_check import label_shift_check, pool_score_evidence
 from .shift import compressed
 
-__all__ = ["CONCEPT_SHIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
+__all__ = ["NEW_MAP_PRIOR", "DRIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
            "pool_scores_say"]
 
-#: Prior probability that the pool's calibration map differs from the reference set's beyond a prior shift.
-CONCEPT_SHIFT_PRIOR = 0.1
+#: Prior probability that the pool's map is a new one, learned from its labels alone (a reference from another
+#: classifier or labeling).
+NEW_MAP_PRIOR = 0.05
+#: Prior probability, otherwise, that the reference's map drifted (the slab of a spike-and-slab prior on the
+#: drift, :mod:`spe.models.deviation`; the spike, no drift, is the label and covariate shifts' equally).
+DRIFT_PRIOR = 0.5
 #: Weight of label shift below which the summary says the reference set disagrees with the labeled items.
 WARNING_WEIGHT = 0.2
 #: The assumption the anchored models make, in the summary and the JSON.
@@ -76,8 +82,8 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
     Returns
     -------
     array, shape (K,)
-        1 − :data:`CONCEPT_SHIFT_PRIOR` shared by the anchored models, the rest by the others (all to the
-        anchored ones when there are no others). The others' ``log_evidence`` gains log p(Y_ref | S_ref,
+        By hypothesis (module docstring), each shared equally by its models, normalised over the hypotheses
+        fitted. The others' ``log_evidence`` gains log p(Y_ref | S_ref,
         concept shift) (module docstring), and their ``reference_log_evidence`` is set to it.
     """
     anchored = np.asarray(anchored, dtype=bool)
@@ -92,10 +98,11 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
         if score_evidence is not None:
             model.log_evidence += score_evidence["label" if model.diagnostics.get("assumption") == "label"
                                                  else "covariate"]
-    label = np.array([m.diagnostics.get("assumption") == "label" for m in fitted]) & anchored
-    drift = np.array([m.name == DEVIATION for m in fitted])
-    groups = [(label, 1 - CONCEPT_SHIFT_PRIOR), (anchored & ~label, 1 - CONCEPT_SHIFT_PRIOR),
-              (drift, CONCEPT_SHIFT_PRIOR), (~anchored & ~drift, CONCEPT_SHIFT_PRIOR)]
+    label = np.array([m.diagnostics.get("assumption") == "label" for m in fitted])
+    drift = np.array([m.name.startswith(DEVIATION) for m in fitted])
+    spike, slab = (1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR) / 2, (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR / 2
+    groups = [(anchored & label, spike), (anchored & ~label, spike), (drift & label, slab), (drift & ~label, slab),
+              (~anchored & ~drift, NEW_MAP_PRIOR)]
     prior = np.zeros(anchored.size)
     for members, mass in groups:
         if members.any():
@@ -124,7 +131,7 @@ def _pool_prevalence(fitted, weights, anchored):
 
 
 def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
-    """What the summary and ``diagnostics["reference"]`` say of the two hypotheses, and the warnings.
+    """What the summary and ``diagnostics["reference"]`` say of the hypotheses, and the warnings.
 
     Parameters
     ----------
@@ -141,15 +148,18 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     -------
     (dict, list of str)
         The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of label shift),
-        ``concept_shift_weight``, ``maps`` (each anchored model's weight), ``shift``, ``reference_prevalence``,
+        ``drift_weight`` (of its drift, part of ``weight``), ``concept_shift_weight`` (of a new map), ``maps``
+        (each anchored model's weight), ``shift``, ``reference_prevalence``,
         ``pool_prevalence`` (posterior means over the anchored models), ``label_shift_check_p``, ``check``
         (what checked the assumption, what would reveal a violation) — and the warnings.
     """
     weights = np.array([e["weight"] for e in entries])
     anchored = np.asarray(anchored, dtype=bool)
     shift, reference_prevalence, pool_prevalence = _pool_prevalence(fitted, weights, anchored)
-    weight = float(weights[anchored].sum())
-    found = {"assumption": ASSUMPTION, "weight": weight, "concept_shift_weight": float(weights[~anchored].sum()),
+    drift = np.array([m.name.startswith(DEVIATION) for m in fitted])
+    weight = float(weights[anchored | drift].sum())
+    found = {"assumption": ASSUMPTION, "weight": weight, "drift_weight": float(weights[drift].sum()),
+             "concept_shift_weight": float(weights[~anchored & ~drift].sum()),
              "maps": {m.name: float(w) for m, w, a in zip(fitted, weights, anchored) if a},
              "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
              "label_shift_weight": float(sum(w for m, w in zip(fitted, weights)
@@ -176,4 +186,4 @@ def _check_text(n_labeled, weight, scores_say):
         return (scores + "no pool item is labeled, so nothing checks the map itself: a few pool items labeled "
                 "at random would reveal a change of the calibration map (concept shift)")
     return (scores + f"{n_labeled} labeled pool items give the reference's map weight {weight:.3f} against "
-            f"concept shift (prior {1 - CONCEPT_SHIFT_PRIOR:.2f})")
+            f"a new map (prior {1 - NEW_MAP_PRIOR:.2f})")

@@ -34,29 +34,24 @@ from .recalibration import RecalibrationPrior, fit_recalibration
 from .registry import ScoreModel
 from .shift import compressed
 
-__all__ = ["NAME", "fit_deviation", "deviation_model"]
+__all__ = ["NAME", "PRIOR", "fit_deviation", "deviation_models", "drift_name"]
 
 #: The model's name in tables.
 NAME = "reference-deviation"
 #: Probabilities are kept this far from 0 and 1 before taking logits.
 EPS = 1e-9
-#: The deviation's prior: a ~ N(0, 0.3²) (log-odds), log b ~ t₃(0, 0.15).
-PRIOR = RecalibrationPrior(0.0, 0.3, 0.0, 0.15, logb_df=3.0)
+#: The drift's prior: a ~ N(0, 0.15²) (log-odds), log b ~ t₃(0, 0.075).
+PRIOR = RecalibrationPrior(0.0, 0.15, 0.0, 0.075, logb_df=3.0)
 
 
-def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None,
-                  score_evidence=None):
-    """The best anchored model's pool map, recalibrated on the pool's labels (module docstring).
+def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None):
+    """The best anchored model's pool map, drifted and fitted to the pool's labels (module docstring).
 
     Parameters
     ----------
     anchored : list of FittedScoreModel
-        The anchored models (label or covariate shift); the one with the largest evidence is deviated.
-    score_evidence : dict, optional
-        log p(the pool's score histogram | assumption) (:func:`spe.models.label_shift_check.pool_score_evidence`),
-        added to each anchored model's ``log_evidence`` by its ``diagnostics["assumption"]`` in choosing it; the
-        deviation keeps that assumption (a small change of the map leaves the scores' histogram as it explains
-        it).
+        Anchored models of one assumption (label or covariate shift); the one with the largest
+        ``log_evidence`` is drifted, and the drift keeps its assumption (``diagnostics["assumption"]``).
     scores : array, shape (N,)
         The pool's scores, score units (or a :class:`spe.pool.ScorePool`'s K values, with ``counts``).
     labeled_index : int array, shape (n,)
@@ -69,25 +64,26 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
     Returns
     -------
     FittedScoreModel
-        Draws of (a, log b), as :func:`spe.models.recalibration.fit_recalibration`; ``log_evidence`` =
-        log p(Y_L | S) (the reference's share is added by :func:`spe.models.anchor.hypothesis_prior`).
+        Draws of (a, log b), as :func:`spe.models.recalibration.fit_recalibration`, named :func:`drift_name`;
+        ``log_evidence`` = log p(Y_L | S) (0 without labels; the reference's share is added by
+        :func:`spe.models.anchor.hypothesis_prior`).
     """
-    best = max(anchored, key=lambda m: m.log_evidence + _score_term(m, score_evidence))
+    best = max(anchored, key=lambda m: m.log_evidence)
     cells = compressed(scores, counts=counts).scores
     at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
     mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
     feature = partial(_interpolated, at, special.logit(np.clip(mean, EPS, 1 - EPS)))
-    model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value,
-                              prior=PRIOR, draws=draws, rng=rng)
-    model.name = NAME
-    model.diagnostics.update(model=NAME, deviates=best.name, assumption=best.diagnostics.get("assumption"))
+    model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value, prior=PRIOR, draws=draws,
+                              rng=rng)
+    assumption = best.diagnostics.get("assumption")
+    model.name = drift_name(assumption)
+    model.diagnostics.update(model=model.name, deviates=best.name, assumption=assumption)
     return model
 
 
-def _score_term(model, score_evidence):
-    if score_evidence is None:
-        return 0.0
-    return score_evidence["label" if model.diagnostics.get("assumption") == "label" else "covariate"]
+def drift_name(assumption):
+    """The drift's name: ``reference-deviation`` (of a label-shift map), ``reference-deviation-covariate``."""
+    return NAME + ("" if assumption == "label" else "-" + str(assumption))
 
 
 def _interpolated(at, values, s):
@@ -95,15 +91,18 @@ def _interpolated(at, values, s):
     return np.interp(np.asarray(s, dtype=float), at, values)
 
 
-def deviation_model(anchored, score_evidence=None):
-    """This model as a :class:`~spe.models.registry.ScoreModel` deviating the fitted ``anchored`` models (not
-    registered: it exists only beside them); its fit returns None without pool labels."""
-    return ScoreModel(name=NAME, fit=partial(_fit, list(anchored), score_evidence),
-                      about="the reference set's map under label shift, recalibrated on the pool's labels")
+def deviation_models(anchored):
+    """The drift of the fitted ``anchored`` models' best map under each assumption among them, as
+    :class:`~spe.models.registry.ScoreModel` objects (not registered: they exist only beside the anchored models):
+    list, one per assumption."""
+    by = {}
+    for m in anchored:
+        by.setdefault(m.diagnostics.get("assumption"), []).append(m)
+    return [ScoreModel(name=drift_name(a), fit=partial(_fit, models),
+                       about="the reference set's map under one shift, drifted and fitted to the pool's labels")
+            for a, models in by.items()]
 
 
-def _fit(anchored, score_evidence, data, rng):
-    if not anchored:
-        return None
+def _fit(anchored, data, rng):
     return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
-                         draws=data.draws, rng=rng, score_evidence=score_evidence)
+                         draws=data.draws, rng=rng)

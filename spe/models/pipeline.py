@@ -16,7 +16,7 @@ from .anchor import hypothesis_prior, pool_scores_say, reference_report
 from .average import average_models
 from .constant import fit_constant
 from .criticism import P_VALUE_THRESHOLD, label_check
-from .deviation import deviation_model
+from .deviation import deviation_models
 from .mixture.fit import fit_mixture
 from .registry import REGISTRY
 from .shift import carried_models
@@ -164,14 +164,13 @@ def fit_score_models(data, score_model, options, rngs):
 
 
 def _fit_all(score_model, data, rng, scores_say=None):
-    """Fit the score models (:func:`_score_models`), and with a reference set the deviation from the best anchored
-    one (by its evidence, the pool's scores' included: ``scores_say``, :func:`spe.models.anchor.pool_scores_say`):
-    (fitted models, their registry entries, their warnings, whether each is anchored)."""
+    """Fit the score models (:func:`_score_models`), and with a reference set (``scores_say`` given) the drift of
+    the best anchored map under each shift (:func:`spe.models.deviation.deviation_models`): (fitted models, their
+    registry entries, their warnings, whether each is anchored)."""
     fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, rng)
     anchored = [spec.needs_reference for spec in specs]
     if scores_say is not None:
-        base = [m for m, a in zip(fitted, anchored) if a]
-        more = _fit_registered([deviation_model(base, scores_say["evidence"])], data, rng)
+        more = _fit_registered(deviation_models([m for m, a in zip(fitted, anchored) if a]), data, rng)
         fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
         anchored += [False] * len(more[0])
     return fitted, specs, model_warnings, anchored
