@@ -108,3 +108,21 @@ def test_prevalence_unknown_method_exits_2(capsys):
 def test_prevalence_acc_without_labels_exits_2(capsys):
     assert main(["prevalence", SCORES, "--method", "acc"]) == 2
     assert "both classes" in capsys.readouterr().err
+
+
+def test_calibrate_with_a_reference_and_no_labels_learns_the_map_from_the_reference(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    y = (rng.random(3000) < 0.3).astype(int)
+    s = np.where(y == 1, rng.normal(1.0, 1.0, 3000), rng.normal(-1.0, 1.0, 3000))
+    ref, pool = tmp_path / "ref.csv", tmp_path / "pool.csv"
+    pd.DataFrame({"score": s[:2000], "label": y[:2000]}).to_csv(ref, index=False)
+    pd.DataFrame({"id": np.arange(1000), "score": s[2000:]}).to_csv(pool, index=False)
+    out = tmp_path / "probs.csv"
+    assert main(["calibrate", str(pool), "--reference", str(ref), "--method", "platt", "--out", str(out)]) == 0
+    expected = Platt().fit(s[:2000], y[:2000], s[2000:]).positive_probability(s[2000:])
+    np.testing.assert_allclose(pd.read_csv(out)["probability"], expected, rtol=1e-5)
+    assert main(["calibrate", str(pool), "--reference", str(ref), "--draws", "200", "--out", str(out)]) == 0
+    spe_probs = pd.read_csv(out)["probability"].to_numpy()
+    assert abs(spe_probs.mean() - y[2000:].mean()) < 0.05  # the reference's map, carried to the pool
+    assert main(["calibrate", str(pool), "--reference", str(ref), "--compare"]) == 2
+    assert "--compare cross-validates" in capsys.readouterr().err

@@ -146,14 +146,23 @@ class Calibrator(BaseEstimator):
         Raises
         ------
         SpeInputError
-            As :func:`check_training`; a non-finite unlabeled score.
+            As :func:`check_training` (unless the method learns from other labels too, :meth:`needs_labels`); a
+            non-finite unlabeled score.
         """
-        s, y = check_training(scores, labels)
+        if self.needs_labels():
+            s, y = check_training(scores, labels)
+        else:
+            s, y = check_scores(np.asarray(scores, dtype=float).ravel()), np.asarray(labels, dtype=int).ravel()
         u = None if unlabeled_scores is None else check_scores(unlabeled_scores)
         seen = s if u is None else np.concatenate([s, u])
         self.feature_ = log_odds_feature(seen, self.score_type)
         self._fit(self.feature_(s), y, None if u is None else self.feature_(u), s, u)
         return self
+
+    def needs_labels(self):
+        """Whether :meth:`fit` needs labeled items of both classes (True; a method with other labels to learn
+        from, such as ``spe`` given a reference set, says False)."""
+        return True
 
     def positive_probability(self, scores):
         """p(y = 1 | s) at each score: (B,) → (B,), probabilities in [0, 1].

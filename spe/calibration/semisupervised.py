@@ -54,6 +54,10 @@ class SemisupervisedSPE(Calibrator):
         self.rng = rng
         self.options = options
 
+    def needs_labels(self):
+        """False with a reference set in ``options`` (its labels teach the map; the pool's may be none)."""
+        return (self.options or {}).get("reference") is None
+
     def _fit(self, feature, labels, unlabeled_feature, scores, unlabeled_scores):
         from ..api import evaluate
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..display import score_type_lines
 from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs, score_type_read
-from .options import Once, add_input_options, folds, positive, seed
+from .options import Once, add_input_options, add_reference_option, folds, positive, seed
 from .registry import Command, register
 
 CALIBRATE_HELP = """\
@@ -20,6 +20,12 @@ Methods (`spe list calibration` describes each):
   asymgauss    Bennett (2003): asymmetric Gaussian class-conditionals
   piecewise    Zhang & Yang (2004): piecewise logistic regression, 3 pieces
   isotonic     isotonic regression (scikit-learn), the non-parametric reference
+
+With --reference REF.csv (the same classifier's scores with every label, e.g.
+its validation set) --labels may be left out: 'spe' learns the map from the
+reference and carries it to this pool (a label or covariate shift, a drift
+allowed, weighed by this pool's scores and labels); the other methods fit on
+the reference's labels and this pool's together.
 
 Writes 'id,probability' for every item to --out (the calibration map at each
 item's score; a labeled item's probability is the map's, not its label).
@@ -55,21 +61,43 @@ def add_arguments(p):
                    help="posterior draws of the 'spe' method (default 1000)")
     p.add_argument("--seed", type=seed, default=0,
                    help="seed of the 'spe' method's draws and of the folds (default 0)")
+    add_reference_option(p)
 
 
 def _training(args):
-    """(scores file, labeled scores, labels, unlabeled scores); an input error without labels of both classes."""
+    """(scores file, labeled scores, labels, unlabeled scores, reference (scores, labels) or None); an input error
+    without labeled items (unless a reference set is given)."""
     import numpy as np
 
     from ..exceptions import SpeInputError
+    from ..io import read_reference
 
     scores, labels = read_inputs(args)
-    if labels is None or len(labels[0]) == 0:
-        raise SpeInputError("calibration needs labeled items (--labels LABELS.csv)", argument="--labels")
-    index, value = (np.asarray(v) for v in labels)
+    reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
+                 if args.reference is not None else None)
+    if reference is None and (labels is None or len(labels[0]) == 0):
+        raise SpeInputError("calibration needs labeled items (--labels LABELS.csv, or --reference REF.csv)",
+                            argument="--labels")
+    index, value = (np.asarray(v) for v in labels) if labels is not None else (np.zeros(0, int), np.zeros(0, int))
     rest = np.ones(scores.scores.size, dtype=bool)
     rest[index] = False
-    return scores, scores.scores[index], value.astype(int), scores.scores[rest]
+    return scores, scores.scores[index], value.astype(int), scores.scores[rest], reference
+
+
+def _fit_method(args, name, s, y, unlabeled, reference):
+    """The calibration method ``name`` fitted: 'spe' on this pool with the reference set as ``reference=``, the
+    others on the reference's labels and the pool's together."""
+    import numpy as np
+
+    from ..calibration import make
+
+    options = _method_options(args, name)
+    if reference is None:
+        return make(name, argument="--method", **options).fit(s, y, unlabeled)
+    if name == "spe":
+        return make(name, argument="--method", options={"reference": reference}, **options).fit(s, y, unlabeled)
+    return make(name, argument="--method", **options).fit(np.concatenate([reference[0], s]),
+                                                          np.concatenate([reference[1], y]), unlabeled)
 
 
 def _method_options(args, name):
@@ -94,9 +122,9 @@ def run(args):
     from ..calibration import make
     from ..output import json_bytes
 
-    calibrator = make(args.method, argument="--method", **_method_options(args, args.method))
-    scores, s, y, unlabeled = _training(args)
-    calibrator.fit(s, y, unlabeled)
+    make(args.method, argument="--method")  # an unknown method is refused before reading
+    scores, s, y, unlabeled, reference = _training(args)
+    calibrator = _fit_method(args, args.method, s, y, unlabeled, reference)
     table = map_table(calibrator, scores.scores)
     warns = list(getattr(getattr(calibrator, "evaluation_", None), "warnings", []))
     warns += _clip_notes(scores.scores, args.score_type, warns)
@@ -116,9 +144,13 @@ def run(args):
 
 def _run_compare(args, plan):
     from ..calibration import compare_methods, method_names
+    from ..exceptions import SpeInputError
     from ..output import json_bytes
 
-    scores, s, y, unlabeled = _training(args)
+    if args.reference is not None:
+        raise SpeInputError("--compare cross-validates the methods on this pool's labels alone; with --reference "
+                            "fit one method (--method) instead", argument="--reference")
+    scores, s, y, unlabeled, _ = _training(args)
     cmp = compare_methods(s, y, unlabeled, folds=args.folds, rng=args.seed,
                           options={m: _method_options(args, m) for m in method_names()})
     files = []

@@ -46,7 +46,7 @@ def add_model_options(p, *, inputs=True, reference=True, baseline=True):
     if inputs:
         add_input_options(p)
     if reference:
-        _add_reference_option(p)
+        add_reference_option(p)
     _add_fit_options(p)
     if baseline:
         p.add_argument("--adaptive-labels", action="store_true",
@@ -73,7 +73,8 @@ def add_reading_options(p):
     p.add_argument("--score-column", default="score", help="name of the score column (default 'score')")
 
 
-def _add_reference_option(p):
+def add_reference_option(p):
+    """``--reference REF.csv``: a labeled reference set of the same classifier."""
     p.add_argument("--reference", metavar="REF.csv", action=Once,
                    help="a reference set: the same classifier's scores with every label (columns 'score' "
                         "(or --score-column) and 'label'), e.g. its validation data. Its labels are evidence for "
