@@ -448,12 +448,12 @@ def test_an_informative_classifier_leaves_the_null_model_no_weight():
 def test_a_score_model_that_does_not_use_the_mixture_skips_its_fit(monkeypatch):
     """``score_model="platt"`` (or any model but the mixture and the hybrid) never fits the SPE mixture, the
     slow part of an estimate, and the summary says why it is absent."""
-    import spe.api
+    import spe.models.pipeline
 
     def refuse(*args, **kwargs):
         raise AssertionError("the SPE mixture was fitted")
 
-    monkeypatch.setattr(spe.api, "fit_mixture", refuse)
+    monkeypatch.setattr(spe.models.pipeline, "fit_mixture", refuse)
     s, y = simulate(800, 0.3, 0)
     ev = _quiet(s, _labels(y, 30, 1), draws=300, rng=0, score_model="platt")
     assert ev.families == {"negative": None, "positive": None}

@@ -43,7 +43,7 @@ def _no_fit(monkeypatch):
     def fit_started(*args, **kwargs):
         raise AssertionError("the score models were being fitted: the refusal came after work began")
 
-    monkeypatch.setattr(spe.api, "_fit_score_models", fit_started)
+    monkeypatch.setattr(spe.api, "fit_score_models", fit_started)
 
 
 def _written(directory, *inputs):

@@ -62,7 +62,8 @@ DRIFT_PRIOR = 0.5
 WARNING_WEIGHT = 0.2
 #: The assumption the anchored models make, in the summary and the JSON.
 ASSUMPTION = ("the reference set's calibration map applies to this pool up to a label shift (the prevalence may "
-              "differ) or a covariate shift (the scores' distribution may differ), weighed equally")
+              "differ) or a covariate shift (the scores' distribution may differ), weighed by the pool's scores, "
+              "and up to a drift of the map")
 
 
 def hypothesis_prior(fitted, anchored, score_evidence=None):

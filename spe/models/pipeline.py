@@ -148,7 +148,7 @@ def fit_score_models(data, score_model, options, rngs):
                                                    check_rng, draws)
     if mixture is None and not _uses_mixture(score_model, data):
         diagnostics["mixture_not_fitted"] = (
-            "the estimate rests on the reference set (no pool labels)" if _rests_on_reference(score_model, data)
+            "no pool labels: the estimate rests on the reference set" if _rests_on_reference(score_model, data)
             else f"the score model {score_model!r} does not use it")
     messages += _reports(specs, fitted, diagnostics)
     if score_model == "average" and reference is not None:
