@@ -1179,7 +1179,8 @@ class Evaluation:
                 if m.get("excluded"):
                     check += ("  (histogram check failed: left out)" if m.get("left_out_by") == "histogram"
                               else " (failed: left out)")
-                loo = f"  LOO {m['elpd_loo']:8.2f}" if m.get("elpd_loo") is not None else ""
+                # without labels there is nothing to leave out: no LOO column
+                loo = f"  LOO {m['elpd_loo']:8.2f}" if m.get("elpd_loo") is not None and self.n_labeled else ""
                 lines.append(f"  {m['model']:<36s} weight {m['weight']:.3f}  log evidence "
                              f"{_evidence_text(m['log_evidence'])}{loo}{check}")
         elif models:
