@@ -201,11 +201,12 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         (:mod:`spe.models.anchor`): its map applies to the pool up to a label
         or covariate shift (the ``"reference"`` model and every model that
         learns the map from the reference's labels, carried to the pool:
-        ``reference-<name>``, ``reference-<name>-covariate``; prior 0.45
-        each, the pool's score histogram weighing the two), or it does not
-        (concept shift, prior 0.1: ``"reference-deviation"``, and with pool
-        labels the models above fitted on the pool alone); the evidence is
-        then p(Y_ref, Y_L | S_ref, S).
+        ``reference-<name>``, ``reference-<name>-covariate``, the pool's score
+        histogram weighing the two), possibly drifted (a spike-and-slab
+        prior, 1/2: ``"reference-deviation"``, ``"reference-deviation-covariate"``),
+        or a new map (prior 0.05, with pool labels only: the models above
+        fitted on the pool alone); the evidence is then
+        p(Y_ref, Y_L | S_ref, S).
         A model that fails the label check is left out, and so is the mixture when it fails the histogram
         check (``diagnostics["score_models"][k]["left_out_by"]``).
     score_type : {"auto", "probability", "log-odds", "decision"}
@@ -280,8 +281,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         against concept shift. When the pool's labels give it weight < 0.2 a
         warning says the reference disagrees. ``diagnostics["reference"]``
         reports its size, prevalence, the pool prevalence it implies, the
-        shift, the assumption, its weight (``weight``, and
-        ``concept_shift_weight``), each anchored map's weight (``maps``) and
+        shift, the assumption, its weight (``weight``, ``drift_weight``,
+        ``label_shift_weight``, ``concept_shift_weight``), each anchored map's
+        weight (``maps``), the label-shift check (``label_shift_check_p``) and
         what checked it (``check``). Never modified.
 
     label_selection : {"random", "adaptive"}

@@ -13,7 +13,8 @@ from spe.models.base import FittedScoreModel
 from spe.models.features import log_odds_feature
 from spe.models.recalibration import fit_recalibration
 from spe.models.label_shift_check import label_shift_check, pool_score_evidence
-from spe.models.shift import carry_to_pool, compressed
+from spe.models.cells import compressed
+from spe.models.shift import carry_to_pool
 
 
 def pool(n, prevalence, rng):

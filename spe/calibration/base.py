@@ -152,7 +152,7 @@ class Calibrator(BaseEstimator):
         if self.needs_labels():
             s, y = check_training(scores, labels)
         else:
-            s, y = check_scores(np.asarray(scores, dtype=float).ravel()), np.asarray(labels, dtype=int).ravel()
+            s, y = check_scores(scores), np.asarray(labels, dtype=int).ravel()
         u = None if unlabeled_scores is None else check_scores(unlabeled_scores)
         seen = s if u is None else np.concatenate([s, u])
         self.feature_ = log_odds_feature(seen, self.score_type)

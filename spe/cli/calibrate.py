@@ -92,12 +92,11 @@ def _fit_method(args, name, s, y, unlabeled, reference):
     from ..calibration import make
 
     options = _method_options(args, name)
-    if reference is None:
-        return make(name, argument="--method", **options).fit(s, y, unlabeled)
-    if name == "spe":
-        return make(name, argument="--method", options={"reference": reference}, **options).fit(s, y, unlabeled)
-    return make(name, argument="--method", **options).fit(np.concatenate([reference[0], s]),
-                                                          np.concatenate([reference[1], y]), unlabeled)
+    if reference is not None and name == "spe":
+        options["options"] = {"reference": reference}
+    elif reference is not None:
+        s, y = np.concatenate([reference[0], s]), np.concatenate([reference[1], y])
+    return make(name, argument="--method", **options).fit(s, y, unlabeled)
 
 
 def _method_options(args, name):
@@ -159,10 +158,7 @@ def _run_compare(args, plan):
     if args.plot is not None:
         files.append((plan["--plot"], _reliability_figure(args, cmp)))
     if args.out is not None:
-        from ..calibration import make
-
-        best = cmp.table.index[0]
-        fitted = make(best, **_method_options(args, best)).fit(s, y, unlabeled)
+        fitted = _fit_method(args, cmp.table.index[0], s, y, unlabeled, None)
         files.append((plan["--out"], _probabilities_csv(scores, fitted.positive_probability(scores.scores))))
     finish(plan, _compare_text(args, cmp, y), files, command="spe calibrate")
     return 0

@@ -47,7 +47,6 @@ from scipy import special
 from .criticism import P_VALUE_THRESHOLD
 from .deviation import NAME as DEVIATION
 from .label_shift_check import label_shift_check, pool_score_evidence
-from .shift import compressed
 
 __all__ = ["NEW_MAP_PRIOR", "DRIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
            "pool_scores_say"]
@@ -97,10 +96,8 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
             model.log_evidence = float(model.log_evidence) + concept_reference
             model.reference_log_evidence = concept_reference
         if score_evidence is not None:
-            model.log_evidence += score_evidence["label" if model.diagnostics.get("assumption") == "label"
-                                                 else "covariate"]
-    label = np.array([m.diagnostics.get("assumption") == "label" for m in fitted])
-    drift = np.array([m.name.startswith(DEVIATION) for m in fitted])
+            model.log_evidence += score_evidence["label" if _assumes_label_shift([model])[0] else "covariate"]
+    label, drift = _assumes_label_shift(fitted), _drifts(fitted)
     spike, slab = (1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR) / 2, (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR / 2
     groups = [(anchored & label, spike), (anchored & ~label, spike), (drift & label, slab), (drift & ~label, slab),
               (~anchored & ~drift, NEW_MAP_PRIOR)]
@@ -111,13 +108,22 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
     return prior / prior.sum()
 
 
+def _assumes_label_shift(fitted):
+    """Which fitted models read the pool's scores as a label shift of the reference's: bool array (K,)."""
+    return np.array([m.diagnostics.get("assumption") == "label" for m in fitted], dtype=bool)
+
+
+def _drifts(fitted):
+    """Which fitted models are a drift of an anchored map (:mod:`spe.models.deviation`): bool array (K,)."""
+    return np.array([m.name.startswith(DEVIATION) for m in fitted], dtype=bool)
+
+
 def pool_scores_say(data, rng):
     """What the pool's scores say of the assumptions, for ``data`` (a :class:`~spe.models.features.LabeledScores`
     with a reference set): ``{"evidence": {"label": float, "covariate": float}, "p_value": float}`` — the
     histogram's log evidence under each (:func:`pool_score_evidence`) and the label-shift check's p-value
     (:func:`label_shift_check`)."""
-    scores, labels = data.reference
-    reference, pool = compressed(scores, labels), compressed(data.scores, counts=data.counts)
+    reference, pool = data.reference_cells, data.pool_cells
     return {"evidence": pool_score_evidence(reference, pool), "p_value": label_shift_check(reference, pool, rng)}
 
 
@@ -148,8 +154,8 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     Returns
     -------
     (dict, list of str)
-        The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of label shift),
-        ``drift_weight`` (of its drift, part of ``weight``), ``concept_shift_weight`` (of a new map), ``maps``
+        The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of "its map applies",
+        drifted or not), ``drift_weight`` (of its drift, part of ``weight``), ``concept_shift_weight`` (of a new map), ``maps``
         (each anchored model's weight), ``shift``, ``reference_prevalence``,
         ``pool_prevalence`` (posterior means over the anchored models), ``label_shift_check_p``, ``check``
         (what checked the assumption, what would reveal a violation) — and the warnings.
@@ -157,14 +163,13 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     weights = np.array([e["weight"] for e in entries])
     anchored = np.asarray(anchored, dtype=bool)
     shift, reference_prevalence, pool_prevalence = _pool_prevalence(fitted, weights, anchored)
-    drift = np.array([m.name.startswith(DEVIATION) for m in fitted])
+    drift = _drifts(fitted)
     weight = float(weights[anchored | drift].sum())
     found = {"assumption": ASSUMPTION, "weight": weight, "drift_weight": float(weights[drift].sum()),
              "concept_shift_weight": float(weights[~anchored & ~drift].sum()),
              "maps": {m.name: float(w) for m, w, a in zip(fitted, weights, anchored) if a},
              "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
-             "label_shift_weight": float(sum(w for m, w in zip(fitted, weights)
-                                             if m.diagnostics.get("assumption") == "label")),
+             "label_shift_weight": float(weights[_assumes_label_shift(fitted)].sum()),
              "label_shift_check_p": None if scores_say is None else scores_say["p_value"],
              "check": _check_text(n_labeled, weight, scores_say)}
     if n_labeled == 0 or weight >= WARNING_WEIGHT:

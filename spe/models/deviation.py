@@ -32,7 +32,7 @@ from scipy import special
 
 from .recalibration import RecalibrationPrior, fit_recalibration
 from .registry import ScoreModel
-from .shift import compressed
+from .cells import compressed
 
 __all__ = ["NAME", "PRIOR", "fit_deviation", "deviation_models", "drift_name"]
 
@@ -44,7 +44,8 @@ EPS = 1e-9
 PRIOR = RecalibrationPrior(0.0, 0.15, 0.0, 0.075, logb_df=3.0)
 
 
-def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None):
+def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None,
+                  cells=None):
     """The best anchored model's pool map, drifted and fitted to the pool's labels (module docstring).
 
     Parameters
@@ -60,6 +61,9 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
     draws : int
         M.
     rng : numpy.random.Generator, int or None
+    cells : array, shape (K,), optional
+        The pool's score cells (:attr:`spe.models.features.LabeledScores.pool_cells`), where the anchored map is
+        evaluated and interpolated between; None: compressed from ``scores`` here.
 
     Returns
     -------
@@ -69,7 +73,7 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
         :func:`spe.models.anchor.hypothesis_prior`).
     """
     best = max(anchored, key=lambda m: m.log_evidence)
-    cells = compressed(scores, counts=counts).scores
+    cells = compressed(scores, counts=counts).scores if cells is None else cells
     at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
     mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
     feature = partial(_interpolated, at, special.logit(np.clip(mean, EPS, 1 - EPS)))
@@ -105,4 +109,4 @@ def deviation_models(anchored):
 
 def _fit(anchored, data, rng):
     return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
-                         draws=data.draws, rng=rng)
+                         draws=data.draws, rng=rng, cells=data.pool_cells.scores)

@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from ..quantiles import sorted_quantile
+from .cells import compressed
 from .mixture import logit_clip, outward_envelope, pivot_index, resolve_score_type
 
 __all__ = ["LabeledScores", "log_odds_feature", "standardized_feature", "mixture_log_odds_feature"]
@@ -50,7 +51,7 @@ class LabeledScores:
         each stands for this many items; the features' statistics of all items are taken with these weights.
     labeled_weights : array, shape (n,), or None
         How many labeled items each labeled entry stands for (a compressed reference set,
-        :func:`spe.models.shift.compressed`: one entry per score cell and class); None: one each. The models
+        :func:`spe.models.cells.compressed`: one entry per score cell and class); None: one each. The models
         that learn from a reference set (:attr:`spe.models.registry.ScoreModel.learns_from_reference`) weigh
         their likelihood terms by it.
     """
@@ -65,6 +66,18 @@ class LabeledScores:
     mixture: object = None
     counts: np.ndarray | None = None
     labeled_weights: np.ndarray | None = None
+
+    @functools.cached_property
+    def pool_cells(self):
+        """The pool's scores in at most :data:`~spe.models.cells.CELLS` score cells
+        (:func:`spe.models.cells.compressed`), built once for every model that reads them."""
+        return compressed(self.scores, counts=self.counts)
+
+    @functools.cached_property
+    def reference_cells(self):
+        """The reference set's scores and labels in score cells, with their positives (None without a
+        reference set)."""
+        return None if self.reference is None else compressed(*self.reference)
 
     @functools.cached_property
     def log_odds(self):

@@ -49,13 +49,14 @@ PI_GRID = 2001
 
 
 def label_shift_check(reference, pool, rng, bins=BINS, simulations=SIMULATIONS):
-    """Posterior-predictive p-value of "the pool's scores are a mixture of the reference's two classes' scores".
+    """Bootstrap p-value of "the pool's scores are a mixture of the reference's two classes' scores" (module
+    docstring: Efron & Tibshirani 1993, §16, over the reference's sampling noise too).
 
     Parameters
     ----------
-    reference : spe.models.shift.CompressedScores
+    reference : spe.models.cells.CompressedScores
         The reference set, with ``positives``.
-    pool : spe.models.shift.CompressedScores
+    pool : spe.models.cells.CompressedScores
         The pool's scores.
     rng : numpy.random.Generator
     bins : int
@@ -81,9 +82,12 @@ def label_shift_check(reference, pool, rng, bins=BINS, simulations=SIMULATIONS):
 def _statistic(positives, negatives, pool):
     """The G discrepancy of each pool histogram (S, B) from the label-shift mixture of its reference's class
     histograms (S, B) each (Jeffreys-smoothed), π' fitted: (S,)."""
-    f1 = (positives + 0.5) / (positives + 0.5).sum(axis=1, keepdims=True)
-    f0 = (negatives + 0.5) / (negatives + 0.5).sum(axis=1, keepdims=True)
-    return _g(pool / pool.sum(axis=1, keepdims=True), _fitted(f1, f0, pool))
+    return _g(pool / pool.sum(axis=1, keepdims=True), _fitted(_jeffreys(positives), _jeffreys(negatives), pool))
+
+
+def _jeffreys(counts):
+    """Bin frequencies of histograms (..., B) with half a count added to every bin (the Jeffreys prior's mean)."""
+    return (counts + 0.5) / (counts + 0.5).sum(axis=-1, keepdims=True)
 
 
 def pool_score_evidence(reference, pool, bins=BINS):
@@ -102,14 +106,23 @@ def pool_score_evidence(reference, pool, bins=BINS):
     remixed (Occam's razor: it predicted them with one parameter), and the
     covariate shift when no remix reproduces them.
 
+    Parameters
+    ----------
+    reference : spe.models.cells.CompressedScores
+        The reference set, with ``positives``.
+    pool : spe.models.cells.CompressedScores
+        The pool's scores.
+    bins : int
+        Equal-count bins of the reference's scores (fewer where ties merge them).
+
     Returns
     -------
     dict
-        ``{"label": float, "covariate": float}``, natural log.
+        ``{"label": float, "covariate": float}``, natural log (nats).
     """
     positives, negatives, observed = _histograms(reference, pool, bins)
     n = observed / observed.sum() * min(pool.n_items, reference.n_items)
-    f1, f0 = (positives + 0.5) / (positives + 0.5).sum(), (negatives + 0.5) / (negatives + 0.5).sum()
+    f1, f0 = _jeffreys(positives), _jeffreys(negatives)
     pi = (np.arange(PI_GRID) + 0.5) / PI_GRID
     label = special.logsumexp(np.log(np.outer(pi, f1) + np.outer(1 - pi, f0)) @ n) - np.log(PI_GRID)
     alpha = np.ones(n.size)

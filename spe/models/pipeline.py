@@ -37,7 +37,10 @@ class ScoreModelFit:
 
 
 def prevalence_only(value, draws, rng):
-    """All scores equal: the prevalence from the labels alone (:mod:`spe.models.constant`)."""
+    """All scores equal: the prevalence from the labels alone (:mod:`spe.models.constant`, a Beta posterior).
+
+    ``value`` (n,) the 0/1 labels; ``draws`` M; ``rng`` a numpy Generator. Returns a :class:`ScoreModelFit` whose
+    model has M draws of the prevalence π (a probability) and no families."""
     model = fit_constant(value, draws=draws, rng=rng)
     diagnostics = dict(model.diagnostics)
     diagnostics["score_models"] = [{"model": model.name, "log_evidence": model.log_evidence,
@@ -77,7 +80,7 @@ def _score_models(score_model, data):
         names = tuple(name for name, m in REGISTRY.items() if m.averaged(data))
     if data.mixture is None:
         names = tuple(m for m in names if not REGISTRY[m].uses_mixture) or ("platt",)
-    carried = carried_models(data) if score_model == "average" and data.reference is not None else []
+    carried = carried_models(data) if _anchored_average(score_model, data) else []
     return [REGISTRY[name] for name in names] + carried
 
 
@@ -127,7 +130,7 @@ def fit_score_models(data, score_model, options, rngs):
     fit_rng, recal_rng, avg_rng, check_rng = rngs
     draws = options["draws"]
     s, s_sorted, index, value = data.scores, data.sorted_scores, data.labeled_index, data.labeled_value
-    reference, counts = data.reference, data.counts
+    counts = data.counts
     # averaged, a mixture failing the histogram check is left out (_criticise): it need not be tempered
     mixture_options = dict(options, leave_out_misfit=score_model == "average")
     data.mixture, mixture_warnings = (_fit_mixture_recording_warnings(s, s_sorted, index, value,
@@ -135,7 +138,7 @@ def fit_score_models(data, score_model, options, rngs):
                                       if _uses_mixture(score_model, data) else (None, []))
     mixture = data.mixture
     scores_say = pool_scores_say(data, check_rng.spawn(1)[0]) if _anchored_average(score_model, data) else None
-    fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng, scores_say)
+    fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng)
     with stage("checking and averaging the score models"):
         label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
         if len(fitted) == 1:
@@ -151,7 +154,7 @@ def fit_score_models(data, score_model, options, rngs):
             "no pool labels: the estimate rests on the reference set" if _rests_on_reference(score_model, data)
             else f"the score model {score_model!r} does not use it")
     messages += _reports(specs, fitted, diagnostics)
-    if score_model == "average" and reference is not None:
+    if scores_say is not None:
         found, said = reference_report(fitted, diagnostics["score_models"], anchored, index.size, scores_say)
         diagnostics.setdefault("reference", {}).update(found)
         messages += said
@@ -163,13 +166,13 @@ def fit_score_models(data, score_model, options, rngs):
     return ScoreModelFit(model, families, diagnostics, messages)
 
 
-def _fit_all(score_model, data, rng, scores_say=None):
-    """Fit the score models (:func:`_score_models`), and with a reference set (``scores_say`` given) the drift of
-    the best anchored map under each shift (:func:`spe.models.deviation.deviation_models`): (fitted models, their
-    registry entries, their warnings, whether each is anchored)."""
+def _fit_all(score_model, data, rng):
+    """Fit the score models (:func:`_score_models`), and when the average weighs a reference set's hypotheses the
+    drift of the best anchored map under each shift (:func:`spe.models.deviation.deviation_models`): (fitted
+    models, their registry entries, their warnings, whether each is anchored)."""
     fitted, specs, model_warnings = _fit_registered(_score_models(score_model, data), data, rng)
     anchored = [spec.needs_reference for spec in specs]
-    if scores_say is not None:
+    if _anchored_average(score_model, data):
         more = _fit_registered(deviation_models([m for m, a in zip(fitted, anchored) if a]), data, rng)
         fitted, specs, model_warnings = fitted + more[0], specs + more[1], model_warnings + more[2]
         anchored += [False] * len(more[0])

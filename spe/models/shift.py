@@ -47,7 +47,7 @@ what a fit on a few thousand does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -59,8 +59,8 @@ from .base import FittedScoreModel
 from .features import LabeledScores
 from .registry import REGISTRY
 
-__all__ = ["PriorShiftLikelihood", "CompressedScores", "compressed", "carry_to_pool", "ReferenceFits", "carried_models",
-           "carried_name", "SHIFT_PRIOR_SD", "CELLS", "shift_power", "CARRIED_PREFIX", "ASSUMPTIONS"]
+__all__ = ["PriorShiftLikelihood", "carry_to_pool", "ReferenceFits", "carried_models", "carried_name",
+           "SHIFT_PRIOR_SD", "shift_power", "CARRIED_PREFIX", "ASSUMPTIONS"]
 
 #: Prior sd of δ, the pool's log-odds shift from the reference (log-odds units; the ``calibrated`` model's
 #: intercept prior).
@@ -69,8 +69,6 @@ SHIFT_PRIOR_SD = 1.5
 NEWTON_STEPS = 40
 #: Degrees of freedom of the Student-t proposal of δ around its Laplace approximation.
 SHIFT_PROPOSAL_DF = 4
-#: The most score cells a reference set or a pool is compressed to.
-CELLS = 1024
 #: Probabilities are kept this far from 0 and 1 before taking logits.
 EPS = 1e-12
 #: A carried model's name is this prefix and the registered model's name (``reference-platt``), and under
@@ -137,61 +135,9 @@ class PriorShiftLikelihood:
         return delta, self.log_density(delta) - stats.t.logpdf(delta, SHIFT_PROPOSAL_DF, mode, sd)
 
 
-@dataclass(frozen=True)
-class CompressedScores:
-    """Items grouped by score cell: the K cells' scores and how many items each stands for.
-
-    Attributes
-    ----------
-    scores : array, shape (K,)
-        Each cell's median score, ascending (score units).
-    counts : array, shape (K,)
-        Items per cell.
-    positives : array, shape (K,), or None
-        Labeled positives per cell (a fully labeled reference set), else None.
-    """
-
-    scores: np.ndarray
-    counts: np.ndarray
-    positives: np.ndarray | None = None
-
-    @property
-    def n_items(self):
-        """N (or R), the items compressed."""
-        return float(self.counts.sum())
-
-
-def compressed(scores, labels=None, counts=None, cells=CELLS):
-    """Scores (N,) (with ``counts`` (N,): each standing for that many items) grouped into at most ``cells`` cells.
-
-    Exactly by distinct score when there are at most ``cells`` of them;
-    else by equal-count cells of the sorted scores (cut where the score
-    changes), each represented by its median item's score. With ``labels``
-    (N,) 0/1 the cells count their positives too.
-
-    Returns
-    -------
-    CompressedScores
-    """
-    s = np.asarray(scores, dtype=float)
-    w = np.ones(s.size) if counts is None else np.asarray(counts, dtype=float)
-    order = np.argsort(s, kind="stable")
-    s, w = s[order], w[order]
-    y = None if labels is None else np.asarray(labels, dtype=float)[order]
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])  # one group per distinct score
-    cum = np.cumsum(w)
-    if starts.size > cells:  # groups joined into cells of about equal weight, cut only where the score changes
-        cell = np.floor((cum[starts] - w[starts]) / cum[-1] * cells).astype(int)
-        starts = starts[np.r_[True, cell[1:] != cell[:-1]]]
-    cell_counts = np.add.reduceat(w, starts)
-    ends = np.r_[starts[1:], s.size] - 1
-    mid = np.clip(np.searchsorted(cum, np.cumsum(cell_counts) - cell_counts / 2), starts, ends)
-    positives = None if y is None else np.add.reduceat(y * w, starts)
-    return CompressedScores(s[mid], cell_counts, positives)
-
-
 def shift_power(n_reference, n_pool):
-    """min(1, R / N): the power of the pool scores' likelihood in δ (module docstring)."""
+    """min(1, R / N) for R reference and N pool items: the power of the pool scores' likelihood in δ, a coarsened
+    likelihood (Miller & Dunson 2019; module docstring)."""
     return min(1.0, n_reference / max(n_pool, 1.0))
 
 
@@ -208,9 +154,9 @@ def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, nam
     ----------
     fitted : FittedScoreModel
         The model fitted on the reference set's labels; its ``log_evidence`` is log p(Y_ref | S_ref).
-    reference : CompressedScores
+    reference : spe.models.cells.CompressedScores
         The reference set, with ``positives``.
-    pool : CompressedScores
+    pool : spe.models.cells.CompressedScores
         The pool's scores.
     labeled_scores : array, shape (n,)
     labeled_value : 0/1 array, shape (n,)
@@ -262,7 +208,6 @@ def carry_to_pool(fitted, reference, pool, labeled_scores, labeled_value, *, nam
                      "fitted_on": f"the reference set, carried to the pool: {ASSUMPTIONS[assumption]}",
                      "posterior_mean": dict(zip(("shift", "reference_prevalence", "pool_prevalence"),
                                                 map(float, mean))),
-                     "reference_log_evidence": float(fitted.log_evidence),
                      "ess": float(1 / np.sum(weights ** 2)), "pareto_k": float(pareto_k)})
     model.log_evidence = float(fitted.log_evidence) + label_evidence
     model.reference_log_evidence = float(fitted.log_evidence)
@@ -289,9 +234,7 @@ class ReferenceFits:
 
     def __init__(self, data):
         self.data = data
-        scores, labels = data.reference
-        self.reference = compressed(scores, labels)
-        self.pool = compressed(data.scores, counts=data.counts)
+        self.reference, self.pool = data.reference_cells, data.pool_cells
         self.reference_data = self._reference_data()
         self._fitted = {}
 
