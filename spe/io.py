@@ -585,8 +585,7 @@ def read_score_bytes(data, path, score_columns, id_column="id", *, ids=True):
     SpeInputError
         As :func:`read_scores`, naming ``path`` and the row within ``data`` (1-based data rows, header row 0).
     """
-    found = _read_score_columns(path, score_columns, id_column, source=bytes(data), ids=ids)
-    return found if ids else [ScoresFile(f.path, f.scores, None) for f in found]
+    return _read_score_columns(path, score_columns, id_column, source=bytes(data), ids=ids)
 
 
 def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
