@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from accuracy import case_group, shifted_subsample
-from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, trial_rng
+from cases import DEFAULT_CASES, random_labels, read_case, run_tasks, seeds_of, trial_rng
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -257,7 +257,7 @@ def census_pools(args):
     (rs, ry), (s, y) = scores_labels(ref), scores_labels(ana)
     chunks = cbpe_estimates(rs, ry, s, 0.5, chunk_size=CHUNK)[: args.chunks]
     return [Pool("census", f"chunk{k:02d}", seed, s[a:b + 1], y[a:b + 1], rs, ry, 0.5, cbpe, {"rows": [a, b]})
-            for k, ((a, b), cbpe) in enumerate(chunks) for seed in seeds(args)]
+            for k, ((a, b), cbpe) in enumerate(chunks) for seed in seeds_of(args)]
 
 
 def case_threshold(path, scores):
@@ -274,7 +274,7 @@ def case_pools(args):
     paths = sorted(Path(args.cases_dir).glob(args.cases))
     if not paths:
         raise SystemExit(f"no cases match {args.cases} in {args.cases_dir}")
-    return [pool for p in paths for seed in seeds(args) for pool in split_case(p, seed)]
+    return [pool for p in paths for seed in seeds_of(args) for pool in split_case(p, seed)]
 
 
 def split_case(path, seed):
@@ -361,7 +361,7 @@ def concept_pools(args):
     (rs, ry), (s, y) = scores_labels(ref), scores_labels(ana)
     masks, pools = subgroups(ana), []
     for _, row in table.head(args.subgroups).iterrows():
-        for seed in seeds(args):
+        for seed in seeds_of(args):
             rows = np.flatnonzero(masks[row.subgroup])
             rows = np.sort(trial_rng(seed, 0, row.subgroup).choice(rows, min(args.pool_size, rows.size), False))
             note = {"subgroup": row.subgroup, "map_gap": round(row.gap, 4), "slope": round(row.b, 3)}
@@ -440,10 +440,6 @@ def report(df):
 
 
 # --- the command ----------------------------------------------------------------------------------------
-
-
-def seeds(args):
-    return range(args.seed_start, args.seed_start + args.seeds)
 
 
 def git_tag():

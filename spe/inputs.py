@@ -167,7 +167,7 @@ def encoded_labels(values, items, pos_label=None):
     except LabelValueError as e:
         k = e.position
         item, value = plain(items[k]), plain(values[k])
-        raise SpeInputError(f"{e.message}; item {item!r} has label {plain(value)!r}", argument="labels") from None
+        raise SpeInputError(f"{e.message}; item {item!r} has label {value!r}", argument="labels") from None
 
 
 def _is_pandas(obj):

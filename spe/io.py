@@ -364,12 +364,17 @@ def _check_header(names, required, path):
 
 def _blank_rows(arrays):
     """Rows whose every (stripped) field is empty (a blank line): bool array (rows,)."""
-    import pyarrow.compute as pc
-
     blank = np.ones(len(arrays[0]) if arrays else 0, dtype=bool)
     for a in arrays:
-        blank &= pc.equal(pc.binary_length(a), 0).to_numpy(zero_copy_only=False)
+        blank &= _empty(a)
     return blank
+
+
+def _empty(values):
+    """Whether each string of a pyarrow string array is empty: bool array (rows,)."""
+    import pyarrow.compute as pc
+
+    return pc.equal(pc.binary_length(values), 0).to_numpy(zero_copy_only=False)
 
 
 def _strip(column):
@@ -585,8 +590,7 @@ def read_score_bytes(data, path, score_columns, id_column="id", *, ids=True):
     SpeInputError
         As :func:`read_scores`, naming ``path`` and the row within ``data`` (1-based data rows, header row 0).
     """
-    found = _read_score_columns(path, score_columns, id_column, source=bytes(data), ids=ids)
-    return found if ids else [ScoresFile(f.path, f.scores, None) for f in found]
+    return _read_score_columns(path, score_columns, id_column, source=bytes(data), ids=ids)
 
 
 def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
@@ -676,9 +680,7 @@ def read_label_table(path, id_column="id", label_column="label", what="labels", 
 
 def _checked_ids(df, id_column, path, rows, repeated):
     """The id column stripped, (N,) object; an empty id, or a repeat (``repeated`` formats it), named by row."""
-    import pyarrow.compute as pc
-
-    empty = np.flatnonzero(pc.equal(pc.binary_length(df[id_column]), 0).to_numpy(zero_copy_only=False))
+    empty = np.flatnonzero(_empty(df[id_column]))
     if empty.size:
         raise SpeInputError("empty id", path=path, row=int(rows[empty[0]]), column=id_column)
     ids = df[id_column].to_numpy(zero_copy_only=False)

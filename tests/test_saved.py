@@ -314,8 +314,6 @@ def test_a_pool_saved_with_its_items_gives_its_counts_back(tmp_path):
 
 
 def test_the_scores_ids_index_the_items_and_come_back_from_a_save_with_items(tmp_path):
-    import pandas as pd
-
     s, y = simulate(300, 0.3, 8)
     ids = [f"doc-{k}" for k in range(300)]
     with warnings.catch_warnings():

@@ -160,7 +160,7 @@ def suggest(source, k=10, *, target="pr-band", strategy="information", classifie
     names = tuple(source.names) if setup.comparison else ()
     scores = (np.column_stack([source[n].scores[items] for n in names]) if names
               else setup.evaluation.scores[items]).astype(float)
-    ids = getattr(setup.evaluation, "ids", None)
+    ids = setup.evaluation.ids
     return Suggestion(items=items, scores=scores, expected_gain=gains, target=str(target), strategy=strategy,
                       uncertainty=before, expected_uncertainty=pre.uncertainty,
                       n_labeled=setup.evaluation.n_labeled, seed=setup.seed, names=names,
