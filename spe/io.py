@@ -190,7 +190,9 @@ def _parse(source, path):
     if b' "' in text:
         text = bytearray(_skip_spaces_before_quotes(bytes(text)))
     bad_byte = _first_non_utf8(text)
-    data = text if bad_byte is None else bytearray(text.decode("utf-8", "replace").encode())  # rows pyarrow can show
+    # rows pyarrow can show; when every byte is UTF-8, data *is* text (no copy of the file), so the end appended
+    # below lands in text too: _first_error reads text only when a byte is bad, when data is a copy
+    data = text if bad_byte is None else bytearray(text.decode("utf-8", "replace").encode())
     data += b"\n"[data.endswith((b"\n", b"\r")):] + _END  # a last record, unless a quoted value left open takes it
     k = _fields(data)
     table, odd = _records(data, k, threads=True)
