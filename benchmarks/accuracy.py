@@ -38,9 +38,7 @@ prints the tables for trials saved earlier (e.g. both parts together).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import sys
 import time
 import warnings
@@ -50,7 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cases import DEFAULT_CASES, case_paths, random_labels, read_case, trial_rng
+from cases import DEFAULT_CASES, case_group, case_paths, random_labels, read_case, trial_rng
 
 HERE = Path(__file__).resolve().parent
 
@@ -63,21 +61,6 @@ COLUMNS = ["case", "n_items", "n_labels", "seed", "n_labeled_pos", "score_type",
            "logloss_spe", "logloss_platt", "ap_true", "ap_err", "ap_covered", "auc_true", "auc_lo", "auc_hi",
            "weight_piecewise", "group", "reference", "weight_reference", "ref_prevalence", "ref_ess", "ref_pareto_k",
            "error", "traceback"]
-
-#: A case is a deep network's when its manifest description says so (its scores are softmax probabilities of a
-#: fine-tuned network: piled near 0 and 1, many distinct values); the summary reports those apart.
-DEEP_NETWORK = re.compile(r"fine-tuned|bert|transformer|resnet|cnn|deep", re.IGNORECASE)
-
-
-def case_group(case_path):
-    """"deep network" or "classical", from the case's entry in the manifest beside it (classical if none)."""
-    manifest = Path(case_path).with_name("manifest.json")
-    try:
-        entry = json.loads(manifest.read_text())["cases"][Path(case_path).stem]
-    except (OSError, KeyError, ValueError):
-        return "classical"
-    return "deep network" if DEEP_NETWORK.search(str(entry.get("classifier_desc", ""))) else "classical"
-
 
 def platt_log_loss(feature, idx, y):
     """Log-loss on the unlabeled items of Platt scaling fitted on the labeled ones alone.

@@ -6,7 +6,9 @@ of labels and case give the same labeled items in every script (and the same JSO
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -105,3 +107,18 @@ def trial_rng(seed, n_labels, name):
 def random_labels(rng, n_items, n_labels):
     """``n_labels`` distinct items of ``n_items`` drawn at random, sorted (int array)."""
     return np.sort(rng.choice(n_items, n_labels, replace=False))
+
+
+#: A case is a deep network's when its manifest description says so (its scores are softmax probabilities of a
+#: fine-tuned network: piled near 0 and 1, many distinct values); the summary reports those apart.
+DEEP_NETWORK = re.compile(r"fine-tuned|bert|transformer|resnet|cnn|deep", re.IGNORECASE)
+
+
+def case_group(case_path):
+    """"deep network" or "classical", from the case's entry in the manifest beside it (classical if none)."""
+    manifest = Path(case_path).with_name("manifest.json")
+    try:
+        entry = json.loads(manifest.read_text())["cases"][Path(case_path).stem]
+    except (OSError, KeyError, ValueError):
+        return "classical"
+    return "deep network" if DEEP_NETWORK.search(str(entry.get("classifier_desc", ""))) else "classical"

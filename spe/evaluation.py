@@ -21,6 +21,7 @@ from .metrics import ranking_metric_names, threshold_metric_names, threshold_met
 from .models.base import FittedScoreModel
 from .output import format_items, jsonable, save_json
 from .performance import SamplePerformance, replay_true_positives
+from .performance.requirement import RequirementCheck, requirement_check
 from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
@@ -143,10 +144,20 @@ class ThresholdProbability:
         Ascending thresholds, score units (an item is predicted positive
         when its score is ≥ τ).
     probability : array, shape (T,)
-        Weighted fraction of posterior draws in which τ meets the
-        requirement.
+        The probability stated: the score model's, weighed with the
+        possibility that the model is wrong above τ
+        (:mod:`spe.performance.requirement`).
     min_precision, min_recall : float
     performance : {"sample", "population"}
+    model_probability : array, shape (T,), or None
+        The score model's own p(C(τ)): the weighted fraction of posterior
+        draws in which τ meets the requirement (None for the labeled-only
+        estimate).
+    labels_only_weight : array, shape (T,), or None
+        Posterior probability that the model is wrong above τ.
+    labeled_above, positives_above : int arrays, shape (T,), or None
+        Labeled items scored ≥ τ, and the positives among them: what the
+        statement rests on besides the model.
     """
 
     threshold: np.ndarray
@@ -154,6 +165,10 @@ class ThresholdProbability:
     min_precision: float
     min_recall: float
     performance: str
+    model_probability: np.ndarray | None = field(default=None, repr=False)
+    labels_only_weight: np.ndarray | None = field(default=None, repr=False)
+    labeled_above: np.ndarray | None = field(default=None, repr=False)
+    positives_above: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -174,9 +189,10 @@ class ThresholdChoice:
         than not.
     curve : ThresholdProbability
         p(C(τ)) at every threshold.
-    meets : bool array, shape (M,), or None
-        C(τ) at the chosen threshold under each posterior draw (its weighted mean is ``probability``); None
-        for the labeled-only estimate, which has no posterior draws.
+    meets : array, shape (M,), or None
+        Per posterior draw, the probability that the chosen threshold meets the requirement (see
+        :meth:`Evaluation.requirement_draws`; its weighted mean is ``probability``); None for the labeled-only
+        estimate, which has no posterior draws.
     """
 
     threshold: float
@@ -187,8 +203,11 @@ class ThresholdChoice:
     meets: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self):
-        """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added)."""
-        return jsonable({
+        """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added): with posterior
+        draws, also what the probability rests on at the threshold (``model_probability``,
+        ``labels_only_weight``, ``labeled_above``, ``positives_above``) and the model's own curve."""
+        curve = {"threshold": self.curve.threshold, "probability": self.curve.probability}
+        out = {
             "min_precision": self.curve.min_precision,
             "min_recall": self.curve.min_recall,
             "performance": self.curve.performance,
@@ -196,8 +215,24 @@ class ThresholdChoice:
             "probability": self.probability,
             "likely": bool(self.likely),
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
-            "curve": {"threshold": self.curve.threshold, "probability": self.curve.probability},
-        })
+            "curve": curve,
+        }
+        if self.curve.model_probability is not None:
+            out.update(self.rests_on())
+            curve["model_probability"] = self.curve.model_probability
+        return jsonable(out)
+
+    def rests_on(self):
+        """What the probability rests on at the chosen threshold: ``{"model_probability": the score model's own
+        p(C(τ)), "labels_only_weight": the weight of "the model is wrong above τ", "labeled_above": labeled items
+        scored ≥ τ, "positives_above": positives among them}``; an empty dict for the labeled-only estimate."""
+        c = self.curve
+        if c.model_probability is None:
+            return {}
+        i = int(np.searchsorted(c.threshold, self.threshold))
+        return {"model_probability": float(c.model_probability[i]),
+                "labels_only_weight": float(c.labels_only_weight[i]),
+                "labeled_above": int(c.labeled_above[i]), "positives_above": int(c.positives_above[i])}
 
 
 def metrics_frame(intervals, level):
@@ -602,10 +637,15 @@ class Evaluation:
         """p(C(τ)) for every threshold τ: the probability that τ meets a precision/recall requirement.
 
         C(τ) = [precision(τ) ≥ ``min_precision`` ∧ recall(τ) ≥ ``min_recall``]
-        (Welinder et al. 2013, §4.4, Fig. 4): the weighted fraction of
-        posterior draws in which it holds. A threshold with nothing
-        predicted positive has undefined precision and never meets a
-        precision requirement > 0.
+        (Welinder et al. 2013, §4.4, Fig. 4). Under the score model it is
+        the weighted fraction of posterior draws in which C(τ) holds
+        (``model_probability``); the probability stated also weighs the
+        possibility that the model is wrong above τ, where only the labeled
+        items above τ then say what the precision is
+        (:mod:`spe.performance.requirement`): a statement that rests on the
+        model's extrapolation (few or no labeled items above τ) is never
+        confident. A threshold with nothing predicted positive has
+        undefined precision and never meets a precision requirement > 0.
 
         Parameters
         ----------
@@ -628,19 +668,20 @@ class Evaluation:
         >>> bool(((c.probability >= 0) & (c.probability <= 1)).all())
         True
         """
-        p, values = self._grid_metrics(performance)
-        return self._threshold_probability(p, _meets(values, min_precision, min_recall), min_precision, min_recall,
-                                           performance)
+        check, _ = self._requirement_check(min_precision, min_recall, performance)
+        return self._threshold_probability(check, min_precision, min_recall, performance)
 
     def requirement_draws(self, min_precision=0.0, min_recall=0.0, performance="sample"):
-        """Whether each threshold meets a precision/recall requirement under each posterior draw.
+        """The probability that each threshold meets a precision/recall requirement, per posterior draw.
 
         Returns
         -------
         thresholds : array, shape (T,)
             As :meth:`threshold_curve`'s (score units, ascending).
-        meets : bool array, shape (M, T)
-            C(τ) per draw (see :meth:`threshold_probability`); its weighted mean over draws is p(C(τ)).
+        meets : array, shape (M, T)
+            Per draw, in [0, 1]: C(τ) under the draw's labels, mixed with its
+            probability if the model is wrong above τ (see
+            :meth:`threshold_probability`); its weighted mean over draws is p(C(τ)).
 
         Raises
         ------
@@ -653,16 +694,46 @@ class Evaluation:
         >>> met.shape == (ev.weights.size, thresholds.size)
         True
         """
-        p, values = self._grid_metrics(performance)
-        return p.thresholds.copy(), _meets(values, min_precision, min_recall)
+        check, _ = self._requirement_check(min_precision, min_recall, performance)
+        return check.thresholds, check.meets
 
-    def _threshold_probability(self, p, meets, min_precision, min_recall, performance):
-        prob = self.weights @ meets / self.weights.sum()
-        return ThresholdProbability(p.thresholds.copy(), np.clip(prob, 0.0, 1.0), float(min_precision),
-                                    float(min_recall), performance)
+    def requirement_check(self, min_precision=0.0, min_recall=0.0, performance="sample") -> RequirementCheck:
+        """Everything behind :meth:`threshold_probability` at the T thresholds of :meth:`threshold_curve`: per
+        draw, the score model's C(τ) and the probability stated; the weight of "the model is wrong above τ"; the
+        labeled items above τ (:class:`spe.performance.requirement.RequirementCheck`).
+
+        Raises
+        ------
+        SpeInputError
+            A requirement outside [0, 1].
+
+        Examples
+        --------
+        >>> check = ev.requirement_check(0.8, 0.5)
+        >>> check.meets.shape == check.model_meets.shape == (ev.weights.size, check.thresholds.size)
+        True
+        """
+        return self._requirement_check(min_precision, min_recall, performance)[0]
+
+    def _requirement_check(self, min_precision, min_recall, performance):
+        """:meth:`requirement_check`, and the grid's metrics (dict of (M, T))."""
+        p, values = self._grid_metrics(performance)
+        model_meets = _meets(values, min_precision, min_recall)
+        prob = p.replay.item_probability_draws(self.scores, self.labeled_index)  # (M, n)
+        with np.errstate(divide="ignore"):
+            log_lik = np.where(self.labeled_value == 1, np.log(prob), np.log1p(-prob))
+        return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, np.maximum(log_lik, -700.0),
+                                 min_precision, min_recall, model_meets), values
+
+    def _threshold_probability(self, check, min_precision, min_recall, performance):
+        prob = self.weights @ check.meets / self.weights.sum()
+        return ThresholdProbability(check.thresholds.copy(), np.clip(prob, 0.0, 1.0), float(min_precision),
+                                    float(min_recall), performance, model_probability=check.model_probability,
+                                    labels_only_weight=check.labels_only_weight, labeled_above=check.labeled_above,
+                                    positives_above=check.positives_above)
 
     def best_threshold(self, min_precision=0.0, min_recall=0.0, level=None, performance="sample") -> ThresholdChoice:
-        """The threshold that maximises p(C(τ)) (paper §4.4), and the metrics there.
+        """The threshold that maximises p(C(τ)) (paper §4.4; :meth:`threshold_probability`), and the metrics there.
 
         Among thresholds whose probability is within 10⁻⁹ of the largest,
         the one with the highest posterior-mean F1 is chosen (a precision
@@ -681,13 +752,12 @@ class Evaluation:
         >>> bool(0 <= choice.probability <= 1), sorted(choice.metrics)[:2]
         (True, ['accuracy', 'f1'])
         """
-        p, values = self._grid_metrics(performance)
-        meets = _meets(values, min_precision, min_recall)
-        curve = self._threshold_probability(p, meets, min_precision, min_recall, performance)
+        check, values = self._requirement_check(min_precision, min_recall, performance)
+        curve = self._threshold_probability(check, min_precision, min_recall, performance)
         best = most_likely_threshold(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
-                               bool(curve.probability[best] >= 0.5), curve, meets[:, best].copy())
+                               bool(curve.probability[best] >= 0.5), curve, check.meets[:, best].copy())
 
     def suggest(self, k=10, target="pr-band", strategy="information", rng=None):
         """The k items to label next so that their labels settle ``target`` (:func:`spe.active.suggest`: the

@@ -319,8 +319,10 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     -------
     matplotlib Axes
         The curve of :meth:`Evaluation.threshold_probability` against the
-        threshold (score units), the threshold :meth:`Evaluation.best_threshold`
-        picks as a vertical line, and probability 0.5 dashed. The x axis
+        threshold (score units), the score model's own probability dotted
+        (what it would be if the model were right above every threshold),
+        the threshold :meth:`Evaluation.best_threshold` picks as a vertical
+        line, and probability 0.5 dashed. The x axis
         shows the thresholds where the probability is at least
         :data:`ZOOM_PROBABILITY` and the chosen one, with a margin of a
         tenth of that range (all thresholds when none reaches it): at large
@@ -331,6 +333,9 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     curve = choice.curve
     ax.plot(curve.threshold, curve.probability,
             **{"color": color, "lw": 1.8, "label": label or "p(requirement met)", **kwargs})
+    if curve.model_probability is not None:
+        ax.plot(curve.threshold, curve.model_probability, color=color, lw=1.0, ls=":",
+                label="the score model's own (if right above the threshold)")
     ax.axvline(choice.threshold, color=color, lw=1.0,
                label=f"best threshold {choice.threshold:.4g} (p = {choice.probability:.2f})")
     ax.axhline(0.5, color="tab:gray", ls="--", lw=0.8)

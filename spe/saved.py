@@ -405,6 +405,7 @@ class SavedEvaluation:
     metrics_at = _refuse("metrics_at")
     threshold_probability = _refuse("threshold_probability", keep=_KEEP_THRESHOLD)
     requirement_draws = _refuse("requirement_draws", keep=_KEEP_THRESHOLD)
+    requirement_check = _refuse("requirement_check", keep=_KEEP_THRESHOLD)
     best_threshold = _refuse("best_threshold", keep=_KEEP_THRESHOLD)
     suggest = _refuse("suggest")
     plan_labels = _refuse("plan_labels")

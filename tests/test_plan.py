@@ -160,3 +160,18 @@ def test_spe_plan_on_every_item_labeled_answers(tmp_path, capsys):
     assert rc == 0 and "Traceback" not in err, err
     body = json.loads(out.read_text())
     assert body["horizon"] == 0 and body["labels_needed"]["median"] == 0.0 and "already so" in stdout
+
+
+def test_future_labels_above_the_threshold_lift_a_statement_that_rests_on_none():
+    """Every labeled item scores below the threshold: the statement is capped near (1 + 0.2) / 2, and only
+    labels above the threshold can lift it; the plan's futures, whose next items score high, do."""
+    rng = np.random.default_rng(3)
+    y = rng.random(3000) < 0.3
+    s = np.where(y, rng.normal(3, 1, 3000), rng.normal(0, 1, 3000))
+    low = np.flatnonzero(s < 1.0)[:40]
+    ev = spe.evaluate(s, (low, y[low].astype(int)), draws=400, rng=0, score_model="calibrated")
+    choice = ev.best_threshold(0.8, 0.3)
+    assert choice.rests_on()["labeled_above"] == 0 and choice.probability <= 0.6 + 1e-9
+    plan = ev.plan_labels(probability=0.9, target="threshold:0.8,0.3", max_labels=60, futures=40, rng=0)
+    assert plan.now == pytest.approx(max(choice.probability, 1 - choice.probability))
+    assert np.nanmax(plan.progress[:, 1]) > 0.8

@@ -26,11 +26,14 @@ Like the estimate, the plan assumes the score model: it says what the labels wou
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..exceptions import SpeInputError, plain
+from ..inference import psis_log_predictive
+from ..performance.requirement import labels_only_meets, labels_only_weight
 from ..inputs import check_choice, check_count
 from .candidates import MAX_GROUPS
 from .strategies import STRATEGIES
@@ -190,6 +193,8 @@ def plan(source, *, width=None, probability=None, target="ap", strategy="informa
                    else np.zeros(1, dtype=int))
     weights = np.asarray(ev.weights, dtype=float) / np.sum(ev.weights)
     reader = read(setup.target_draws)
+    if kind == "probability" and spec.yes_probability:
+        reader = _ThresholdDecision(ev, parse_target(target)[1], items, probabilities, value)
     floor = max(MIN_ESS, ESS_FLOOR / np.sum(weights ** 2))
     needed, censored, values = _simulate(weights, probabilities, checkpoints, reader, floor, n_futures, setup.rng)
     half = np.mean(np.isnan(values), axis=0) > 0.5
@@ -227,7 +232,7 @@ def _simulate(weights, probabilities, checkpoints, reader, floor, n_futures, rng
         w /= w.sum(axis=1, keepdims=True)                                   # (C, M)
         alive = 1.0 / np.sum(w ** 2, axis=1) >= floor
         alive = np.cumprod(alive).astype(bool)
-        values[s, alive] = reader.value(w[alive])
+        values[s, alive] = reader.future(labels, checkpoints[alive]).value(w[alive])
         met = alive & reader.met(values[s])
         if met.any():
             needed[s] = checkpoints[np.argmax(met)]
@@ -238,6 +243,10 @@ def _simulate(weights, probabilities, checkpoints, reader, floor, n_futures, rng
 
 class _Width:
     """The mean width over the components of the central credible interval, from weighted draws."""
+
+    def future(self, labels, checkpoints):
+        """The reader of a simulated future (its labels do not change how the width is read)."""
+        return self
 
     def __init__(self, draws, level, width):
         self.order = np.argsort(draws, axis=0)                 # (M, R)
@@ -261,9 +270,14 @@ class _Width:
 class _Decision:
     """The smallest over the components of the probability of the more likely side of the decision."""
 
-    def __init__(self, draws, cut, probability):
-        self.yes = (draws > cut).astype(float)                  # (M, R)
+    def __init__(self, draws, spec, probability):
+        # (M, R): each draw's probability of "yes" (the threshold decision), or whether it says yes
+        self.yes = np.asarray(draws, dtype=float) if spec.yes_probability else (draws > spec.decision).astype(float)
         self.probability = probability
+
+    def future(self, labels, checkpoints):
+        """The reader of a simulated future (its labels do not change how the decision is read)."""
+        return self
 
     def value(self, w):
         p = w @ self.yes                                        # (K, R)
@@ -271,6 +285,53 @@ class _Decision:
 
     def met(self, values):
         return values >= self.probability
+
+
+class _ThresholdDecision(_Decision):
+    """The threshold decision (``threshold:P,R``) as :meth:`Evaluation.threshold_probability` states it, in each
+    simulated future: the model's C(τ) per reweighted draw, mixed with the labels-only hypothesis above τ
+    (:mod:`spe.performance.requirement`), whose weight and Beta posterior take in the future's labels that fall
+    above τ — without them, labels could never settle a statement that rests on too few labeled items above τ.
+    """
+
+    def __init__(self, ev, requirement, items, probabilities, probability):
+        choice = ev.best_threshold(*requirement)
+        check = ev.requirement_check(*requirement)
+        at = int(np.searchsorted(check.thresholds, choice.threshold))
+        perf = ev.performance
+        self.model_yes = check.model_meets[:, at].astype(float)                      # (M,)
+        self.below = perf.n_positive - perf.true_positives[:, at]                   # (M,) positives below τ
+        self.n_predicted, self.requirement = float(perf.n_predicted[at]), requirement
+        self.labeled, self.positives = int(check.labeled_above[at]), int(check.positives_above[at])
+        mine = ev.scores[ev.labeled_index] >= choice.threshold
+        lab = ev.performance.replay.item_probability_draws(ev.scores, ev.labeled_index[mine])
+        self.log_lik = np.where(ev.labeled_value[mine] == 1, np.log(np.clip(lab, 1e-300, 1.0)),
+                                np.log(np.clip(1.0 - lab, 1e-300, 1.0))).sum(axis=1)  # (M,)
+        self.above = ev.scores[items] >= choice.threshold                          # (horizon,)
+        self.probabilities = probabilities
+        self.probability = probability
+        self.labels, self.checkpoints = np.zeros(len(items), dtype=bool), np.zeros(1, dtype=int)
+
+    def future(self, labels, checkpoints):
+        """The reader of a future whose next items have these labels (horizon,), read at these checkpoints."""
+        out = copy.copy(self)
+        out.labels, out.checkpoints = np.asarray(labels, dtype=bool), np.asarray(checkpoints, dtype=int)
+        return out
+
+    def value(self, w):
+        """(K, M) weights, one row per checkpoint from the first → (K,) probability of the more likely side."""
+        cut = self.checkpoints[:w.shape[0]]
+        p = np.clip(self.probabilities[:, self.above], 1e-300, 1.0 - 1e-16)
+        y = self.labels[self.above]
+        step = np.where(y, np.log(p), np.log1p(-p))                                   # (M, A) the future's above τ
+        count = np.searchsorted(np.flatnonzero(self.above), cut, side="left")       # (K,) of them by each checkpoint
+        log_lik = self.log_lik[None, :] + np.hstack([np.zeros((step.shape[0], 1)), np.cumsum(step, axis=1)])[:, count].T
+        n, k = self.labeled + count, self.positives + np.concatenate([[0], np.cumsum(y)])[count]
+        model = psis_log_predictive(log_lik, np.log(np.maximum(w, 1e-300)))[0]     # (K,)
+        weight = labels_only_weight(model, n, k)[:, None]
+        alone = labels_only_meets(self.n_predicted, self.below[None, :], n[:, None], k[:, None], *self.requirement)
+        yes = np.sum(w * ((1.0 - weight) * self.model_yes[None, :] + weight * alone), axis=1)
+        return np.maximum(yes, 1.0 - yes)
 
 
 def check_goal(target, width=None, probability=None):
@@ -307,4 +368,4 @@ def _goal(spec, target, width, probability, level):
         return ("width", float(width), f"the {level:.0%} {what} of {target} narrower than {width:g}",
                 lambda draws: _Width(draws, level, float(width)))
     return ("probability", float(probability), f"the decision on {target} reaches probability {probability:g}",
-            lambda draws: _Decision(draws, spec.decision, float(probability)))
+            lambda draws: _Decision(draws, spec, float(probability)))

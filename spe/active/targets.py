@@ -42,6 +42,9 @@ class Target:
         plan's probability goal (:mod:`spe.active.plan`).
     interval : bool
         Whether a credible interval's width means something (not for 0/1 draws).
+    yes_probability : bool
+        Whether each draw's value is the probability of "yes" under that draw (the threshold decision): the
+        decision's probability is then their weighted mean, not the share of draws above ``decision``.
     """
 
     name: str
@@ -51,6 +54,7 @@ class Target:
     parameters: str | None = None
     decision: float | None = None
     interval: bool = True
+    yes_probability: bool = False
 
 
 TARGETS: dict[str, Target] = {}
@@ -105,8 +109,8 @@ def _pr_band(ev, _):
 
 
 def _threshold_decision(ev, requirement):
-    """Whether the threshold most likely to meet the requirement (:meth:`Evaluation.best_threshold`) meets it,
-    per draw: (M, 1) of 0/1."""
+    """The probability that the threshold most likely to meet the requirement (:meth:`Evaluation.best_threshold`)
+    meets it, per draw: (M, 1) in [0, 1] (its weighted mean is the probability ``spe threshold`` states)."""
     return ev.best_threshold(*requirement).meets[:, None].astype(float)
 
 
@@ -121,6 +125,7 @@ register(Target("ap", "the average precision (AP units)", _metric("average_preci
 register(Target("pr-band", "the PR curve's band: precision at every recall of the grid (precision units)", _pr_band))
 register(Target("prevalence", "the fraction of positives among the items", _metric("prevalence")))
 register(Target("threshold", "whether the threshold most likely to meet precision >= P and recall >= R does "
-                "(probability units)", _threshold_decision, parameters="P,R", decision=0.5, interval=False))
+                "(probability units)", _threshold_decision, parameters="P,R", decision=0.5, interval=False,
+                yes_probability=True))
 register(Target("compare", "the difference in average precision of every pair of classifiers (AP units; "
                 "spe compare)", _ap_differences, comparison=True, decision=0.0))

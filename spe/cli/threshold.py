@@ -14,11 +14,16 @@ say how sure we are (Welinder et al. 2013, §4.4, Fig. 4).
 For every threshold t (an item is predicted positive when its score is
 >= t), the posterior probability p(C(t)) that precision(t) >= MIN_PRECISION
 and recall(t) >= MIN_RECALL on this data set is computed from the same
-posterior draws as `spe estimate`. Prints the threshold (in score units)
-that maximises it, that probability, precision, recall, F1, accuracy, false
-positive rate and the confusion counts there with credible intervals, and the
-range of thresholds that meet the requirement with probability >= 0.5 —
-or says plainly that no threshold is likely to meet it.
+posterior draws as `spe estimate`, weighed with the possibility that the
+score model is wrong above t (then only the labeled items scoring >= t say
+what the precision there is): a probability that rests on the model's
+extrapolation, with few or no labeled items above t, is never confident.
+Prints the threshold (in score units) that maximises it, that probability,
+what it rests on (the labeled items above the threshold, the model's own
+probability), precision, recall, F1, accuracy, false positive rate and the
+confusion counts there with credible intervals, and the range of thresholds
+that meet the requirement with probability >= 0.5 — or says plainly that no
+threshold is likely to meet it.
 
 Inputs as for `spe estimate` (see `spe estimate --help`).
 
@@ -36,8 +41,9 @@ def add_arguments(thr):
     thr.add_argument("--min-recall", type=unit, default=0.0, metavar="R",
                      help="required recall, in [0, 1] (default 0)")
     thr.add_argument("--json", metavar="OUT.json", action=Once,
-                     help="write the choice, the metrics there and p(requirement met) at every threshold as JSON "
-                          "('-': to standard output)")
+                     help="write the choice, the metrics there, what the probability rests on (model_probability, "
+                          "labels_only_weight, labeled_above, positives_above) and p(requirement met) at every "
+                          "threshold as JSON ('-': to standard output)")
     thr.add_argument("--plot", metavar="OUT.png", action=Once,
                      help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
                           "and the requirement drawn as a box (paper Fig. 4)")
@@ -108,6 +114,7 @@ def _threshold_lines(args, ev, choice, base, bchoice):
     else:
         lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} "
                      f"(score units), meets it with probability {choice.probability:.3f}")
+    lines += _rests_on_lines(ev, choice)
     if args.min_recall == 0 and choice.metrics["recall"].mean < 0.1:
         lines.append("note: with no recall requirement the surest threshold keeps very few items; "
                      "add --min-recall to ask for the recall you need")
@@ -120,6 +127,34 @@ def _threshold_lines(args, ev, choice, base, bchoice):
     lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
     lines += notes(args, ev)
     lines += [f"note: {n}" for n in ev.diagnostics.get("notes", [])]
+    return lines
+
+
+def _rests_on_lines(ev, choice):
+    """What the stated probability rests on at the chosen threshold: the labeled items above it, the score
+    model's own probability, and scores piled on a few values there."""
+    import numpy as np
+
+    r = choice.rests_on()
+    tau, k, j = f"{choice.threshold:.6g}", r["labeled_above"], r["positives_above"]
+    if k == 0:
+        lines = [f"rests on: the score model alone — no labeled item scores >= {tau}, so nothing checks its "
+                 f"p(y=1 | score) there (the model alone says {r['model_probability']:.3f}; the probability "
+                 "stated gives equal weight to the model being wrong above the threshold)"]
+    elif r["labels_only_weight"] >= 0.1:
+        lines = [f"rests on: {k} labeled item{'s' if k > 1 else ''} scoring >= {tau} ({j} positive) and the score "
+                 f"model, which alone says {r['model_probability']:.3f}; those labels leave a "
+                 f"{r['labels_only_weight']:.2f} chance that the model is wrong above the threshold"]
+    else:
+        lines = [f"rests on: {k} labeled items scoring >= {tau} ({j} positive), which agree with the score model "
+                 f"(alone it says {r['model_probability']:.3f})"]
+    above = ev.scores >= choice.threshold
+    n_above = int(above.sum() if ev.counts is None else ev.counts[above].sum())
+    distinct = int(np.unique(ev.scores[above]).size)
+    if n_above >= 20 and distinct <= 3:
+        lines.append(f"note: the {n_above} items scoring >= {tau} share {distinct} distinct "
+                     f"score{'s' if distinct > 1 else ''}: the classifier does not rank them, so no threshold "
+                     "between them can be chosen")
     return lines
 
 

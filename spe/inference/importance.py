@@ -31,7 +31,8 @@ from ..exceptions import ImportanceSamplingWarning
 from ..inputs import check_choice
 from .map import hessian
 
-__all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "PARETO_K_GOOD", "PROPOSALS"]
+__all__ = ["PosteriorDraws", "importance_sample", "psis", "psis_loo", "psis_log_predictive", "PARETO_K_GOOD",
+           "PROPOSALS"]
 
 #: The proposals around the MAP: a Normal with the full inverse Hessian, or with its diagonal only.
 PROPOSALS = ("full", "diagonal")
@@ -176,10 +177,40 @@ def psis_loo(log_lik, weights):
     ll = log_lik[ok]
     if ll.shape[1] == 0:
         return np.zeros(0), np.zeros(0)
-    lw = (np.log(np.asarray(weights)[ok])[:, None] - ll).T  # (n, M')
-    smoothed, k = _psislw(lw - lw.max(axis=1, keepdims=True))
+    return psis_log_predictive(ll.T, np.broadcast_to(np.log(np.asarray(weights)[ok]), ll.T.shape))
+
+
+def psis_log_predictive(log_lik, log_weights):
+    """log p(y_A | the other labels) of R groups of labels, each under its own weighted posterior draws (PSIS).
+
+    For each row r, p(y_A) = 1 / E_r[1 / p(y_A | θ)], the expectation over
+    the draws weighted by ``log_weights[r]`` (the posterior given every
+    label, y_A among them), by Pareto-smoothed importance sampling of the
+    ratios 1 / p(y_A | θ_m) (:func:`_psislw`; Vehtari, Gelman & Gabry 2017):
+    :func:`psis_loo` is the case of one item per row.
+
+    Parameters
+    ----------
+    log_lik : array, shape (R, M)
+        log p(y_A | θ_m) of each row's group of labels under the M draws.
+    log_weights : array, shape (R, M)
+        Log posterior weights of the draws per row (unnormalised; finite).
+
+    Returns
+    -------
+    log_predictive : array, shape (R,)
+    k : array, shape (R,)
+        Pareto k̂ of each row's ratios.
+    """
+    ll = np.asarray(log_lik, dtype=float)
+    lw = np.asarray(log_weights, dtype=float) - ll
+    lw = lw - lw.max(axis=1, keepdims=True)
+    smoothed, k = _psislw(lw)
+    # rows ArviZ cannot smooth come back NaN (e.g. most ratios equal): their raw ratios, k̂ = inf (as psis does)
+    bad = ~np.all(np.isfinite(smoothed), axis=1)
+    smoothed[bad], k = lw[bad], np.where(bad, np.inf, k)
     smoothed = smoothed - special.logsumexp(smoothed, axis=1, keepdims=True)
-    return special.logsumexp(smoothed + ll.T, axis=1), np.atleast_1d(np.asarray(k, dtype=float))
+    return special.logsumexp(smoothed + ll, axis=1), np.atleast_1d(np.asarray(k, dtype=float))
 
 
 def _positive_definite_cov(h):
