@@ -195,6 +195,11 @@ def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     assert d["metrics"]["precision"]["mean"] == pytest.approx(choice.metrics["precision"].mean)
     assert len(d["curve"]["threshold"]) == len(d["curve"]["probability"]) == np.unique(sf.scores).size
     assert "labeled_only" in d and d["labeled_only"]["performance"] == "labeled-only"
+    # what the probability rests on: the labeled items above the threshold, the model's own probability
+    rests = choice.rests_on()
+    assert {k: d[k] for k in rests} == pytest.approx(rests)
+    assert len(d["curve"]["model_probability"]) == len(d["curve"]["threshold"])
+    assert f"rests on: {rests['labeled_above']} labeled item" in stdout or "rests on: the score model alone" in stdout
     assert f"{choice.threshold:.6g}" in stdout and "labeled items only would pick" in stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {png}" in stdout
     # an impossible requirement is said plainly
@@ -269,3 +274,21 @@ def test_report_bad_truth_or_requirement_exits_2_and_writes_nothing(tmp_path, ca
     (tmp_path / "file").write_text("x")
     assert main(["estimate", SCORES, "--report", str(tmp_path / "file"), "--draws", "100"]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def test_threshold_summary_says_when_the_probability_rests_on_the_model_alone(tmp_path, capsys):
+    """Every labeled item scores below the chosen threshold, and the items above it share one score: the summary
+    says the model alone speaks there, and that the classifier does not rank those items."""
+    rng = np.random.default_rng(0)
+    y = rng.random(2000) < 0.3
+    s = np.where(y, rng.normal(3, 1, 2000), rng.normal(0, 1, 2000))
+    s[s > 3.0] = 4.0  # a pile at the top, 311 items
+    scores, labels = tmp_path / "s.csv", tmp_path / "l.csv"
+    pd.DataFrame({"id": np.arange(2000), "score": s}).to_csv(scores, index=False)
+    low = np.flatnonzero(s < 2.5)[:60]
+    pd.DataFrame({"id": low, "label": y[low].astype(int)}).to_csv(labels, index=False)
+    rc = main(["threshold", str(scores), "--labels", str(labels), "--min-precision", "0.9", "--min-recall", "0.1",
+               "--seed", "0", "--draws", "200", "--score-model", "calibrated"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "rests on: the score model alone — no labeled item scores >=" in out
+    assert "the 311 items scoring >= 4 share 1 distinct score: the classifier does not rank them" in out

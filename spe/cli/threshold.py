@@ -134,6 +134,7 @@ def _rests_on_lines(ev, choice):
     """What the stated probability rests on at the chosen threshold: the labeled items above it, the score
     model's own probability, and scores piled on a few values there."""
     import numpy as np
+    from scipy import stats
 
     r = choice.rests_on()
     tau, k, j = f"{choice.threshold:.6g}", r["labeled_above"], r["positives_above"]
@@ -142,9 +143,12 @@ def _rests_on_lines(ev, choice):
                  f"p(y=1 | score) there (the model alone says {r['model_probability']:.3f}; the probability "
                  "stated gives equal weight to the model being wrong above the threshold)"]
     elif r["labels_only_weight"] >= 0.1:
+        lo, hi = stats.beta.ppf([(1 - ev.level) / 2, (1 + ev.level) / 2], 1 + j, 1 + k - j)
         lines = [f"rests on: {k} labeled item{'s' if k > 1 else ''} scoring >= {tau} ({j} positive) and the score "
                  f"model, which alone says {r['model_probability']:.3f}; those labels leave a "
-                 f"{r['labels_only_weight']:.2f} chance that the model is wrong above the threshold"]
+                 f"{r['labels_only_weight']:.2f} chance that the model is wrong above the threshold, where they "
+                 f"alone put the precision at [{lo:.2f}, {hi:.2f}] ({100 * ev.level:g}%; the intervals below are "
+                 "the model's)"]
     else:
         lines = [f"rests on: {k} labeled items scoring >= {tau} ({j} positive), which agree with the score model "
                  f"(alone it says {r['model_probability']:.3f})"]
