@@ -21,7 +21,7 @@ from .metrics import ranking_metric_names, threshold_metric_names, threshold_met
 from .models.base import FittedScoreModel
 from .output import format_items, jsonable, save_json
 from .performance import SamplePerformance, replay_true_positives
-from .performance.requirement import RequirementCheck, requirement_check
+from .performance.requirement import LABELS_ONLY_PRIOR, RequirementCheck, requirement_check
 from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
@@ -242,6 +242,12 @@ def metrics_frame(intervals, level):
 
     return pd.DataFrame([{"metric": name, "name": METRICS[name].label, "mean": i.mean, "median": i.median,
                           "lo": i.lo, "hi": i.hi, "level": level} for name, i in intervals.items()])
+
+
+def labels_only_prior(diagnostics):
+    """:meth:`Evaluation.labels_only_prior` from the diagnostics dict (also a saved one)."""
+    reference = diagnostics.get("reference") or {}
+    return LABELS_ONLY_PRIOR * min(1.0, max(0.0, 1.0 - float(reference.get("weight") or 0.0)))
 
 
 def score_model_frame(diagnostics):
@@ -723,7 +729,20 @@ class Evaluation:
         with np.errstate(divide="ignore"):
             log_lik = np.where(self.labeled_value == 1, np.log(prob), np.log1p(-prob))
         return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, np.maximum(log_lik, -700.0),
-                                 min_precision, min_recall, model_meets), values
+                                 min_precision, min_recall, model_meets, self.labels_only_prior()), values
+
+    def labels_only_prior(self) -> float:
+        """Prior probability that the score model is wrong above a threshold (:meth:`threshold_probability`):
+        :data:`~spe.performance.requirement.LABELS_ONLY_PRIOR`, times the weight of a new map where a labeled
+        reference set was given (where its map applies, drifted or not, its labels checked the model across the
+        scores: ``1 − diagnostics["reference"]["weight"]``).
+
+        Examples
+        --------
+        >>> ev.labels_only_prior()
+        0.5
+        """
+        return labels_only_prior(self.diagnostics)
 
     def _threshold_probability(self, check, min_precision, min_recall, performance):
         prob = self.weights @ check.meets / self.weights.sum()

@@ -38,7 +38,8 @@ import numpy as np
 
 from .comparison import differences_frame
 from .display import classifiers_frame, comparison_html, comparison_repr, result_html, result_repr
-from .evaluation import PERFORMANCE_KINDS, CurveBand, Interval, item_index, metrics_frame, score_model_frame
+from .evaluation import (PERFORMANCE_KINDS, CurveBand, Interval, item_index, labels_only_prior, metrics_frame,
+                         score_model_frame)
 from .exceptions import NotSavedError, SpeInputError
 from .inputs import check_choice
 from .metrics import REGISTRY as METRICS
@@ -451,6 +452,10 @@ class SavedEvaluation:
         """The saved whole-ranking metrics as :meth:`Evaluation.to_frame`'s tidy DataFrame."""
         return metrics_frame({n: self.metric(n, level=level, performance=performance) for n in self.metric_names()},
                              self.level)
+
+    def labels_only_prior(self):
+        """As :meth:`Evaluation.labels_only_prior` (from the saved diagnostics)."""
+        return labels_only_prior(self.diagnostics)
 
     def score_model_table(self):
         """The score models by weight, as :meth:`Evaluation.score_model_table`."""

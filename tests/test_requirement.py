@@ -99,3 +99,19 @@ def test_labels_the_model_calls_certain_under_most_draws_give_a_finite_probabili
     check = ev.requirement_check(0.5, 0.0)
     assert np.all(np.isfinite(check.meets)) and np.all(np.isfinite(check.labels_only_weight))
     assert 0 <= ev.best_threshold(0.5, 0.0).probability <= 1
+
+
+def test_a_reference_set_whose_map_applies_has_checked_the_model_above_every_threshold():
+    """A labeled reference set of the same population and no pool label: its labels checked the model across the
+    scores, so the statement is the model's (the labels-only prior falls with the weight of its map)."""
+    import spe
+
+    rng = np.random.default_rng(0)
+    y = rng.random(6000) < 0.3
+    s = np.where(y, rng.normal(2, 1, 6000), rng.normal(0, 1, 6000))
+    ev = spe.evaluate(s[:3000], {}, reference=(s[3000:], y[3000:].astype(int)), draws=300, rng=0, workers=1)
+    weight = ev.diagnostics["reference"]["weight"]
+    assert ev.labels_only_prior() == pytest.approx(0.5 * (1 - weight))
+    curve = ev.threshold_probability(0.8, 0.3)
+    assert weight > 0.9
+    np.testing.assert_allclose(curve.probability, curve.model_probability, atol=0.5 * (1 - weight) + 1e-9)

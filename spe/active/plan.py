@@ -308,7 +308,7 @@ class _ThresholdDecision(_Decision):
         self.log_lik = np.where(ev.labeled_value[mine] == 1, np.log(np.clip(lab, 1e-300, 1.0)),
                                 np.log(np.clip(1.0 - lab, 1e-300, 1.0))).sum(axis=1)  # (M,)
         self.above = ev.scores[items] >= choice.threshold                          # (horizon,)
-        self.probabilities = probabilities
+        self.probabilities, self.prior = probabilities, ev.labels_only_prior()
         self.probability = probability
         self.labels, self.checkpoints = np.zeros(len(items), dtype=bool), np.zeros(1, dtype=int)
 
@@ -328,7 +328,7 @@ class _ThresholdDecision(_Decision):
         log_lik = self.log_lik[None, :] + np.hstack([np.zeros((step.shape[0], 1)), np.cumsum(step, axis=1)])[:, count].T
         n, k = self.labeled + count, self.positives + np.concatenate([[0], np.cumsum(y)])[count]
         model = psis_log_predictive(log_lik, np.log(np.maximum(w, 1e-300)))[0]     # (K,)
-        weight = labels_only_weight(model, n, k)[:, None]
+        weight = labels_only_weight(model, n, k, self.prior)[:, None]
         alone = labels_only_meets(self.n_predicted, self.below[None, :], n[:, None], k[:, None], *self.requirement)
         yes = np.sum(w * ((1.0 - weight) * self.model_yes[None, :] + weight * alone), axis=1)
         return np.maximum(yes, 1.0 - yes)

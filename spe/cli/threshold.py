@@ -138,10 +138,15 @@ def _rests_on_lines(ev, choice):
 
     r = choice.rests_on()
     tau, k, j = f"{choice.threshold:.6g}", r["labeled_above"], r["positives_above"]
-    if k == 0:
+    prior = ev.labels_only_prior()
+    if prior < 0.5 and r["labels_only_weight"] < 0.1:
+        lines = [f"rests on: the score model, whose map the reference set's labels checked across the scores "
+                 f"(its own probability {r['model_probability']:.3f}; {k} pool label{'' if k == 1 else 's'} score "
+                 f">= {tau})"]
+    elif k == 0:
         lines = [f"rests on: the score model alone — no labeled item scores >= {tau}, so nothing checks its "
                  f"p(y=1 | score) there (the model alone says {r['model_probability']:.3f}; the probability "
-                 "stated gives equal weight to the model being wrong above the threshold)"]
+                 f"stated gives weight {r['labels_only_weight']:.2f} to the model being wrong above the threshold)"]
     elif r["labels_only_weight"] >= 0.1:
         lo, hi = stats.beta.ppf([(1 - ev.level) / 2, (1 + ev.level) / 2], 1 + j, 1 + k - j)
         lines = [f"rests on: {k} labeled item{'s' if k > 1 else ''} scoring >= {tau} ({j} positive) and the score "

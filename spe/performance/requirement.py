@@ -10,7 +10,10 @@ hundreds of items, are then taken at the model's word, and the statement
 can be near-certain while the true precision is 0.7.
 
 So the probability is averaged over two hypotheses about the items scored
-≥ τ, with prior probability 1/2 each (:data:`LABELS_ONLY_PRIOR`):
+≥ τ, with prior probability 1/2 each (:data:`LABELS_ONLY_PRIOR`; with a
+labeled reference set whose map applies, its labels have checked the model
+across the scores and the second keeps only the weight of a new map,
+:meth:`spe.evaluation.Evaluation.labels_only_prior`):
 
 * **the score model is right there**: C(τ) per posterior draw, as before;
 * **it is not**: the positive rate q among the items above τ is unknown,
@@ -83,7 +86,8 @@ class RequirementCheck:
     positives_above: np.ndarray
 
 
-def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precision, min_recall, model_meets):
+def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precision, min_recall, model_meets,
+                      prior=LABELS_ONLY_PRIOR):
     """:class:`RequirementCheck` of a requirement at the thresholds of ``perf`` (module docstring).
 
     Parameters
@@ -100,6 +104,9 @@ def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precisi
     min_precision, min_recall : float in [0, 1]
     model_meets : bool array, shape (M, T)
         C(τ) under each draw.
+    prior : float in [0, 1)
+        Prior probability that the model is wrong above a threshold (:data:`LABELS_ONLY_PRIOR`; less where a
+        labeled reference set checked the model across the scores, see :meth:`Evaluation.requirement_check`).
     """
     w = perf.weights / perf.weights.sum()
     order, scores_down, top_positives = _descending(labeled_scores, labeled_values)
@@ -109,7 +116,7 @@ def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precisi
     if top.shape[0]:
         model[1:] = psis_log_predictive(top, np.broadcast_to(np.log(np.maximum(w, 1e-300)), top.shape))[0]
     j = np.arange(model.size)
-    weight = labels_only_weight(model, j, top_positives)[above]
+    weight = labels_only_weight(model, j, top_positives, prior)[above]
     below = perf.n_positive[:, None] - perf.true_positives  # (M, T): positives below τ under each draw
     alternative = labels_only_meets(perf.n_predicted, below, above, positives, min_precision, min_recall,
                                     perf.kind)
@@ -117,7 +124,7 @@ def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precisi
     return RequirementCheck(perf.thresholds.copy(), meets, model_meets, w @ model_meets, weight, above, positives)
 
 
-def labels_only_weight(model_log_predictive, labeled_above, positives_above):
+def labels_only_weight(model_log_predictive, labeled_above, positives_above, prior=LABELS_ONLY_PRIOR):
     """Posterior probability that the score model is wrong above a threshold (arrays broadcast together).
 
     Parameters
@@ -128,15 +135,18 @@ def labels_only_weight(model_log_predictive, labeled_above, positives_above):
         n labeled items above τ and the k positives among them; the alternative predicted their labels with
         k! (n − k)! / (n + 1)! (a uniform prior on their positive rate).
 
+    prior : float in [0, 1)
+        Its prior probability (default :data:`LABELS_ONLY_PRIOR`).
+
     Returns
     -------
     array
-        With prior :data:`LABELS_ONLY_PRIOR`.
     """
+    if prior <= 0:
+        return np.zeros(np.broadcast(model_log_predictive, labeled_above).shape)
     k, n = np.asarray(positives_above), np.asarray(labeled_above)
     alternative = special.betaln(1 + k, 1 + n - k)
-    return special.expit(np.log(LABELS_ONLY_PRIOR) + alternative - np.log1p(-LABELS_ONLY_PRIOR)
-                         - model_log_predictive)
+    return special.expit(np.log(prior) + alternative - np.log1p(-prior) - model_log_predictive)
 
 
 def labels_only_meets(n_predicted, positives_below, labeled_above, positives_above, min_precision, min_recall,
