@@ -194,3 +194,15 @@ def test_a_covariate_shift_pool_is_estimated_with_the_reference_map_unchanged():
     assert sum(w for n, w in weights.items() if n.endswith("-covariate")) > 0.7
     interval = ev.prevalence(level=0.9)
     assert interval.lo < y.mean() < interval.hi
+
+
+def test_the_label_shift_check_takes_a_reference_whose_lowest_score_is_a_pile():
+    """Half of the reference at one lowest score (a naive Bayes at 0): the first cut falls on it and leaves the bin
+    below it empty; the pool has items there. The check gives a p-value (it raised on NaN probabilities)."""
+    rng = np.random.default_rng(0)
+    ref_s, ref_y = pool(2000, 0.3, rng)
+    ref_s[ref_s < 0.4] = 0.01
+    pool_s, _ = pool(2000, 0.3, rng)
+    pool_s[pool_s < 0.4] = 0.005  # below the reference's lowest score
+    p = label_shift_check(compressed(ref_s, ref_y), compressed(pool_s), np.random.default_rng(0))
+    assert 0.0 <= p <= 1.0

@@ -152,7 +152,9 @@ def _fitted(f1, f0, counts):
     total = counts.sum(axis=1, keepdims=True)
     for _ in range(EM_STEPS):
         mix = pi * f1 + (1 - pi) * f0
-        pi = np.sum(pi * f1 / mix * counts, axis=1, keepdims=True) / total
+        # a bin the reference left empty (below its lowest score, where ties put the first cut) says nothing of π'
+        share = np.divide(pi * f1, mix, out=np.zeros_like(mix), where=mix > 0)
+        pi = np.sum(share * counts, axis=1, keepdims=True) / total
     return pi * f1 + (1 - pi) * f0
 
 
