@@ -193,6 +193,9 @@ class ThresholdChoice:
         Per posterior draw, the probability that the chosen threshold meets the requirement (see
         :meth:`Evaluation.requirement_draws`; its weighted mean is ``probability``); None for the labeled-only
         estimate, which has no posterior draws.
+    model_meets : bool array, shape (M,), or None
+        C(τ) at the chosen threshold under each posterior draw: the score model's own statement (its weighted
+        mean is ``rests_on()["model_probability"]``); None for the labeled-only estimate.
     """
 
     threshold: float
@@ -201,6 +204,7 @@ class ThresholdChoice:
     likely: bool
     curve: ThresholdProbability
     meets: np.ndarray | None = field(default=None, repr=False)
+    model_meets: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self):
         """JSON-ready dict (what ``spe threshold --json`` writes, with the input sizes added): with posterior
@@ -708,6 +712,17 @@ class Evaluation:
         draw, the score model's C(τ) and the probability stated; the weight of "the model is wrong above τ"; the
         labeled items above τ (:class:`spe.performance.requirement.RequirementCheck`).
 
+        Parameters
+        ----------
+        min_precision, min_recall : float in [0, 1]
+        performance : {"sample", "population"}
+
+        Returns
+        -------
+        RequirementCheck
+            ``meets`` and ``model_meets`` (M, T); ``model_probability``, ``labels_only_weight``,
+            ``labeled_above``, ``positives_above`` (T,); ``thresholds`` (T,) in score units.
+
         Raises
         ------
         SpeInputError
@@ -726,10 +741,8 @@ class Evaluation:
         p, values = self._grid_metrics(performance)
         model_meets = _meets(values, min_precision, min_recall)
         prob = p.replay.item_probability_draws(self.scores, self.labeled_index)  # (M, n)
-        with np.errstate(divide="ignore"):
-            log_lik = np.where(self.labeled_value == 1, np.log(prob), np.log1p(-prob))
-        return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, np.maximum(log_lik, -700.0),
-                                 min_precision, min_recall, model_meets, self.labels_only_prior()), values
+        return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, prob, min_precision,
+                                 min_recall, model_meets, self.labels_only_prior()), values
 
     def labels_only_prior(self) -> float:
         """Prior probability that the score model is wrong above a threshold (:meth:`threshold_probability`):
@@ -776,7 +789,8 @@ class Evaluation:
         best = most_likely_threshold(curve, self.weights @ np.nan_to_num(values["f1"], nan=0.0) / self.weights.sum())
         tau = float(curve.threshold[best])
         return ThresholdChoice(tau, float(curve.probability[best]), self.metrics_at(tau, level, performance),
-                               bool(curve.probability[best] >= 0.5), curve, check.meets[:, best].copy())
+                               bool(curve.probability[best] >= 0.5), curve, check.meets[:, best].copy(),
+                               check.model_meets[:, best].copy())
 
     def suggest(self, k=10, target="pr-band", strategy="information", rng=None):
         """The k items to label next so that their labels settle ``target`` (:func:`spe.active.suggest`: the

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..exceptions import SpeInputError, plain
 from ..inference import psis_log_predictive
-from ..performance.requirement import labels_only_meets, labels_only_weight
+from ..performance.requirement import label_log_likelihood, labels_only_meets, labels_only_weight
 from ..inputs import check_choice, check_count
 from .candidates import MAX_GROUPS
 from .strategies import STRATEGIES
@@ -296,20 +296,22 @@ class _ThresholdDecision(_Decision):
 
     def __init__(self, ev, requirement, items, probabilities, probability):
         choice = ev.best_threshold(*requirement)
-        check = ev.requirement_check(*requirement)
-        at = int(np.searchsorted(check.thresholds, choice.threshold))
+        rests = choice.rests_on()
+        at = int(np.searchsorted(choice.curve.threshold, choice.threshold))
         perf = ev.performance
-        self.model_yes = check.model_meets[:, at].astype(float)                      # (M,)
+        self.model_yes = choice.model_meets.astype(float)                            # (M,)
         self.below = perf.n_positive - perf.true_positives[:, at]                   # (M,) positives below τ
         self.n_predicted, self.requirement = float(perf.n_predicted[at]), requirement
-        self.labeled, self.positives = int(check.labeled_above[at]), int(check.positives_above[at])
-        mine = ev.scores[ev.labeled_index] >= choice.threshold
-        lab = ev.performance.replay.item_probability_draws(ev.scores, ev.labeled_index[mine])
-        self.log_lik = np.where(ev.labeled_value[mine] == 1, np.log(np.clip(lab, 1e-300, 1.0)),
-                                np.log(np.clip(1.0 - lab, 1e-300, 1.0))).sum(axis=1)  # (M,)
+        self.labeled, self.positives = rests["labeled_above"], rests["positives_above"]
+        mine = ev.scores[ev.labeled_index] >= choice.threshold                     # (n,) labeled above τ
+        self.log_lik = label_log_likelihood(perf.replay.item_probability_draws(ev.scores, ev.labeled_index[mine]),
+                                            ev.labeled_value[mine]).sum(axis=1)       # (M,)
         self.above = ev.scores[items] >= choice.threshold                          # (horizon,)
-        self.probabilities, self.prior = probabilities, ev.labels_only_prior()
-        self.probability = probability
+        # log p(y | θ_m) of each future item above τ, for y = 1 and y = 0: (M, A) each, the same in every future
+        above = probabilities[:, self.above]
+        self.log_yes = label_log_likelihood(above, np.ones(above.shape[1]))
+        self.log_no = label_log_likelihood(above, np.zeros(above.shape[1]))
+        self.prior, self.probability = ev.labels_only_prior(), probability
         self.labels, self.checkpoints = np.zeros(len(items), dtype=bool), np.zeros(1, dtype=int)
 
     def future(self, labels, checkpoints):
@@ -321,9 +323,8 @@ class _ThresholdDecision(_Decision):
     def value(self, w):
         """(K, M) weights, one row per checkpoint from the first → (K,) probability of the more likely side."""
         cut = self.checkpoints[:w.shape[0]]
-        p = np.clip(self.probabilities[:, self.above], 1e-300, 1.0 - 1e-16)
         y = self.labels[self.above]
-        step = np.where(y, np.log(p), np.log1p(-p))                                   # (M, A) the future's above τ
+        step = np.where(y, self.log_yes, self.log_no)                                # (M, A) the future's above τ
         count = np.searchsorted(np.flatnonzero(self.above), cut, side="left")       # (K,) of them by each checkpoint
         log_lik = self.log_lik[None, :] + np.hstack([np.zeros((step.shape[0], 1)), np.cumsum(step, axis=1)])[:, count].T
         n, k = self.labeled + count, self.positives + np.concatenate([[0], np.cumsum(y)])[count]

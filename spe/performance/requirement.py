@@ -48,7 +48,7 @@ from scipy import special
 from ..inference import psis_log_predictive
 
 __all__ = ["LABELS_ONLY_PRIOR", "RequirementCheck", "requirement_check", "labels_only_weight",
-           "labels_only_meets"]
+           "labels_only_meets", "label_log_likelihood"]
 
 #: Prior probability that the score model is wrong above a threshold (its positive rate there then known
 #: only from the labeled items above it).
@@ -86,9 +86,10 @@ class RequirementCheck:
     positives_above: np.ndarray
 
 
-def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precision, min_recall, model_meets,
+def requirement_check(perf, labeled_scores, labeled_values, probabilities, min_precision, min_recall, model_meets,
                       prior=LABELS_ONLY_PRIOR):
-    """:class:`RequirementCheck` of a requirement at the thresholds of ``perf`` (module docstring).
+    """:class:`RequirementCheck` of a requirement at the thresholds of ``perf`` (module docstring; the requirement
+    C(τ) of Welinder et al. 2013, §4.4).
 
     Parameters
     ----------
@@ -99,29 +100,44 @@ def requirement_check(perf, labeled_scores, labeled_values, log_lik, min_precisi
         Score units.
     labeled_values : int array, shape (n,)
         0/1.
-    log_lik : array, shape (M, n)
-        log p(y_i | s_i, θ_m) of the labeled items under each draw.
+    probabilities : array, shape (M, n)
+        p(y_i = 1 | s_i, θ_m) of the labeled items under each draw.
     min_precision, min_recall : float in [0, 1]
     model_meets : bool array, shape (M, T)
         C(τ) under each draw.
     prior : float in [0, 1)
         Prior probability that the model is wrong above a threshold (:data:`LABELS_ONLY_PRIOR`; less where a
-        labeled reference set checked the model across the scores, see :meth:`Evaluation.requirement_check`).
+        labeled reference set checked the model across the scores, see
+        :meth:`spe.evaluation.Evaluation.labels_only_prior`).
+
+    Returns
+    -------
+    RequirementCheck
     """
     w = perf.weights / perf.weights.sum()
     order, scores_down, top_positives = _descending(labeled_scores, labeled_values)
     above, positives = _labeled_above(perf.thresholds, scores_down, top_positives)
-    top = np.cumsum(np.asarray(log_lik, dtype=float)[:, order], axis=1).T  # (n, M): the top j items' log lik.
+    log_lik = label_log_likelihood(probabilities, labeled_values)
+    top = np.cumsum(log_lik[:, order], axis=1).T  # (n, M): the top j items' log likelihood, j = 1..n
     model = np.zeros(top.shape[0] + 1)
     if top.shape[0]:
         model[1:] = psis_log_predictive(top, np.broadcast_to(np.log(np.maximum(w, 1e-300)), top.shape))[0]
-    j = np.arange(model.size)
-    weight = labels_only_weight(model, j, top_positives, prior)[above]
+    weight = labels_only_weight(model, np.arange(model.size), top_positives, prior)[above]
     below = perf.n_positive[:, None] - perf.true_positives  # (M, T): positives below τ under each draw
     alternative = labels_only_meets(perf.n_predicted, below, above, positives, min_precision, min_recall,
                                     perf.kind)
     meets = (1.0 - weight) * model_meets + weight * alternative
     return RequirementCheck(perf.thresholds.copy(), meets, model_meets, w @ model_meets, weight, above, positives)
+
+
+def label_log_likelihood(probabilities, labels):
+    """log p(y_i | θ_m) of labels under each draw: (M, n) from p(y_i = 1 | θ_m) (M, n) and labels (n,) 0/1.
+
+    The probability of each label is kept at least 10⁻³⁰⁰, so that a label a draw calls impossible costs about
+    −690 nats, not −∞.
+    """
+    p = np.clip(np.asarray(probabilities, dtype=float), 0.0, 1.0)
+    return np.log(np.maximum(np.where(np.asarray(labels) == 1, p, 1.0 - p), 1e-300))
 
 
 def labels_only_weight(model_log_predictive, labeled_above, positives_above, prior=LABELS_ONLY_PRIOR):
@@ -166,6 +182,11 @@ def labels_only_meets(n_predicted, positives_below, labeled_above, positives_abo
     kind : {"sample", "population"}
         Sample performance counts the n labeled items above τ as labeled and the others at rate q; population
         performance reads q as the precision.
+
+    Returns
+    -------
+    array
+        The arrays' broadcast shape, probabilities in [0, 1].
     """
     n_pred = np.asarray(n_predicted, dtype=float)
     above, positives = np.asarray(labeled_above), np.asarray(positives_above)
