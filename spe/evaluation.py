@@ -511,9 +511,10 @@ class Evaluation:
         p = self.performance_of(performance)
         return self._band(p.fpr_grid, p.tpr_at_fpr, level)
 
-    def _grid_metrics(self, performance):
+    def _grid_metrics(self, performance, names):
+        """The per-draw performance and the metrics ``names`` at its T thresholds (dict of (M, T))."""
         p = self.performance_of(performance)
-        return p, threshold_metric_values(p.true_positives, p.n_predicted, p.n_positive, p.n_items)
+        return p, threshold_metric_values(p.true_positives, p.n_predicted, p.n_positive, p.n_items, names)
 
     def threshold_curve(self, metric="precision", level=None, performance="sample") -> CurveBand:
         """A metric as a function of the threshold, with its band (paper Fig. 1B).
@@ -545,7 +546,7 @@ class Evaluation:
         True
         """
         check_choice("metric", metric, threshold_metric_names())
-        p, values = self._grid_metrics(performance)
+        p, values = self._grid_metrics(performance, (metric,))
         return self._band(p.thresholds, values[metric], level)
 
     def precision_curve(self, level=None, performance="sample") -> CurveBand:
@@ -737,8 +738,8 @@ class Evaluation:
         return self._requirement_check(min_precision, min_recall, performance)[0]
 
     def _requirement_check(self, min_precision, min_recall, performance):
-        """:meth:`requirement_check`, and the grid's metrics (dict of (M, T))."""
-        p, values = self._grid_metrics(performance)
+        """:meth:`requirement_check`, and the grid's precision, recall and F1 (dict of (M, T))."""
+        p, values = self._grid_metrics(performance, ("precision", "recall", "f1"))
         model_meets = _meets(values, min_precision, min_recall)
         prob = p.replay.item_probability_draws(self.scores, self.labeled_index)  # (M, n)
         return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, prob, min_precision,

@@ -108,6 +108,24 @@ def test_import_and_help_do_not_import_pymc_or_arviz():
     assert out.strip() == "False"
 
 
+def test_help_lists_the_commands_without_the_scientific_stack():
+    """``spe --help`` builds only the list of commands: no command's options, whose choices come from the
+    registries (scipy); a command named on the line gets its own options, and only it."""
+    code = ("import runpy, sys\nsys.argv = ['spe', '--help']\n"
+            "try:\n    runpy.run_module('spe', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    print(e.code, [m for m in ('scipy', 'scipy.stats', 'pandas', 'matplotlib', 'dask') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "estimate" in out and "calibrate" in out and out.splitlines()[-1] == "0 []"
+    from spe.cli.main import build_parser
+
+    parser = build_parser(["threshold"])
+    assert "--min-precision" in parser.commands["threshold"].format_help()
+    assert "--families" not in parser.commands["estimate"].format_help()
+    assert "--families" in build_parser().commands["estimate"].format_help()
+
+
 def test_version_is_written_once_and_answered_without_the_scientific_stack(capsys):
     """``spe --version`` prints spe.__version__, the one place the version is written (the package metadata
     reads it: pyproject.toml), before numpy, scipy or pandas are imported; the parser's --version agrees."""

@@ -192,13 +192,13 @@ def _engine(args):
 
             raise SpeInputError(STANDARD_INPUT, argument="engine")
         return "dask"
-    if args.engine != "auto" or args.scores == "-" or _items_csv(args.items):
+    if args.engine != "auto" or args.scores == "-" or _items_csv(args.items) or _rows(args.scores) <= POOL_ABOVE:
         return args.engine
     try:
-        require_dask()
+        require_dask()  # imported only for a pool that large (0.1 s)
     except SpeInputError:
         return "auto"
-    return "dask" if _rows(args.scores) > POOL_ABOVE else "auto"
+    return "dask"
 
 
 def _rows(scores):

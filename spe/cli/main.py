@@ -28,8 +28,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser():
-    """The argparse parser of the ``spe`` command: one subcommand per registered :class:`~spe.cli.registry.Command`."""
+def build_parser(commands=None):
+    """The argparse parser of the ``spe`` command: one subcommand per registered :class:`~spe.cli.registry.Command`.
+
+    ``commands``: the names of the commands whose options are added (None: every command's, as the
+    documentation shows them). :func:`main` adds only the one on the command line (:func:`command_named`); the
+    others get their name and help line, all that ``spe --help`` shows. Their options' choices (the families,
+    score models, ...) come from the registries, which import scipy: ``spe --help`` and ``spe list`` need none.
+    """
     from .. import __version__
 
     parser = _Parser(
@@ -38,13 +44,21 @@ def build_parser():
     )
     parser.add_argument("--version", action="version", version=f"spe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in COMMANDS.values():
-        sub_parser = sub.add_parser(command.name, help=command.help, description=command.description,
+    for entry in COMMANDS.values():
+        sub_parser = sub.add_parser(entry.name, help=entry.help, description=entry.description,
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-        command.add_arguments(sub_parser)
-        _add_verbosity(sub_parser)
+        if commands is None or entry.name in commands:
+            entry.add_arguments(sub_parser)
+            _add_verbosity(sub_parser)
     parser.commands = sub.choices  # each command's parser, by name (its errors name the command)
     return parser
+
+
+def command_named(argv):
+    """The registered command that ``argv`` (the arguments after ``spe``) runs, or None (``spe --help``, a
+    misspelt command: the parser says so)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 def _add_verbosity(parser):
@@ -175,9 +189,10 @@ def _main(argv, watch):
     from ..exceptions import SpeInputError
 
     _tolerant_streams()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser([command_named(argv)])
     try:
-        args = _parse(parser, join_negative_numbers(sys.argv[1:] if argv is None else list(argv), _number_options()))
+        args = _parse(parser, join_negative_numbers(argv, _number_options()))
     except SystemExit as e:
         return int(e.code or 0)
     if args.command is None:

@@ -205,8 +205,8 @@ def confusion_at(true_positives, n_predicted, n_positive, n_items):
                      np.asarray(n_positive, dtype=float)[:, None], n_items)
 
 
-def threshold_metric_values(true_positives, n_predicted, n_positive, n_items):
-    """Every metric at thresholds, per row.
+def threshold_metric_values(true_positives, n_predicted, n_positive, n_items, names=None):
+    """Every metric at thresholds (or those ``names``), per row.
 
     Parameters
     ----------
@@ -219,6 +219,9 @@ def threshold_metric_values(true_positives, n_predicted, n_positive, n_items):
         Positives among all items.
     n_items : int
         All items (N).
+    names : sequence of str, optional
+        Only these metrics (default: every metric at a threshold); each is an (M, Q) array, so computing only
+        the ones asked for saves their time and memory at large M and Q.
 
     Returns
     -------
@@ -229,6 +232,6 @@ def threshold_metric_values(true_positives, n_predicted, n_positive, n_items):
         without negatives).
     """
     confusion = confusion_at(true_positives, n_predicted, n_positive, n_items)
-    values = metric_values(confusion, threshold_metric_names())
+    values = metric_values(confusion, threshold_metric_names() if names is None else names)
     return {name: v if v.shape == confusion.tp.shape else np.broadcast_to(v, confusion.tp.shape)
             for name, v in values.items()}
