@@ -1344,6 +1344,11 @@ class Evaluation:
         if hc and hc["passed"]:
             lines.append(f"  histogram check: the mixture reproduces the score histogram "
                          f"(posterior-predictive p = {hc['p_value']:.3f}, {hc['bins']} bins)")
+        elif hc and hc.get("at_map"):
+            lines.append(
+                f"  histogram check: FAILED at the MAP (KL {hc['discrepancy']:.3f} nats/item against "
+                f"{hc['expected_discrepancy']:.3f} expected, {hc['excess_z']:.0f} standard deviations above it): "
+                "left out without sampling its posterior")
         elif hc:
             lines.append(
                 f"  histogram check: FAILED (posterior-predictive p = {hc['p_value']:.3f}; KL "
@@ -1359,6 +1364,9 @@ class Evaluation:
             return f"posterior: {d.get('draws')} exact draws of the prevalence (Beta posterior of the labels)"
         if d.get("inference") == "grid":
             return f"posterior: {d.get('draws')} draws of the score models without the SPE mixture"
+        if d.get("inference") == "map":
+            return (f"posterior: {d.get('draws')} draws of the score models; the SPE mixture was left out at its MAP, "
+                    "not sampled (its densities miss the histogram of the scores)")
         if d.get("inference") == "nuts":
             nuts = d.get("nuts", {})
             quality = (f"R-hat {nuts.get('r_hat', float('nan')):.3f}, {nuts.get('divergences', 0)} divergences, "

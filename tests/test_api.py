@@ -400,7 +400,10 @@ def test_a_mixture_that_fails_the_histogram_check_is_left_out_of_the_average():
     assert bad.diagnostics["histogram_check"]["passed"] is False
     entry = next(m for m in bad.diagnostics["score_models"] if m["model"].startswith("mixture"))
     assert entry["excluded"] and entry["left_out_by"] == "histogram" and entry["weight"] == 0.0
-    assert "histogram check failed: left out" in bad.summary() and "these draws are not used" in bad.summary()
+    # it misses the histogram by far more than noise already at its MAP: left out without drawing its posterior
+    assert bad.diagnostics["histogram_check"]["at_map"] and bad.diagnostics["inference"] == "map"
+    assert "histogram check failed: left out" in bad.summary() and "left out at its MAP" in bad.summary()
+    assert entry["label_check_p"] is None and "FAILED at the MAP" in bad.summary()
     # left out, it is neither tempered nor its evidence computed; asked for alone, tempering is tried
     assert bad.diagnostics["histogram_check"]["left_out"] and bad.diagnostics["histogram_check"]["tempering"] == 1
     assert not np.isfinite(entry["log_evidence"])

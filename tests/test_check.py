@@ -5,7 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from spe.models.mixture.check import HistogramCheck, histogram_check, histogram_edges
+from spe.models.mixture.check import (DECISIVE_EXCESS_Z, HistogramCheck, histogram_check, histogram_edges,
+                                      map_histogram_check)
 from spe.exceptions import SpeWarning
 from spe.models.mixture.fit import fit_mixture
 from spe.models.mixture import Mixture
@@ -167,11 +168,49 @@ def test_tempering_can_be_switched_off_and_then_changes_nothing():
 
 
 def test_a_misfit_the_caller_leaves_out_is_not_tempered_and_has_no_evidence():
-    out, caught = _fit_bimodal_as_unchecked(leave_out_misfit=True)
+    """Left out at its MAP (the misfit is decisive there): not sampled, tempered nor its evidence computed; its one
+    draw is the MAP the unchecked fit samples around (what the hybrid reads)."""
+    s, y, idx = _bimodal_negatives()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, leave_out_misfit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain, _ = fit_mixture(s, idx, y[idx], families="truncnorm,truncnorm", draws=300, rng=1, check=False)
     hc = out.diagnostics["histogram_check"]
     assert hc["passed"] is False and hc["left_out"] is True and hc["tempering"] == 1.0
-    assert out.log_evidence is None
-    assert any("the mixture is left out" in str(c.message) for c in caught)
+    assert hc["at_map"] is True and hc["excess_z"] >= DECISIVE_EXCESS_Z
+    assert out.diagnostics["inference"] == "map" and out.diagnostics["ess"] is None
+    np.testing.assert_array_equal(out.draws, plain.mixture_fit.u_map[None, :])
+    assert out.log_evidence is None and out.loo is None
+    assert any("the mixture is left out" in str(c.message) and "at the MAP" in str(c.message) for c in caught)
+
+
+def test_the_check_at_the_map_agrees_with_theory_and_is_decisive_only_on_a_gross_misfit():
+    """:func:`map_histogram_check` (a parametric bootstrap at θ̂): on data from the model its excess is within
+    sampling noise (z of order 1, expected KL ≈ (K − 1)/2N), never decisive; bimodal negatives under one
+    truncated normal miss the histogram by far more than the threshold."""
+    mix = Mixture("truncnorm", "truncnorm")
+    th0, th1, pi = np.array([0.35, 0.1]), np.array([0.65, 0.1]), 0.3
+    u_map = mix.pack(pi, th0, th1)[0]
+    zs = []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        y = rng.random(4000) < pi
+        x = np.where(y, rng.normal(0.65, 0.1, 4000), rng.normal(0.35, 0.1, 4000))
+        x = x[(x > 0) & (x < 1)]
+        res = map_histogram_check(mix, u_map, x, rng=rng, bins=40)
+        assert res.expected_discrepancy == pytest.approx((res.bins - 1) / (2 * x.size), rel=0.25)
+        assert not res.decisive
+        zs.append(res.excess_z)
+    assert max(zs) < 5 and abs(np.mean(zs)) < 1
+    rng = np.random.default_rng(3)
+    y = rng.random(3000) < 0.25
+    neg = np.where(rng.random(3000) < 0.5, rng.normal(0.15, 0.04, 3000), rng.normal(0.45, 0.04, 3000))
+    x = np.clip(np.where(y, rng.normal(0.75, 0.08, 3000), neg), 0.001, 0.999)
+    bad = map_histogram_check(mix, mix.pack(0.25, np.array([0.3, 0.16]), np.array([0.75, 0.08]))[0], x, rng=rng)
+    assert bad.decisive and bad.p_value == 0.0 and not bad.passed
+    assert bad.to_dict()["at_map"] is True and bad.to_dict()["excess_z"] == bad.excess_z
 
 
 def test_a_two_component_negative_family_fits_bimodal_negatives():

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..exceptions import MixtureFitError, Notice, SpeWarning, collected_notices
 from ..inputs import labeled_auc
 from ..progress import stage
@@ -190,7 +192,9 @@ def _criticise(fitted, mixture, s, index, value, rng):
     top (a positive family above a negative one), and 20 labels cannot
     refute that. (So it is fitted with ``leave_out_misfit``: not tempered.)
     """
-    label_p = [label_check(fm, s[index], value, rng=rng) if index.size else float("nan") for fm in fitted]
+    # a mixture left out at its MAP has one draw, not a posterior to check the labels against
+    label_p = [label_check(fm, s[index], value, rng=rng) if index.size and fm.diagnostics.get("inference") != "map"
+               else float("nan") for fm in fitted]
     hist = None if mixture is None else mixture.mixture_fit.histogram_check
     left_out = [("histogram" if fm is mixture and hist is not None and not hist.passed else
                  "labels" if p < P_VALUE_THRESHOLD else None)
@@ -216,7 +220,7 @@ def _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, valu
             entry["left_out_by"] = why if entry["excluded"] else None
     if index.size:
         for entry, p in zip(diagnostics["score_models"], label_p):
-            entry["label_check_p"] = p
+            entry["label_check_p"] = None if np.isnan(p) else p  # None: not checked (left out at its MAP)
         p_all = label_p[0] if len(fitted) == 1 else label_check(model, s[index], value, rng=rng)
         diagnostics["label_check"] = {"p_value": p_all, "passed": bool(p_all >= P_VALUE_THRESHOLD)}
         if p_all < P_VALUE_THRESHOLD:

@@ -18,14 +18,14 @@ import numpy as np
 from scipy import special
 
 from ...exceptions import MixtureFitError, SpeWarning
-from ...inference import INFERENCE_METHODS, PROPOSALS, find_map, importance_sample, psis_loo
+from ...inference import INFERENCE_METHODS, PROPOSALS, PosteriorDraws, find_map, importance_sample, psis_loo
 from ...inputs import check_choice
 from ...output import format_items
 from ...parallel import resolve_workers
 from ...progress import stage
 from ...quantiles import sorted_quantile
 from ..base import FittedScoreModel
-from .check import histogram_check
+from .check import histogram_check, map_histogram_check
 from .model import MixtureData, MixtureFit, ScoreSpace, resolve_score_type, start_sample
 from .select import EXTENDED_CANDIDATES, parse_families, rank_family_pairs
 
@@ -298,7 +298,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
             mix, ranked, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
             proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
     loo = loo_k = None
-    if np.asarray(labeled_index).size:
+    if np.asarray(labeled_index).size and post.u.shape[0] > 1:  # one draw: left out at its MAP, not sampled
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
         loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
                               post.weights)
@@ -358,6 +358,11 @@ def _checked_posterior(sample, best, ranked, x_sorted, data, *, check, temper, l
     check fails (and repeats the sampler's warnings of the posterior it keeps).
     """
     mix = best.mixture
+    if check and leave_out:
+        at_map = map_histogram_check(mix, best.u_map, x_sorted, rng=rng.spawn(1)[0], counts=ranked.counts)
+        if at_map.decisive:  # no posterior draw can pass: the mixture is left out without drawing any
+            warnings.warn(f"{_misfit(mix, at_map)}: the mixture is left out", SpeWarning, stacklevel=3)
+            return _not_sampled(best.u_map), data, best.u_map, 1.0, dataclasses.replace(at_map, left_out=True)
     with warnings.catch_warnings(record=True) as first_warnings:
         warnings.simplefilter("always")
         post = sample(data, best.u_map)
@@ -403,9 +408,20 @@ def _checked_posterior(sample, best, ranked, x_sorted, data, *, check, temper, l
 
 def _misfit(mix, hist):
     """What a failed histogram check says: the fitted densities against the scores' histogram, in numbers."""
+    if hist.excess_z is not None:
+        return (f"the fitted {mix.name} densities do not reproduce the histogram of the scores (at the MAP: KL "
+                f"{hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} expected over {hist.bins} "
+                f"bins, {hist.excess_z:.0f} standard deviations above it)")
     return (f"the fitted {mix.name} densities do not reproduce the histogram of the scores (posterior-predictive "
             f"p = {hist.p_value:.3f}, KL {hist.discrepancy:.3f} nats/item against {hist.expected_discrepancy:.3f} "
             f"expected over {hist.bins} bins)")
+
+
+def _not_sampled(u_map):
+    """The posterior of a mixture left out before sampling: its MAP alone, one draw of weight 1 (what the hybrid
+    reads, :func:`spe.models.features.mixture_log_odds_feature`)."""
+    return PosteriorDraws(u=np.asarray(u_map, dtype=float)[None, :], weights=np.ones(1), ess=1.0,
+                          pareto_k=float("nan"), proposal="none: left out at its MAP, not sampled")
 
 
 def _class_probability(mix, x_sorted, monotone, counts=None):
@@ -422,11 +438,12 @@ def _class_probability(mix, x_sorted, monotone, counts=None):
 def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, inference, draws, monotone,
                  identified_at_top):
     """The mixture's diagnostics (JSON-ready): sampler, MAP, families, score space, likelihood, checks."""
+    sampled = hist is None or hist.excess_z is None
     diagnostics = {
-        "inference": inference,
+        "inference": inference if sampled else "map",
         "draws": int(draws),
-        "ess": float(post.ess),
-        "pareto_k": float(post.pareto_k) if inference == "importance" else None,
+        "ess": float(post.ess) if sampled else None,
+        "pareto_k": float(post.pareto_k) if sampled and inference == "importance" else None,
         "proposal": post.proposal,
         "proposal_rounds": post.rounds,
         "map_starts_agreeing": f"{best.n_agree}/{best.n_starts}",
