@@ -6,7 +6,8 @@ pandas and reads the same CSV (and sorts the scores, at the large sizes) — and
 from a busy machine still compare. Also: ``spe.evaluate`` on the digits example in a warm process (the imports
 paid, one call first), and where the time of ``spe estimate -v`` goes, stage by stage (its own log).
 
-Run:  python benchmarks/latency.py [--repeats 5] [--sizes 1000 10000 100000 1000000] [--out latency.txt]
+Run:  python benchmarks/latency.py [--repeats 5] [--sizes 1000 10000 100000 1000000] [--cases NAME ...]
+      [--out latency.txt]
 The sizes' pools are simulated (two Gaussian classes, 20% positive) with 20 labels drawn at random (seed 0),
 written once to a temporary directory.
 """
@@ -105,10 +106,26 @@ def warm_evaluate(repeats):
     return statistics.median(times)
 
 
+def shared_case(directory, name, n_labels=20):
+    """A shared case's scores and 20 random labels (:func:`cases.trial_rng`, seed 0) as CSV files: (scores,
+    labels, N)."""
+    from cases import DEFAULT_CASES, random_labels, read_case, trial_rng
+
+    s, y, _ = read_case(DEFAULT_CASES / f"{name}.csv")
+    idx = random_labels(trial_rng(0, n_labels, name), s.size, n_labels)
+    scores, labels = directory / f"{name}.csv", directory / f"{name}_labels.csv"
+    pd.DataFrame({"score": s}).to_csv(scores, index=False)
+    pd.DataFrame({"id": idx, "label": y[idx]}).to_csv(labels, index=False)
+    return scores, labels, s.size
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000, 1000000])
+    ap.add_argument("--cases", nargs="*", default=[],
+                    help="also time spe estimate on these shared cases (../shared/cases/NAME.csv), 20 random labels "
+                         "drawn as every benchmark draws them (cases.py): e.g. a deep network's civil_distilbert_erm1")
     ap.add_argument("--out", type=Path, help="also write the tables here")
     args = ap.parse_args(argv)
     lines = [f"# {' '.join(sys.argv)}; median of {args.repeats} fresh processes"]
@@ -132,6 +149,16 @@ def main(argv=None):
             cmd = ["estimate", str(scores), "--labels", str(labels), "--seed", "0"]
             t, f = spe(cmd, args.repeats), floor(scores, args.repeats, sort=n >= 100000)
             lines.append(f"{n:9d} {t:8.2f} {f:7.2f} {t / f:8.1f}")
+            print(lines[-1], file=sys.stderr, flush=True)
+            lines += [f"    {s}" for s in stages(cmd)]
+        if args.cases:
+            lines.append("\n=== spe estimate on shared cases, 20 random labels (seed 0) ===")
+            lines.append(f"{'case':28s} {'items':>7s} {'seconds':>8s} {'floor':>7s} {'× floor':>8s}")
+        for name in args.cases:
+            scores, labels, n = shared_case(out, name)
+            cmd = ["estimate", str(scores), "--labels", str(labels), "--seed", "0"]
+            t, f = spe(cmd, args.repeats), floor(scores, args.repeats, sort=n >= 100000)
+            lines.append(f"{name:28s} {n:7d} {t:8.2f} {f:7.2f} {t / f:8.1f}")
             print(lines[-1], file=sys.stderr, flush=True)
             lines += [f"    {s}" for s in stages(cmd)]
     text = "\n".join(lines)
