@@ -31,12 +31,14 @@ __all__ = ["evaluate", "fit_scores", "ScoresFit", "normalize_labels", "resolve_s
 #: histogram of about :data:`AUTO_LIKELIHOOD_BINS` bins.
 AUTO_BIN_ABOVE = 50_000
 AUTO_LIKELIHOOD_BINS = 1024
-#: ``score_bins="auto"``: above this many distinct scores (five times the bins), draw the labels per score bin,
+#: ``score_bins="auto"``: above this many distinct scores (twice the bins), draw the labels per score bin,
 #: :data:`AUTO_SCORE_BINS` of them. 2,000 bins placed by expected positives and negatives moved the median PR
 #: curve by at most 0.0039 from the exact one on the ten shared cases above 10,000 items, and not its error
 #: against the truth (benchmarks/results/binning_2000_58464ad.txt; binning_minimum_14ceb9a.txt for fewer bins);
-#: they cost a fifth of 10,000 bins and, at 50,000 items, a twenty-fifth of the exact draws.
-AUTO_SCORE_BIN_ABOVE = 10_000
+#: on the seven with 4,900–9,200 distinct scores by at most 0.0053 (mean 0.0014), the error against the truth
+#: 0.1535 either way (binning_2000_4k_to_10k.txt). They cost a fifth of 10,000 bins; exact draws at 9,000
+#: distinct scores took about 1 s more than the bins (10⁷ binomial draws), at 50,000 items 25 times as long.
+AUTO_SCORE_BIN_ABOVE = 4_000
 AUTO_SCORE_BINS = 2_000
 #: Fewest score bins of the label draws: recall and false positive rate are resolved in steps of about 2/B.
 MIN_SCORE_BINS = 500
@@ -241,7 +243,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         in steps of about 2/B), Binomial label counts per bin, thresholds
         at bin boundaries, item probabilities interpolated between bins. ``"auto"`` (default):
         :data:`AUTO_SCORE_BINS` (2,000) bins when there are more than
-        :data:`AUTO_SCORE_BIN_ABOVE` (10,000) distinct scores, else exact;
+        :data:`AUTO_SCORE_BIN_ABOVE` (4,000) distinct scores, else exact;
         None: always exact (O(M · N) work).
     likelihood_bins : "auto", int or None
         For large N, let the unlabeled scores into the SPE mixture's
