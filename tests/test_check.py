@@ -29,6 +29,22 @@ def _draws_at(mix, pi, th0, th1, m=200):
     return u, np.full(m, 1.0 / m)
 
 
+def _from_the_model(seed, pi):
+    """4,000 scores from the truncated-normal mixture (0.35, 0.1) / (0.65, 0.1) with prevalence ``pi``, those in
+    (0, 1): (the generator, after drawing them; the scores)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(4000) < pi
+    x = np.where(y, rng.normal(0.65, 0.1, 4000), rng.normal(0.35, 0.1, 4000))
+    return rng, x[(x > 0) & (x < 1)]
+
+
+def _bimodal_unit(rng, n=3000):
+    """Unit-interval scores whose negative class is itself bimodal (0.15 and 0.45), 25% positive at 0.75."""
+    y = rng.random(n) < 0.25
+    neg = np.where(rng.random(n) < 0.5, rng.normal(0.15, 0.04, n), rng.normal(0.45, 0.04, n))
+    return np.clip(np.where(y, rng.normal(0.75, 0.08, n), neg), 0.001, 0.999)
+
+
 def test_check_passes_data_from_the_model_and_matches_theory():
     """Data drawn from the mixture itself: p-value not small, expected KL ≈ (K − 1) / 2N."""
     mix = Mixture("truncnorm", "truncnorm")
@@ -36,10 +52,7 @@ def test_check_passes_data_from_the_model_and_matches_theory():
     u, w = _draws_at(mix, pi, th0, th1)
     p_values = []
     for seed in range(20):
-        rng = np.random.default_rng(seed)
-        y = rng.random(4000) < pi
-        x = np.where(y, rng.normal(0.65, 0.1, 4000), rng.normal(0.35, 0.1, 4000))
-        x = x[(x > 0) & (x < 1)]
+        rng, x = _from_the_model(seed, pi)
         res = histogram_check(mix, u, w, x, rng=rng, bins=40)
         assert res.expected_discrepancy == pytest.approx((res.bins - 1) / (2 * x.size), rel=0.25)
         p_values.append(res.p_value)
@@ -52,9 +65,7 @@ def test_check_fails_a_misfit_and_tempers():
     """A negative class that is itself bimodal cannot be one truncated normal."""
     rng = np.random.default_rng(3)
     n = 3000
-    y = rng.random(n) < 0.25
-    neg = np.where(rng.random(n) < 0.5, rng.normal(0.15, 0.04, n), rng.normal(0.45, 0.04, n))
-    x = np.clip(np.where(y, rng.normal(0.75, 0.08, n), neg), 0.001, 0.999)
+    x = _bimodal_unit(rng, n)
     mix = Mixture("truncnorm", "truncnorm")
     u, w = _draws_at(mix, 0.25, np.array([0.3, 0.16]), np.array([0.75, 0.08]))
     res = histogram_check(mix, u, w, x, rng=rng)
@@ -195,19 +206,14 @@ def test_the_check_at_the_map_agrees_with_theory_and_is_decisive_only_on_a_gross
     u_map = mix.pack(pi, th0, th1)[0]
     zs = []
     for seed in range(20):
-        rng = np.random.default_rng(seed)
-        y = rng.random(4000) < pi
-        x = np.where(y, rng.normal(0.65, 0.1, 4000), rng.normal(0.35, 0.1, 4000))
-        x = x[(x > 0) & (x < 1)]
+        rng, x = _from_the_model(seed, pi)
         res = map_histogram_check(mix, u_map, x, rng=rng, bins=40)
         assert res.expected_discrepancy == pytest.approx((res.bins - 1) / (2 * x.size), rel=0.25)
         assert not res.decisive
         zs.append(res.excess_z)
     assert max(zs) < 5 and abs(np.mean(zs)) < 1
     rng = np.random.default_rng(3)
-    y = rng.random(3000) < 0.25
-    neg = np.where(rng.random(3000) < 0.5, rng.normal(0.15, 0.04, 3000), rng.normal(0.45, 0.04, 3000))
-    x = np.clip(np.where(y, rng.normal(0.75, 0.08, 3000), neg), 0.001, 0.999)
+    x = _bimodal_unit(rng)
     bad = map_histogram_check(mix, mix.pack(0.25, np.array([0.3, 0.16]), np.array([0.75, 0.08]))[0], x, rng=rng)
     assert bad.decisive and bad.p_value == 0.0 and not bad.passed
     assert bad.to_dict()["at_map"] is True and bad.to_dict()["excess_z"] == bad.excess_z
