@@ -123,7 +123,8 @@ class HistogramCheck:
     @property
     def decisive(self) -> bool:
         """A check at the MAP (:func:`map_histogram_check`) whose excess is at least :data:`DECISIVE_EXCESS_Z`
-        standard deviations of the replicated discrepancy: no draw of the posterior around that MAP can pass."""
+        standard deviations of the replicated discrepancy: so far beyond sampling noise that the posterior, which
+        concentrates around that MAP, fails the check too (on the shared cases every such posterior did)."""
         return self.excess_z is not None and self.excess_z >= DECISIVE_EXCESS_Z
 
 
