@@ -285,18 +285,28 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
     mix = best.mixture
     check_rng, rng = rng.spawn(2)
     sampler = _Sampler(mix, inference, draws, rng, proposal, progressbar, cores=resolve_workers(workers))
-    with stage(f"sampling the mixture's posterior ({inference})"):
-        post, data, u_map, tempering, hist = _checked_posterior(sampler, best, ranked, x_sorted, data, check=check,
-                                                                temper=temper, leave_out=leave_out_misfit,
-                                                                rng=check_rng)
+    left_out = None
+    if check and leave_out_misfit:
+        with stage("checking the mixture's histogram at its MAP"):
+            left_out = _left_out_at_map(best, ranked, x_sorted, data, rng=check_rng)
+    if left_out is not None:
+        post, data, u_map, tempering, hist = left_out
+    else:
+        with stage(f"sampling the mixture's posterior ({inference})"):
+            post, data, u_map, tempering, hist = _checked_posterior(sampler, best, ranked, x_sorted, data,
+                                                                    check=check, temper=temper,
+                                                                    leave_out=leave_out_misfit, rng=check_rng)
     pp = _class_probability(mix, x_sorted, monotone, counts)
 
     probability = partial(_in_model_space, pp, space)
 
-    with stage("the mixture's evidence"):
-        log_evidence = None if hist is not None and hist.left_out else _mixture_log_evidence(
-            mix, ranked, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng, resolution=resolution,
-            proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges, x_sorted=x_sorted)
+    log_evidence = None  # left out: its evidence is not needed
+    if hist is None or not hist.left_out:
+        with stage("the mixture's evidence"):
+            log_evidence = _mixture_log_evidence(
+                mix, ranked, labeled_index, labeled_value, u_map, draws=min(draws, 1000), rng=rng,
+                resolution=resolution, proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges,
+                x_sorted=x_sorted)
     loo = loo_k = None
     if np.asarray(labeled_index).size and post.u.shape[0] > 1:  # one draw: left out at its MAP, not sampled
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
@@ -358,11 +368,6 @@ def _checked_posterior(sample, best, ranked, x_sorted, data, *, check, temper, l
     check fails (and repeats the sampler's warnings of the posterior it keeps).
     """
     mix = best.mixture
-    if check and leave_out:
-        at_map = map_histogram_check(mix, best.u_map, x_sorted, rng=rng.spawn(1)[0], counts=ranked.counts)
-        if at_map.decisive:  # no posterior draw can pass: the mixture is left out without drawing any
-            warnings.warn(f"{_misfit(mix, at_map)}: the mixture is left out", SpeWarning, stacklevel=3)
-            return _not_sampled(best.u_map), data, best.u_map, 1.0, dataclasses.replace(at_map, left_out=True)
     with warnings.catch_warnings(record=True) as first_warnings:
         warnings.simplefilter("always")
         post = sample(data, best.u_map)
@@ -404,6 +409,18 @@ def _checked_posterior(sample, best, ranked, x_sorted, data, *, check, temper, l
             why = ("tempering is off" if hist.tempering_off else "the tempered posterior had no identified mode")
             warnings.warn(f"{_misfit(mix, hist)} and {why}: its bands may be too narrow", SpeWarning, stacklevel=3)
     return post, data, u_map, tempering, hist
+
+
+def _left_out_at_map(best, ranked, x_sorted, data, *, rng):
+    """For a caller that leaves a misfit out: the histogram check at the best pair's MAP
+    (:func:`map_histogram_check`, on a stream spawned from ``rng``); when it fails decisively, what
+    :func:`_checked_posterior` returns for a mixture left out — its MAP as the one draw, untempered — without
+    drawing its posterior (its draws would be left out), with a warning; else None."""
+    at_map = map_histogram_check(best.mixture, best.u_map, x_sorted, rng=rng.spawn(1)[0], counts=ranked.counts)
+    if not at_map.decisive:
+        return None
+    warnings.warn(f"{_misfit(best.mixture, at_map)}: the mixture is left out", SpeWarning, stacklevel=3)
+    return _not_sampled(best.u_map), data, best.u_map, 1.0, dataclasses.replace(at_map, left_out=True)
 
 
 def _misfit(mix, hist):
