@@ -670,7 +670,7 @@ class Evaluation:
 
         Raises
         ------
-        ValueError
+        SpeInputError
             A requirement outside [0, 1].
 
         Examples

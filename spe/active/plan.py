@@ -241,12 +241,17 @@ def _simulate(weights, probabilities, checkpoints, reader, floor, n_futures, rng
     return needed, censored, values
 
 
-class _Width:
-    """The mean width over the components of the central credible interval, from weighted draws."""
+class _Reader:
+    """What a plan reads off each simulated future's reweighted draws (:func:`_simulate`): ``value(w)`` per
+    checkpoint and ``met(values)``; ``future(labels, checkpoints)`` is the reader of one future — itself, unless
+    the future's labels change how its draws are read (:class:`_ThresholdDecision`)."""
 
     def future(self, labels, checkpoints):
-        """The reader of a simulated future (its labels do not change how the width is read)."""
         return self
+
+
+class _Width(_Reader):
+    """The mean width over the components of the central credible interval, from weighted draws."""
 
     def __init__(self, draws, level, width):
         self.order = np.argsort(draws, axis=0)                 # (M, R)
@@ -267,17 +272,13 @@ class _Width:
         return values < self.width
 
 
-class _Decision:
+class _Decision(_Reader):
     """The smallest over the components of the probability of the more likely side of the decision."""
 
     def __init__(self, draws, spec, probability):
         # (M, R): each draw's probability of "yes" (the threshold decision), or whether it says yes
         self.yes = np.asarray(draws, dtype=float) if spec.yes_probability else (draws > spec.decision).astype(float)
         self.probability = probability
-
-    def future(self, labels, checkpoints):
-        """The reader of a simulated future (its labels do not change how the decision is read)."""
-        return self
 
     def value(self, w):
         p = w @ self.yes                                        # (K, R)

@@ -88,8 +88,10 @@ def _psislw(log_ratios):
     That function is written for PSIS-LOO: it takes log-likelihood values
     and smooths the ratios ``exp(−ary)``, hence the sign. Rows it cannot
     smooth (too few draws for a Pareto tail, or a tail of equal values: it
-    raises ``ValueError``, or ``IndexError`` below 5 draws) come back unsmoothed with k̂ = inf, as
-    ``arviz.psislw`` returned them.
+    raises ``ValueError``, or ``IndexError`` below 5 draws), and rows it
+    returns NaN for (ratios spanning thousands of nats, or most of them
+    equal), come back unsmoothed with k̂ = inf, as ``arviz.psislw``
+    returned them.
 
     Parameters
     ----------
@@ -107,12 +109,22 @@ def _psislw(log_ratios):
         warnings.simplefilter("ignore")
         try:
             smoothed, k = array_stats.psislw(-lr)
-            return np.asarray(smoothed, dtype=float), (np.asarray(k, dtype=float) if lr.ndim > 1 else float(k))
+            return _unsmoothed_where_nan(lr, np.asarray(smoothed, dtype=float), np.asarray(k, dtype=float))
         except (ValueError, IndexError):
             if lr.ndim == 1:
                 return lr.copy(), np.inf
     rows = [_psislw(row) for row in lr]
     return np.stack([r[0] for r in rows]), np.array([r[1] for r in rows])
+
+
+def _unsmoothed_where_nan(lr, smoothed, k):
+    """ArviZ's result, with each row it could not smooth (a NaN, or no finite k̂) replaced by its raw log ratios
+    and k̂ = inf."""
+    bad = ~np.all(np.isfinite(smoothed), axis=-1) | ~np.isfinite(k)
+    if lr.ndim == 1:
+        return (lr.copy(), np.inf) if bad else (smoothed, float(k))
+    smoothed[bad] = lr[bad]
+    return smoothed, np.where(bad, np.inf, k)
 
 
 def psis(log_weights):
@@ -139,12 +151,10 @@ def psis(log_weights):
         if ok.sum() == 1:
             w[ok] = 1.0
         return w, np.inf
+    # where ArviZ cannot smooth them (the weights span thousands of nats: a proposal far from the posterior),
+    # _psislw keeps the raw weights with k̂ = inf, so the caller treats the draws as unreliable
     smoothed, k = _psislw(lw[ok] - lw[ok].max())
     sw = np.exp(smoothed - smoothed.max())
-    if not (np.all(np.isfinite(sw)) and np.isfinite(k)):
-        # ArviZ returns NaN when the weights span thousands of nats (a proposal far from the posterior):
-        # keep the raw weights and report k̂ = inf, so the caller treats the draws as unreliable
-        sw, k = np.exp(lw[ok] - lw[ok].max()), np.inf
     w[ok] = sw / sw.sum()
     return w, float(k)
 
@@ -206,9 +216,6 @@ def psis_log_predictive(log_lik, log_weights):
     lw = np.asarray(log_weights, dtype=float) - ll
     lw = lw - lw.max(axis=1, keepdims=True)
     smoothed, k = _psislw(lw)
-    # rows ArviZ cannot smooth come back NaN (e.g. most ratios equal): their raw ratios, k̂ = inf (as psis does)
-    bad = ~np.all(np.isfinite(smoothed), axis=1)
-    smoothed[bad], k = lw[bad], np.where(bad, np.inf, k)
     smoothed = smoothed - special.logsumexp(smoothed, axis=1, keepdims=True)
     return special.logsumexp(smoothed + ll, axis=1), np.atleast_1d(np.asarray(k, dtype=float))
 

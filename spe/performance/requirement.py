@@ -150,13 +150,13 @@ def labels_only_weight(model_log_predictive, labeled_above, positives_above, pri
     labeled_above, positives_above : int arrays
         n labeled items above τ and the k positives among them; the alternative predicted their labels with
         k! (n − k)! / (n + 1)! (a uniform prior on their positive rate).
-
     prior : float in [0, 1)
         Its prior probability (default :data:`LABELS_ONLY_PRIOR`).
 
     Returns
     -------
     array
+        The arguments' broadcast shape, probabilities in [0, 1].
     """
     if prior <= 0:
         return np.zeros(np.broadcast(model_log_predictive, labeled_above).shape)

@@ -308,7 +308,7 @@ def fit_mixture(scores, labeled_index, labeled_value, *, families="auto", draws=
                 resolution=resolution, proposal=proposal, tempering=tempering, pp=pp, edges=data.bin_edges,
                 x_sorted=x_sorted)
     loo = loo_k = None
-    if np.asarray(labeled_index).size and post.u.shape[0] > 1:  # one draw: left out at its MAP, not sampled
+    if np.asarray(labeled_index).size and _sampled(hist):
         p_lab = np.clip(pp(post.u, x[labeled_index]), 1e-300, 1 - 1e-16)
         loo, loo_k = psis_loo(np.where(np.asarray(labeled_value)[None, :] == 1, np.log(p_lab), np.log1p(-p_lab)),
                               post.weights)
@@ -434,6 +434,11 @@ def _misfit(mix, hist):
             f"expected over {hist.bins} bins)")
 
 
+def _sampled(hist):
+    """Whether the posterior was drawn: not when the check at the MAP left the mixture out (:func:`_left_out_at_map`)."""
+    return hist is None or hist.excess_z is None
+
+
 def _not_sampled(u_map):
     """The posterior of a mixture left out before sampling: its MAP alone, one draw of weight 1 (what the hybrid
     reads, :func:`spe.models.features.mixture_log_odds_feature`)."""
@@ -455,7 +460,7 @@ def _class_probability(mix, x_sorted, monotone, counts=None):
 def _diagnostics(post, best, pairs, ranking, space, data, hist, loo_k, *, inference, draws, monotone,
                  identified_at_top):
     """The mixture's diagnostics (JSON-ready): sampler, MAP, families, score space, likelihood, checks."""
-    sampled = hist is None or hist.excess_z is None
+    sampled = _sampled(hist)
     diagnostics = {
         "inference": inference if sampled else "map",
         "draws": int(draws),
