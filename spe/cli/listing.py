@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import sys
+from pathlib import Path
 
 from .common import finish, json_bytes, plan_outputs
 from .options import Once
@@ -86,6 +91,73 @@ def lists(kinds=KINDS):
     return {kind: makers[kind]() for kind in kinds}
 
 
+#: The module of each registry ``spe list`` reads; importing them takes scipy and scikit-learn (about 2 s).
+REGISTRY_MODULES = {"families": "spe.families", "score-models": "spe.models.registry", "metrics": "spe.metrics",
+                    "calibration": "spe.calibration", "prevalence": "spe.prevalence"}
+
+
+def package_fingerprint(root=None):
+    """A digest of the source files of the package under ``root`` (default: spe's own): each ``.py`` file's
+    path, size and modification time. The registries are built from these files, so the lists they give
+    change only when the digest does."""
+    root = Path(root or Path(__file__).resolve().parent.parent)
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        digest.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _cache_path():
+    """Where the lists of this installed version of spe are kept: ``$SPE_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/spe`` (default ``~/.cache/spe``), named by :func:`package_fingerprint`."""
+    base = os.environ.get("SPE_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spe"
+    return Path(base) / f"list-{package_fingerprint()}.json"
+
+
+def cached_lists(kinds=KINDS):
+    """:func:`lists`, each registry that is not imported yet read from the cache an earlier process wrote.
+
+    Importing the registries is most of the time of ``spe list``; their content depends only on spe's source
+    files, so their lists are kept in a file named by those files' digest (:func:`package_fingerprint`). A
+    registry already imported is read live (an entry may have been registered at run time), as are the commands
+    (imported with the CLI). A cache that cannot be read or written is ignored."""
+    live = [k for k in kinds if k not in REGISTRY_MODULES or REGISTRY_MODULES[k] in sys.modules]
+    listed = lists(tuple(live))
+    rest = [k for k in kinds if k not in live]
+    if not rest:
+        return {kind: listed[kind] for kind in kinds}
+    try:
+        path = _cache_path()
+    except (OSError, RuntimeError):  # no home directory to keep it in
+        path = None
+    try:
+        cached = json.loads(path.read_text(encoding="utf-8")) if path is not None else None
+    except (OSError, ValueError):
+        cached = None
+    if not isinstance(cached, dict) or not set(rest) <= set(cached):
+        cached = lists(tuple(REGISTRY_MODULES))
+        if path is not None:
+            _write_cache(path, cached)
+    return {kind: listed[kind] if kind in live else cached[kind] for kind in kinds}
+
+
+def _write_cache(path, listed):
+    """Write the lists to ``path`` whole (a temporary file renamed), removing this cache's older files; an
+    error (no home, a read-only disk) leaves no file and is ignored."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(listed), encoding="utf-8")
+        os.replace(tmp, path)
+        for old in path.parent.glob("list-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
 def _text(listed):
     """The printed lists: a heading per kind (the metrics in two: of the whole ranking, at a threshold)."""
     groups = []
@@ -106,7 +178,7 @@ def _text(listed):
 def run(args):
     """Run ``spe list``; returns the exit status."""
     plan = plan_outputs(args, ("--json", args.json, True))
-    listed = lists((args.kind,) if args.kind else KINDS)
+    listed = cached_lists((args.kind,) if args.kind else KINDS)
     files = []
     if args.json is not None:
         files.append((plan["--json"], json_bytes(listed)))

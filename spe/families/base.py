@@ -160,7 +160,8 @@ class Family:
         return tuple(p.name for p in self.params)
 
     def _columns(self, theta):
-        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        if not (isinstance(theta, np.ndarray) and theta.ndim == 2 and theta.dtype == np.float64):
+            theta = np.atleast_2d(np.asarray(theta, dtype=float))
         if theta.shape[-1] != self.n_params:
             raise ValueError(
                 f"{self.name}: θ must have {self.n_params} columns "
@@ -199,8 +200,7 @@ class Family:
         cols = self._columns(theta)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = self._logpdf(x, *cols)
-        out = np.where(self._in_support(x), out, -np.inf)
-        return np.where(np.isnan(out), -np.inf, out)
+        return np.where(self._in_support(x) & ~np.isnan(out), out, -np.inf)
 
     def logcdf(self, theta, x):
         """``log P(X ≤ x | θ)``, shape (M, N); see :meth:`logpdf`."""
@@ -285,8 +285,14 @@ class Family:
     def from_unconstrained(self, u):
         """Map unconstrained u (M, P) to (θ (M, P), log-Jacobian (M,))."""
         cols = self._columns(u)
-        vals, jacs = zip(*(_from_unconstrained(c, p.domain) for c, p in zip(cols, self.params)))
-        return np.hstack(vals), np.sum(np.hstack(jacs), axis=1)
+        theta = np.empty((cols[0].shape[0], len(cols))) if cols else np.empty((1, 0))
+        jac = np.zeros(theta.shape[0])
+        for j, (c, p) in enumerate(zip(cols, self.params)):  # the Jacobian summed column by column, left to right
+            value, log_jac = _from_unconstrained(c[:, 0], p.domain)
+            theta[:, j] = value
+            if p.domain != "real":
+                jac += log_jac
+        return theta, jac
 
     def __repr__(self):
         return f"<family {self.name}({', '.join(self.param_names)})>"

@@ -62,7 +62,7 @@ def _value_and_grad(u, log_posterior, scale):
     return -f0 / scale, -grad / scale
 
 
-def find_map(log_posterior, starts, *, scale=1.0, maxiter=400, accept=None):
+def find_map(log_posterior, starts, *, scale=1.0, maxiter=400, accept=None, searched=None):
     """Maximise a vectorised log posterior from several starting points.
 
     Parameters
@@ -79,6 +79,11 @@ def find_map(log_posterior, starts, *, scale=1.0, maxiter=400, accept=None):
     accept : callable, optional
         u (P,) → bool; an optimum it rejects counts as a failed start (used
         to drop label-switched optima of a mixture).
+    searched : MapResult, optional
+        The result of an earlier call on the same log posterior from the
+        first ``searched.n_starts`` rows of ``starts``: those starts are not
+        searched again, their optima are taken from it (the search is
+        deterministic, so the result is the same as searching them again).
 
     Returns
     -------
@@ -92,7 +97,13 @@ def find_map(log_posterior, starts, *, scale=1.0, maxiter=400, accept=None):
     starts = np.atleast_2d(np.asarray(starts, dtype=float))
     best_u, best_f = None, -np.inf
     optima = np.full(len(starts), -np.inf)
-    for j, u0 in enumerate(starts):
+    done = 0
+    if searched is not None:
+        done = searched.n_starts
+        optima[:done] = searched.optima
+        if np.isfinite(searched.log_posterior):
+            best_u, best_f = searched.u, searched.log_posterior
+    for j, u0 in enumerate(starts[done:], start=done):
         res = optimize.minimize(
             _value_and_grad,
             u0,

@@ -516,12 +516,14 @@ class Mixture:
     top: float | None = None
     bottom: float | None = None
     _slices: tuple = field(init=False, repr=False)
+    _log_beta: float = field(init=False, repr=False)  # log B(a, b) of the prevalence prior, computed once
 
     def __post_init__(self):
         self.negative = get_family(self.negative)
         self.positive = get_family(self.positive)
         p0 = self.negative.n_params
         self._slices = (slice(1, 1 + p0), slice(1 + p0, 1 + p0 + self.positive.n_params))
+        self._log_beta = special.betaln(*self.prevalence_prior)
 
     @property
     def n_params(self) -> int:
@@ -571,7 +573,7 @@ class Mixture:
     def _log_prior(self, pi, th0, th1):
         a, b = self.prevalence_prior
         with np.errstate(divide="ignore"):
-            lp = special.xlogy(a - 1, pi) + special.xlog1py(b - 1, -pi) - special.betaln(a, b)
+            lp = special.xlogy(a - 1, pi) + special.xlog1py(b - 1, -pi) - self._log_beta
         return lp + self.negative.log_prior(th0) + self.positive.log_prior(th1)
 
     def identified(self, th0, th1):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...exceptions import MixtureFitError, SpeInputError
 from ...families import family_names, get_family
-from ...inference import find_map
+from ...inference import MapResult, find_map
 from .model import Mixture
 from ...parallel import TaskPool
 from ...progress import stage
@@ -63,6 +63,8 @@ class FamilyFit:
         −BIC/2 in today's sign convention): higher is better.
     n_starts, n_agree : int
         MAP starts tried and starts that reached the best optimum.
+    optima : array, shape (n_starts,) or None
+        The log posterior at each start's optimum (:attr:`spe.inference.MapResult.optima`).
     """
 
     mixture: Mixture
@@ -72,6 +74,12 @@ class FamilyFit:
     schwarz: float
     n_starts: int
     n_agree: int
+    optima: np.ndarray | None = None
+
+    def map_result(self):
+        """This fit's MAP search as a :class:`spe.inference.MapResult` (what :func:`find_map` continues from)."""
+        optima = np.full(self.n_starts, self.log_posterior) if self.optima is None else self.optima
+        return MapResult(self.u_map, self.log_posterior, self.n_starts, self.n_agree, optima)
 
     def to_dict(self):
         """The pair's row of ``diagnostics["family_ranking"]`` and ``spe families --json``: its families, the
@@ -150,13 +158,14 @@ def parse_families(families, score_type="probability"):
 
 
 def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None, starts=None, top=None,
-             bottom=None):
+             bottom=None, searched=None):
     """MAP fit of one family combination; ``None`` if no start reached an identified optimum.
 
     ``max_starts`` limits the data-driven starting points (the first ones
     are the labeled prevalence and the broadest splits); ``starts`` (S, P)
     replaces them. ``top`` and ``bottom`` are :attr:`Mixture.top` and
-    :attr:`Mixture.bottom`.
+    :attr:`Mixture.bottom`. ``searched``: a fit of the same pair on the same data from its first starts, which
+    are not searched again (:func:`spe.inference.find_map`).
     """
     mix = Mixture(neg, pos, prevalence_prior, top=top, bottom=bottom)
     if starts is None:
@@ -167,21 +176,21 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
 
     try:
         res = find_map(
-            lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items, accept=mix.identified_at
-        )
+            lambda u: mix.log_posterior(u, data, identify=False), starts, scale=data.n_items, accept=mix.identified_at,
+            searched=None if searched is None else searched.map_result())
     except RuntimeError:
         return None
     ll = float(mix.log_likelihood(res.u[None, :], data)[0])
     schwarz = ll - 0.5 * mix.n_params * np.log(data.n_items)
-    return FamilyFit(mix, res.u, res.log_posterior, ll, schwarz, res.n_starts, res.n_agree)
+    return FamilyFit(mix, res.u, res.log_posterior, ll, schwarz, res.n_starts, res.n_agree, res.optima)
 
 
-def _screen_pair(shared, neg, pos, starts=1):
+def _screen_pair(shared, neg, pos, starts=1, searched=None):
     """:func:`fit_pair` of one pair from its first ``starts`` starting points on the screening data ``shared`` =
     (x, screen data, fit_pair options), which the pool's workers receive once
-    (:meth:`spe.parallel.TaskPool.map_shared`)."""
+    (:meth:`spe.parallel.TaskPool.map_shared`); ``searched``: its fit from fewer starts, continued."""
     x, screen, options = shared
-    return fit_pair(neg, pos, x, screen, max_starts=starts, **options)
+    return fit_pair(neg, pos, x, screen, max_starts=starts, searched=searched, **options)
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
@@ -285,7 +294,8 @@ def _with_more_starts(pool, fits, k, starts):
     best = fits[:k]
     with stage(f"screening the best pairs from {starts} starts", len(best), "pair") as progress:
         again = pool.map_shared(_screen_pair, [f.mixture.negative.name for f in best],
-                                [f.mixture.positive.name for f in best], [starts] * len(best), progress=progress)
+                                [f.mixture.positive.name for f in best], [starts] * len(best), best,
+                                progress=progress)
     return _ranked([g if _fitted(g) else f for f, g in zip(best, again)] + fits[k:])
 
 
@@ -297,7 +307,8 @@ def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
     if not _fitted(g):
         return None
     # how many starts agreed is the screening's answer (the refit has one start)
-    return dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree) if screen is not data else g
+    return (dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree, optima=f.optima) if screen is not data
+            else g)
 
 
 @dataclass
