@@ -16,6 +16,19 @@ EXAMPLES = ROOT / "examples"
 CASES = Path(os.environ.get("SPE_CASES_DIR", ROOT.parent / "shared" / "cases"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _spe_cache_in_a_temporary_directory(tmp_path_factory):
+    """What spe caches (``spe list``'s lists) goes to a directory of this test session, not the user's home; the
+    commands the tests run in subprocesses inherit it."""
+    before = os.environ.get("SPE_CACHE_DIR")
+    os.environ["SPE_CACHE_DIR"] = str(tmp_path_factory.mktemp("spe-cache"))
+    yield
+    if before is None:
+        os.environ.pop("SPE_CACHE_DIR", None)
+    else:
+        os.environ["SPE_CACHE_DIR"] = before
+
+
 def simulate(n, prevalence, seed, neg=(0.0, 1.0), pos=(2.0, 1.0)):
     """Scores from a known two-Normal mixture: (scores (n,), labels (n,))."""
     rng = np.random.default_rng(seed)
