@@ -22,7 +22,9 @@ P(A better than B) is the posterior probability over the label draws.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,8 +42,8 @@ from .models.features import log_odds_feature
 from .models.joint import fit_joint_link, joint_log_odds, view_model
 from .models.mixture import resolve_score_reading, resolve_score_type
 from .output import jsonable, save_json
-from .parallel import one_blas_thread
-from .progress import shown
+from .parallel import TaskPool, one_blas_thread
+from .progress import NO_PROGRESS, shown, stage
 from .performance.joint import sample_joint_performance
 
 __all__ = ["compare", "Comparison", "compared_metric_names", "differences_frame", "JOINT_VIEW"]
@@ -222,7 +224,8 @@ def _compare(scores, labels, names, draws, level, rng, score_bins, workers, opti
     k = matrix.shape[1]
     view_rng, link_rng, avg_rng, check_rng, label_rng, *alone_rngs = np.random.default_rng(seed).spawn(5 + k)
     features = _features(matrix, options.get("score_type", "auto"))
-    view = _fit_view(features[:, 0], (index, value), view_rng, draws, workers, options, k > 1)
+    view, *alone_fits = _fit_classifiers(features[:, 0], matrix, (index, value), [view_rng, *alone_rngs], draws,
+                                         workers, options)
     candidates = [(view_model(view.model, 0, features[:, 0], JOINT_VIEW if k > 1 else keys[0]), _check_of(view))]
     messages = [_named(JOINT_VIEW, m) if k > 1 else m if isinstance(m, Notice) else Notice(str(m))
                 for m in view.messages]
@@ -230,9 +233,8 @@ def _compare(scores, labels, names, draws, level, rng, score_bins, workers, opti
     if k > 1:
         link = fit_joint_link(features[:, :1 + k], index, value, draws=view.model.n_draws, rng=link_rng)
         candidates.append((link, label_check(link, features[index], value, rng=check_rng) if index.size else np.nan))
-        for j, (name, r) in enumerate(zip(keys, alone_rngs)):
-            alone[name] = fit_scores(matrix[:, j], (index, value), rng=r, draws=view.model.n_draws, workers=workers,
-                                     **options)
+        for j, name in enumerate(keys):
+            alone[name] = alone_fits[j]
             candidates.append((view_model(alone[name].model, 1 + k + j, matrix[:, j], name), _check_of(alone[name])))
             messages += [_named(name, m) for m in alone[name].messages]
     model, table = _average(candidates, avg_rng)
@@ -268,12 +270,48 @@ def _score_types(names, matrix, score_type):
     return {n: resolve_score_reading(c, score_type)[0] for n, c in zip(names, matrix.T)}
 
 
-def _fit_view(values, labels, rng, draws, workers, options, joint):
-    """:func:`spe.fit_scores` on the joint log-odds (read as log-odds, families chosen automatically), or on the
-    one classifier's scores."""
-    if joint:
-        options = dict(options, score_type="log-odds", families="auto", score_space="linear")
-    return fit_scores(values, labels, rng=rng, draws=draws, workers=workers, **options)
+def _view_options(options, joint):
+    """The options of the view's fit: the joint log-odds are read as log-odds, families chosen automatically; one
+    classifier's scores as the user said."""
+    return dict(options, score_type="log-odds", families="auto", score_space="linear") if joint else options
+
+
+def _fit_classifiers(view_values, matrix, labels, rngs, draws, workers, options):
+    """:func:`spe.fit_scores` of the view (the joint log-odds, or the one classifier's scores) and, for K > 1
+    classifiers, of each classifier's own scores: [view fit, fit of classifier 1, …, of classifier K].
+
+    The fits are independent, each on its own stream of ``rngs`` (K + 1), so with several workers they run in
+    parallel processes, one fit per process (each then screens its family pairs alone), with the results of
+    fitting them one after the other; their warnings are raised here, in order. A classifier's own fit takes as
+    many draws as the view's model has."""
+    k = matrix.shape[1]
+    jobs = [(view_values, rngs[0], _view_options(options, k > 1))]
+    jobs += [(matrix[:, j], rngs[1 + j], options) for j in range(k)] if k > 1 else []
+    with TaskPool(workers if len(jobs) > 1 else 1, shared=(labels, draws)) as pool:
+        inner = 1 if pool.workers > 1 else workers
+        with stage(f"fitting the classifiers' score models ({len(jobs)} fits in {pool.workers} processes)",
+                   len(jobs), "fit") if pool.workers > 1 else nullcontext(NO_PROGRESS) as progress:
+            done = pool.map_shared(_fit_one, *zip(*jobs), [inner] * len(jobs), [pool.workers > 1] * len(jobs),
+                                   progress=progress)
+    fits = []
+    for (values, rng, opts), (fit, caught) in zip(jobs, done):
+        for message, category, filename, lineno in caught:
+            warnings.warn_explicit(message, category, filename, lineno)
+        if fits and fit.model.n_draws != fits[0].model.n_draws:  # the view's model has another number of draws
+            fit = fit_scores(values, labels, rng=rng, draws=fits[0].model.n_draws, workers=workers, **opts)
+        fits.append(fit)
+    return fits
+
+
+def _fit_one(shared, values, rng, options, workers, in_worker):
+    """One fit of :func:`_fit_classifiers` (a task of its :class:`~spe.parallel.TaskPool`, ``shared`` = (labels,
+    draws)): (the :class:`~spe.api.ScoresFit`, the warnings it raised as (message, category, file, line)). In a
+    worker process it shows no progress bars (the parent's bar counts the fits)."""
+    labels, draws = shared
+    with warnings.catch_warnings(record=True) as caught, shown(False if in_worker else None):
+        warnings.simplefilter("always")
+        fit = fit_scores(values, labels, rng=rng, draws=draws, workers=workers, **options)
+    return fit, [(w.message, w.category, w.filename, w.lineno) for w in caught]
 
 
 def _check_of(fit):

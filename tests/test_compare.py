@@ -218,6 +218,25 @@ def test_joint_label_draws_do_not_depend_on_the_workers():
 
 
 @pytest.mark.slow
+def test_the_classifiers_fitted_in_parallel_processes_give_the_same_comparison():
+    """With workers, the view's fit and each classifier's own run in parallel processes (each on its own stream):
+    the same draws, weights and warnings as fitting them one after the other in this process."""
+    y, good, weak = _pool(400, seed=11)
+    labels = (np.arange(0, 400, 20), y[::20])
+    runs = []
+    for w in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cmp = spe.compare({"good": good, "weak": weak}, labels, draws=200, rng=3, workers=w)
+        runs.append((cmp, sorted(str(c.message) for c in caught)))
+    (one, said_one), (two, said_two) = runs
+    assert np.array_equal(one.model.draws, two.model.draws) and np.array_equal(one.model.weights, two.model.weights)
+    assert one.diagnostics["models"] == two.diagnostics["models"]
+    assert said_one == said_two and said_one
+    assert one.probability_better("good", "weak") == two.probability_better("good", "weak")
+
+
+@pytest.mark.slow
 def test_cli_compare_writes_the_json_and_the_figure(tmp_path, capsys):
     y, good, weak = _pool(600, seed=10)
     pd.DataFrame({"id": [f"i{k}" for k in range(600)], "score": good}).to_csv(tmp_path / "good.csv", index=False)

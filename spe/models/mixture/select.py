@@ -186,11 +186,24 @@ def fit_pair(neg, pos, x, data, *, prevalence_prior=(1.0, 1.0), max_starts=None,
 
 
 def _screen_pair(shared, neg, pos, starts=1, searched=None):
-    """:func:`fit_pair` of one pair from its first ``starts`` starting points on the screening data ``shared`` =
-    (x, screen data, fit_pair options), which the pool's workers receive once
+    """:func:`fit_pair` of one pair from its first ``starts`` starting points on the screening data of ``shared``
+    = (x, screen data, final data, fit_pair options), which the pool's workers receive once
     (:meth:`spe.parallel.TaskPool.map_shared`); ``searched``: its fit from fewer starts, continued."""
-    x, screen, options = shared
+    x, screen, _, options = shared
     return fit_pair(neg, pos, x, screen, max_starts=starts, searched=searched, **options)
+
+
+def _refit(shared, f):
+    """One screened pair refitted on the final data of ``shared`` (as :func:`_screen_pair`), started from its
+    screening optimum (None when it fails there)."""
+    x, screen, data, options = shared
+    g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data,
+                 starts=f.u_map[None, :] if screen is not data else None, **options)
+    if not _fitted(g):
+        return None
+    # how many starts agreed is the screening's answer (the refit has one start)
+    return (dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree, optima=f.optima) if screen is not data
+            else g)
 
 
 def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_starts=2, refit=3,
@@ -241,8 +254,8 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
         best per class not yet tried are screened too.
     class_top : int
     workers : int or None
-        Processes for the screening (:class:`spe.parallel.TaskPool`; None:
-        the usable cores). The ranking does not depend on it.
+        Processes for the screening and the refits (:class:`spe.parallel.TaskPool`;
+        None: the usable cores). The ranking does not depend on it.
 
     Returns
     -------
@@ -253,7 +266,7 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
     if one:
         return _ranked([fit_pair(*pairs[0], x, data, prevalence_prior=prevalence_prior, top=top, bottom=bottom)])
     screen = data if screen_data is None else screen_data
-    shared = (x, screen, dict(prevalence_prior=prevalence_prior, top=top, bottom=bottom))
+    shared = (x, screen, data, dict(prevalence_prior=prevalence_prior, top=top, bottom=bottom))
     # one stage per batch of pairs, each bar's total known when it starts
     with TaskPool(workers, shared=shared) as pool:
         with stage("screening family pairs", len(pairs), "pair") as progress:
@@ -271,8 +284,8 @@ def rank_family_pairs(x, data, pairs, *, prevalence_prior=(1.0, 1.0), screen_sta
                     fits = _ranked(fits + pool.map_shared(_screen_pair, *zip(*extra), progress=progress))
         if screen_starts > 1 and fits:
             fits = _with_more_starts(pool, fits, max(refit, 1), screen_starts)
-    with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
-        refitted = [_refit(f, x, data, screen, prevalence_prior, top, bottom, progress) for f in fits[:refit]]
+        with stage("refitting the best family pairs", min(refit, len(fits)), "pair") as progress:
+            refitted = pool.map_shared(_refit, fits[:refit], progress=progress)
     refitted = _ranked(refitted)  # _refit returns None for a pair whose refit fails or is not finite
     # the refitted pairs (on the final data) first, then the rest of the screening ranking
     return refitted + fits[refit:]
@@ -297,18 +310,6 @@ def _with_more_starts(pool, fits, k, starts):
                                 [f.mixture.positive.name for f in best], [starts] * len(best), best,
                                 progress=progress)
     return _ranked([g if _fitted(g) else f for f, g in zip(best, again)] + fits[k:])
-
-
-def _refit(f, x, data, screen, prevalence_prior, top, bottom, progress):
-    """One screened pair refitted on the final data (None when it fails there)."""
-    g = fit_pair(f.mixture.negative.name, f.mixture.positive.name, x, data, prevalence_prior=prevalence_prior,
-                 starts=f.u_map[None, :] if screen is not data else None, top=top, bottom=bottom)
-    progress.advance()
-    if not _fitted(g):
-        return None
-    # how many starts agreed is the screening's answer (the refit has one start)
-    return (dataclasses.replace(g, n_starts=f.n_starts, n_agree=f.n_agree, optima=f.optima) if screen is not data
-            else g)
 
 
 @dataclass
