@@ -11,7 +11,7 @@ from .exceptions import Notice, SpeInputError, plain
 from .inference import INFERENCE_METHODS, PROPOSALS
 from .inference.nuts import require_pymc
 from .inputs import (as_scores, check_choice, check_draws, check_level, input_warnings, item_ids, normalize_labels,
-                     normalize_reference, reference_warnings, seed_of)
+                     normalize_reference, reference_warnings, scores_of_frame, seed_of)
 from .performance import sample_performance
 from .models.features import LabeledScores
 from .models.mixture import (SCORE_TYPES, clipped_probabilities, resolve_score_reading,  # noqa: F401  (public here too)
@@ -148,11 +148,13 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     ----------
     scores : array-like, shape (N,)
         The classifier's score for every item, score units (higher = more
-        positive); finite. Never modified.
-    labels : None, mapping, array or (index, value) pair
+        positive); finite. Never modified. A pandas Series indexed by item id, or a DataFrame with a ``score``
+        column and optionally an ``id`` column (``pd.read_csv`` of ``spe estimate``'s SCORES.csv), carries ids.
+    labels : None, mapping, Series, DataFrame, array or (index, value) pair
         The known labels; see :func:`normalize_labels`. Positions are
-        0-based indices into ``scores``. A label is 0/1, −1/1 or True/False (scikit-learn's conventions), or
-        one of two values with ``pos_label``; NaN or None marks an unlabeled item, never −1.
+        0-based indices into ``scores``, or its ids when it carries them; a DataFrame has a ``label`` column and
+        optionally an ``id`` column (LABELS.csv). A label is 0/1, −1/1 or True/False (scikit-learn's
+        conventions), or one of two values with ``pos_label``; NaN or None marks an unlabeled item, never −1.
     families : "auto", "NEG,POS" or list of (NEG, POS)
         Class-conditional families of the negative and positive class;
         ``"auto"`` tries every pair of the default candidates (see
@@ -372,6 +374,7 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     check_choice("label_selection", label_selection, LABEL_SELECTIONS)
     seed = seed_of(rng)
     fit_rng, label_rng, recal_rng, avg_rng, check_rng = np.random.default_rng(seed).spawn(5)
+    scores = scores_of_frame(scores)
     with shown(progressbar), one_blas_thread():
         reference = normalize_reference(reference, pos_label)  # checked before any pass over the scores
         pool = pooled_scores(scores, labels, engine=engine, scheduler=scheduler, workers=workers,
@@ -469,6 +472,7 @@ def fit_scores(scores, labels=None, *, rng=None, **options) -> ScoresFit:
     SpeInputError
         As :func:`evaluate`.
     """
+    scores = scores_of_frame(scores)
     s = as_scores(scores)
     index, value = normalize_labels(labels, s.size, item_ids(scores), options.get("pos_label"))
     if options.get("reference") is not None:

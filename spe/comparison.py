@@ -73,7 +73,9 @@ def compared_metric_names():
 def _classifier_matrix(scores, names):
     """(names (K,), scores (N, K), the items' ids (N,) or None) from a mapping, a DataFrame, a 2-D array or a list
     of 1-D arrays; pandas Series that carry ids are aligned by id on the first one's order."""
-    if hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # a DataFrame
+    if hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # a DataFrame; its 'id' column names the items
+        if "id" in [str(c) for c in scores.columns]:
+            scores = scores.set_index(scores.columns[[str(c) for c in scores.columns].index("id")])
         keys, columns = [str(c) for c in scores.columns], [scores[c] for c in scores.columns]
     elif isinstance(scores, Mapping):
         keys, columns = [str(k) for k in scores], list(scores.values())

@@ -28,7 +28,7 @@ from .exceptions import SpeInputError, SpeWarning, plain
 __all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels", "binary_labels",
            "is_missing", "encoded_labels", "LabelValueError", "LABEL_CONVENTIONS",
            "normalize_reference", "reference_warnings", "seed_of", "check_draws", "estimated_memory", "input_warnings",
-           "labeled_auc", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
+           "labeled_auc", "scores_of_frame", "MIN_DRAWS", "BACKWARDS_P_VALUE", "MAX_ABS_SCORE"]
 
 #: Fewest posterior draws: fewer make the 5% and 95% band edges rest on a handful of draws.
 MIN_DRAWS = 100
@@ -93,6 +93,8 @@ def normalize_labels(labels, n_items, ids=None, pos_label=None):
     labels : None, mapping, pandas Series, array or list of length N, or (index, value) pair
         * ``None`` or empty: no labels;
         * mapping ``{item: label}`` or a pandas Series indexed by item;
+        * a pandas DataFrame with a ``label`` column (or one column besides ``id``), indexed by its ``id`` column
+          if it has one (``pd.read_csv`` of LABELS.csv);
         * array or list of length N, one entry per score;
         * a pair ``(items (n,), values (n,))``.
 
@@ -123,6 +125,7 @@ def normalize_labels(labels, n_items, ids=None, pos_label=None):
     """
     if labels is None:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    labels = _column_of_frame(labels, "label", "labels")
     if _is_pandas(labels) and np.ndim(labels) == 1:  # a Series
         items, values = np.asarray(labels.index), labels.to_numpy()
     elif isinstance(labels, Mapping) or (isinstance(labels, tuple) and len(labels) == 2):
@@ -168,6 +171,37 @@ def encoded_labels(values, items, pos_label=None):
         k = e.position
         item, value = plain(items[k]), plain(values[k])
         raise SpeInputError(f"{e.message}; item {item!r} has label {value!r}", argument="labels") from None
+
+
+def scores_of_frame(scores):
+    """A pandas DataFrame of scores as the Series of its ``score`` column (or its one column), indexed by its
+    ``id`` column when it has one (the layout of ``spe estimate``'s SCORES.csv: ``pd.read_csv`` of it can be
+    passed as it is); anything else unchanged.
+
+    Raises
+    ------
+    SpeInputError
+        A DataFrame with neither a ``score`` column nor exactly one column besides ``id``.
+    """
+    return _column_of_frame(scores, "score", "scores")
+
+
+def _column_of_frame(obj, column, argument):
+    """``obj[column]`` of a DataFrame (or its one column besides ``id``), indexed by its ``id`` column if any; any
+    other ``obj`` as it is."""
+    if not (_is_pandas(obj) and np.ndim(obj) == 2):
+        return obj
+    columns = [str(c) for c in obj.columns]
+    header = ", ".join(columns) or "no columns"
+    if "id" in columns:
+        obj = obj.set_index(obj.columns[columns.index("id")])
+        columns.remove("id")
+    if column in columns:
+        return obj[obj.columns[columns.index(column)]]
+    if len(columns) == 1:
+        return obj[obj.columns[0]]
+    raise SpeInputError(f"a DataFrame needs a {column!r} column (and optionally 'id'); it has: {header}",
+                        argument=argument)
 
 
 def _is_pandas(obj):

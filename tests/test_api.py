@@ -13,7 +13,7 @@ from spe.models.mixture.fit import fit_mixture
 from spe.models.features import mixture_log_odds_feature
 from spe.models.registry import REGISTRY, ScoreModel, score_model_names
 
-from .conftest import case_slice, simulate
+from .conftest import EXAMPLES, case_slice, simulate
 
 
 def _labels(y, n, seed):
@@ -95,11 +95,34 @@ def test_labels_as_users_hold_them_read_as_the_same_items():
              ({1: "1", 4: "0.0", 6: "true"}, None, None), ({1: "yes", 4: "no", 6: "yes", 7: None}, None, "yes"),
              (pd.Series(pm_one, index=ids), item_ids(scores), None), (dict(zip(ids[idx], val)), item_ids(scores), None),
              ((ids[idx], val), item_ids(scores), None), (pd.Series(val, index=ids[idx])[::-1], item_ids(scores), None)]
+    forms += [(pd.DataFrame({"id": ids[idx], "label": val}), item_ids(scores), None),
+              (pd.DataFrame({"label": val}, index=idx), None, None), (pd.DataFrame({"y": val}, index=idx), None, None)]
     for labels, item, pos_label in forms:
         got = normalize_labels(labels, n, item, pos_label)
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
     assert item_ids(pd.Series(np.zeros(n))) is None and item_ids(np.zeros(n)) is None
+
+
+def test_the_csv_files_read_by_pandas_are_the_same_inputs_as_a_series_by_id():
+    """``pd.read_csv`` of SCORES.csv (id, score) and of LABELS.csv (id, label) can be passed as they are: the same
+    estimate, with the same ids, as the Series indexed by id; a DataFrame without the column says which it has."""
+    import pandas as pd
+
+    from spe.inputs import scores_of_frame
+
+    scores = pd.read_csv(EXAMPLES / "digits_scores.csv")
+    labels = pd.read_csv(EXAMPLES / "digits_labels.csv")
+    as_frames = _quiet(scores, labels, families="truncnorm,truncnorm", draws=150, rng=0)
+    as_series = _quiet(scores.set_index("id")["score"], labels.set_index("id")["label"],
+                       families="truncnorm,truncnorm", draws=150, rng=0)
+    assert as_frames.to_dict() == as_series.to_dict()
+    np.testing.assert_array_equal(as_frames.ids, scores["id"])
+    assert scores_of_frame(scores[["score"]]).equals(scores["score"])
+    with pytest.raises(SpeInputError, match=r"scores: a DataFrame needs a 'score' column .*it has: id, a, b"):
+        spe.evaluate(scores.rename(columns={"score": "a"}).assign(b=1.0), labels)
+    with pytest.raises(SpeInputError, match=r"labels: a DataFrame needs a 'label' column .*it has: id, y, z"):
+        spe.evaluate(scores, labels.rename(columns={"label": "y"}).assign(z=1))
 
 
 @pytest.mark.parametrize("labels,pos_label,match", [

@@ -96,7 +96,9 @@ def test_the_clearly_better_classifier_is_found(good_weak_2000):
 def test_a_comparison_answers_every_query_of_an_evaluation():
     y, good, weak = _pool(600, seed=5)
     idx = np.arange(0, 600, 30)
-    cmp = _compare(pd.DataFrame({"good": good, "weak": weak}), (idx, y[idx]))
+    ids = [f"i{k}" for k in range(600)]  # an 'id' column names the items (the labels are keyed by it)
+    cmp = _compare(pd.DataFrame({"id": ids, "good": good, "weak": weak}), dict(zip(np.take(ids, idx), y[idx])))
+    assert cmp.names == ["good", "weak"] and list(cmp["weak"].ids[:2]) == ["i0", "i1"]
     ev = cmp["weak"]
     p = ev.item_probabilities()
     assert p.shape == (600,) and np.array_equal(p[idx], y[idx])
