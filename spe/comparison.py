@@ -22,6 +22,7 @@ P(A better than B) is the posterior probability over the label draws.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Mapping
 from contextlib import nullcontext
@@ -287,6 +288,7 @@ def _fit_classifiers(view_values, matrix, labels, rngs, draws, workers, options)
     fitting them one after the other; their warnings are raised here, in order. A classifier's own fit takes as
     many draws as the view's model has."""
     k = matrix.shape[1]
+    unused = copy.deepcopy(rngs)  # a refit with other draws (below) starts from the stream as it was
     jobs = [(view_values, rngs[0], _view_options(options, k > 1))]
     jobs += [(matrix[:, j], rngs[1 + j], options) for j in range(k)] if k > 1 else []
     with TaskPool(workers if len(jobs) > 1 else 1, shared=(labels, draws)) as pool:
@@ -296,7 +298,7 @@ def _fit_classifiers(view_values, matrix, labels, rngs, draws, workers, options)
             done = pool.map_shared(_fit_one, *zip(*jobs), [inner] * len(jobs), [pool.workers > 1] * len(jobs),
                                    progress=progress)
     fits = []
-    for (values, rng, opts), (fit, caught) in zip(jobs, done):
+    for (values, _, opts), rng, (fit, caught) in zip(jobs, unused, done):
         for message, category, filename, lineno in caught:
             warnings.warn_explicit(message, category, filename, lineno)
         if fits and fit.model.n_draws != fits[0].model.n_draws:  # the view's model has another number of draws
