@@ -19,6 +19,8 @@ _LAZY = {
     "evaluate": "api",
     "fit_scores": "api",
     "compare": "comparison",
+    "monitor": "monitoring",
+    "Monitoring": "monitoring",
     "Comparison": "comparison",
     "Evaluation": "evaluation",
     "Interval": "evaluation",

@@ -635,14 +635,40 @@ class Evaluation:
         >>> bool(0 <= ev.metric("precision", threshold=1.0).mean <= 1)
         True
         """
+        return summarise_draws(self.metric_draws(name, threshold, performance), self.weights, self._level(level))
+
+    def metric_draws(self, name, threshold=None, performance="sample"):
+        """One metric's value under each posterior draw: what :meth:`metric` summarises, with the draws' weights
+        :attr:`weights` (for probabilities of events, e.g. P(AP < 0.8) = ``weights @ (draws < 0.8)``).
+
+        Parameters
+        ----------
+        name, threshold, performance
+            As :meth:`metric`.
+
+        Returns
+        -------
+        array, shape (M,)
+            NaN where the metric is undefined under a draw (e.g. precision with nothing predicted positive).
+
+        Raises
+        ------
+        SpeInputError
+            Unknown name; a threshold metric without a threshold.
+
+        Examples
+        --------
+        >>> d = ev.metric_draws("average_precision")
+        >>> d.shape == ev.weights.shape
+        True
+        """
         if name not in METRICS:
             raise SpeInputError(f"unknown metric {name!r}; known: {tuple(METRICS)}", argument="name")
         if not METRICS[name].at_threshold:
-            p = self.performance_of(performance)
-            return summarise_draws(p.ranking_metrics[name], self.weights, self._level(level))
+            return np.asarray(self.performance_of(performance).ranking_metrics[name], dtype=float)
         if threshold is None:
             raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
-        return self.metrics_at(threshold, level, performance)[name]
+        return self._metric_draws_at([float(threshold)], performance)[name][:, 0]
 
     def threshold_probability(self, min_precision=0.0, min_recall=0.0, performance="sample") -> ThresholdProbability:
         """p(C(τ)) for every threshold τ: the probability that τ meets a precision/recall requirement.

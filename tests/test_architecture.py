@@ -60,14 +60,14 @@ def test_every_score_model_is_registered_in_the_order_of_its_random_stream():
 #: The layers, lowest first: a module imports (at its top) only from its own layer or below (ARCHITECTURE.md).
 LAYERS = [
     {"exceptions", "inputs", "io", "output", "display", "quantiles", "parallel", "registries", "progress",
-     "parquet", "csv_blocks", "pool", "dask_engine", "engines"},
+     "parquet", "csv_blocks", "pool", "dask_engine", "engines", "chunks"},
     {"families", "inference"},
     {"models"},
     {"metrics"},
     {"performance"},
     {"evaluation", "idata"},
     {"baselines", "plot", "api", "benchmark", "report"},
-    {"comparison", "saved", "calibration", "prevalence"},
+    {"comparison", "monitoring", "saved", "calibration", "prevalence"},
     {"active"},
     {"cli", "__main__", "__init__"},
 ]

@@ -12,7 +12,8 @@ import warnings
 
 import pytest
 
-MODULES = ["spe.api", "spe.comparison", "spe.display", "spe.evaluation", "spe.parallel", "spe.saved", "spe.calibration.platt",
+MODULES = ["spe.api", "spe.comparison", "spe.display", "spe.evaluation", "spe.monitoring", "spe.parallel", "spe.saved",
+           "spe.calibration.platt",
            "spe.calibration.bennett", "spe.calibration.piecewise", "spe.calibration.isotonic",
            "spe.calibration.semisupervised", "spe.calibration.compare", "spe.prevalence.base"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

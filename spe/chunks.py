@@ -1,0 +1,158 @@
+"""Chunks and slices of a pool: which items each estimate of :func:`spe.monitor` covers.
+
+A **chunk** is a part of the data in time or in file order: consecutive rows (``size`` items each, or ``number``
+parts), the items sharing a value of a column (a week, a batch id), or the items whose timestamp falls in one
+calendar period (a day, week, month, quarter or year, as pandas' periods). A **slice** is the items sharing the
+values of one or more columns (a sex, a region, a device). Chunks follow the data's order (rows) or their keys'
+(columns, periods); slices their keys' sorted order. Every item is in exactly one chunk (or slice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .exceptions import SpeInputError
+
+__all__ = ["Chunk", "chunks_by_size", "chunks_by_number", "chunks_by_value", "chunks_by_period", "slices_by",
+           "PERIODS"]
+
+#: Calendar periods of ``chunks_by_period`` (pandas' period aliases): day, week, month, quarter, year.
+PERIODS = {"D": "D", "W": "W", "M": "M", "Q": "Q", "Y": "Y"}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The items of one chunk or slice.
+
+    Attributes
+    ----------
+    key : str
+        Its name: ``"rows 0-9999"``, a column's value, a period (``"2015-03"``), or a slice's values
+        (``"sex=F, region=north"``).
+    index : int array, shape (n_k,)
+        The items' 0-based positions in the pool, ascending.
+    start, end : int or None
+        For consecutive rows: the first row and one past the last (0-based data rows); else None.
+    """
+
+    key: str
+    index: np.ndarray
+    start: int | None = None
+    end: int | None = None
+
+    @property
+    def n_items(self) -> int:
+        return int(self.index.size)
+
+
+def _rows(starts, n):
+    """Chunks of consecutive rows starting at ``starts`` (ascending, the first 0) of n items."""
+    ends = [*starts[1:], n]
+    return [Chunk(f"rows {a}-{b - 1}", np.arange(a, b), int(a), int(b)) for a, b in zip(starts, ends)]
+
+
+def chunks_by_size(n, size):
+    """Consecutive chunks of ``size`` items of n (the last one shorter when ``size`` does not divide n).
+
+    Raises
+    ------
+    SpeInputError
+        ``size`` below 1.
+    """
+    size = int(size)
+    if size < 1:
+        raise SpeInputError(f"must be at least 1, got {size}", argument="chunk_size")
+    return _rows(list(range(0, n, size)), n)
+
+
+def chunks_by_number(n, number):
+    """``number`` consecutive chunks of n items whose sizes differ by at most one (``numpy.array_split``'s).
+
+    Raises
+    ------
+    SpeInputError
+        ``number`` below 1 or above n.
+    """
+    number = int(number)
+    if not 1 <= number <= n:
+        raise SpeInputError(f"must be between 1 and the {n} items, got {number}", argument="chunk_number")
+    sizes = [part.size for part in np.array_split(np.arange(n), number)]
+    return _rows(list(np.cumsum([0, *sizes[:-1]])), n)
+
+
+def chunks_by_value(values, argument="chunk_column"):
+    """One chunk per distinct value of ``values`` (N,), in the order of the values' first appearance (the data's
+    order, as time goes).
+
+    Raises
+    ------
+    SpeInputError
+        A missing value (NaN, None): it would belong to no chunk.
+    """
+    keys = _keys(values, argument)
+    firsts = {}
+    for i, k in enumerate(keys):
+        firsts.setdefault(k, i)
+    return [Chunk(k, np.flatnonzero(keys == k)) for k in firsts]
+
+
+def chunks_by_period(timestamps, period):
+    """One chunk per calendar ``period`` (a key of :data:`PERIODS`) that holds items, in time order.
+
+    Parameters
+    ----------
+    timestamps : array-like, shape (N,)
+        Dates or times (anything ``pandas.to_datetime`` reads).
+    period : {"D", "W", "M", "Q", "Y"}
+
+    Raises
+    ------
+    SpeInputError
+        An unknown period, or a timestamp pandas cannot read (naming the first).
+    """
+    import pandas as pd
+
+    if period not in PERIODS:
+        raise SpeInputError(f"must be one of {', '.join(PERIODS)}, got {period!r}", argument="chunk_period")
+    values = pd.Series(np.asarray(timestamps, dtype=object))
+    when = pd.to_datetime(values, errors="coerce")
+    bad = np.flatnonzero(when.isna().to_numpy())
+    if bad.size:
+        raise SpeInputError(f"item {bad[0]} has the timestamp {values.iloc[bad[0]]!r}, which is not a date "
+                            f"({bad.size} such in all)", argument="timestamp_column")
+    if when.dt.tz is not None:
+        when = when.dt.tz_localize(None)
+    periods = when.dt.to_period(PERIODS[period])
+    order = np.sort(periods.unique())
+    codes = periods.to_numpy()
+    return [Chunk(str(p), np.flatnonzero(codes == p)) for p in order]
+
+
+def slices_by(columns):
+    """One slice per combination of values of ``columns`` ({name: values (N,)}) that holds items, in the sorted
+    order of the combinations; its key is ``"name=value, ..."``.
+
+    Raises
+    ------
+    SpeInputError
+        No column, or a missing value (NaN, None) in one.
+    """
+    if not columns:
+        raise SpeInputError("name at least one column to slice by", argument="by")
+    keys = [_keys(values, "by") for values in columns.values()]
+    combined = np.array([", ".join(f"{name}={k}" for name, k in zip(columns, row)) for row in zip(*keys)])
+    return [Chunk(k, np.flatnonzero(combined == k)) for k in sorted(set(combined.tolist()))]
+
+
+def _keys(values, argument):
+    """The values as strings (N,) (integers as integers, '3' not '3.0'); a missing one is refused."""
+    v = np.asarray(values, dtype=object)
+    missing = np.array([x is None or (isinstance(x, float) and np.isnan(x)) for x in v], dtype=bool)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise SpeInputError(f"item {i} has no value ({int(missing.sum())} such in all): every item needs one",
+                            argument=argument)
+    return np.array([str(int(x)) if isinstance(x, (float, np.floating)) and float(x).is_integer() else str(x)
+                     for x in v])

@@ -1,0 +1,415 @@
+"""Performance over time and across slices: :func:`monitor` estimates every chunk of a pool (a week, a batch, a
+block of rows) and every slice (a sex, a region) with its interval, beside the labeled reference set's own value,
+and says how probable a drop is.
+
+Each chunk and each slice is estimated by :func:`spe.evaluate` on its own items and labels with the shared
+reference set: the reference's labels inform every score model's calibration map; each chunk has its own
+prevalence (the prior shift, estimated from its scores and labels) and its labels may pull its map away from the
+reference's (the concept-shift model). The chunks do not yet borrow strength from one another: a chunk with 5
+labels learns from its 5 labels and the reference, not from the labels of the other chunks.
+
+The probability of a drop of metric m in a chunk is the posterior probability P(m < reference value − δ) (or
+P(m < floor) with ``alert_below``); an alert is raised when it is at least :data:`ALERT_PROBABILITY`. A gap
+between two slices is the difference of their metrics, from their posterior draws paired at random (their
+estimates are independent given the reference).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from .chunks import chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from .evaluation import Interval, summarise_draws
+from .exceptions import SpeInputError, SpeWarning
+from .inputs import as_scores, check_level, item_ids, normalize_labels, normalize_reference, scores_of_frame, seed_of
+from .output import jsonable
+
+__all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY"]
+
+#: The metrics estimated per chunk and slice: of the whole ranking, then at the operating threshold.
+MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "recall", "f1")
+#: The metrics a drop is looked for in (the prevalence is not a performance: it is reported, never alerted on).
+ALERT_METRICS = ("roc_auc", "average_precision", "precision", "recall", "f1")
+#: An alert is raised where the probability of the drop is at least this.
+ALERT_PROBABILITY = 0.9
+
+
+@dataclass
+class Estimate:
+    """One chunk's or slice's estimate.
+
+    Attributes
+    ----------
+    key : str
+        The chunk or slice (:class:`spe.chunks.Chunk`).
+    start, end : int or None
+        0-based data rows (end exclusive) of a chunk of consecutive rows.
+    n_items, n_labeled : int
+    metrics : dict of str → Interval
+        :data:`MONITOR_METRICS`, posterior summaries at the monitoring's level.
+    draws : dict of str → array (M,)
+        Each metric's posterior draws (weighted by ``weights``).
+    weights : array, shape (M,)
+    alerts : list of dict
+        ``{"metric", "p_drop", "alert"}`` per metric of :data:`ALERT_METRICS` (empty without a reference value
+        or a floor to compare with).
+    warnings : list of str
+        What :func:`spe.evaluate` warned about this chunk.
+    """
+
+    key: str
+    start: int | None
+    end: int | None
+    n_items: int
+    n_labeled: int
+    metrics: dict
+    draws: dict = field(repr=False)
+    weights: np.ndarray = field(repr=False)
+    alerts: list
+    warnings: list
+
+    def to_dict(self):
+        """The chunk's entry of :meth:`Monitoring.to_dict`."""
+        out = {"key": self.key, "start": self.start, "end": self.end, "n_items": self.n_items,
+               "n_labeled": self.n_labeled}
+        out.update({name: interval.to_dict() for name, interval in self.metrics.items()})
+        out["alerts"] = self.alerts
+        return out
+
+
+@dataclass
+class Monitoring:
+    """What :func:`monitor` found: every chunk's and slice's estimate, the reference's values, the alerts.
+
+    Attributes
+    ----------
+    n_items, n_labeled : int
+    level : float
+    threshold : float
+        The operating threshold (score units) of precision, recall and F1.
+    reference : dict or None
+        The reference set's own n_items and metrics (exact, from its labels: scikit-learn's).
+    chunks, slices : list of Estimate
+    gaps : list of dict
+        For every pair of slices and metric: ``{"a", "b", "metric", "difference": {mean, median, lo, hi},
+        "p_gap"}``, p_gap = P(|a − b| > δ).
+    alert_drop, alert_below : float or None
+        δ, or the absolute floor.
+    diagnostics : dict
+    warnings : list of str
+    """
+
+    n_items: int
+    n_labeled: int
+    level: float
+    threshold: float
+    reference: dict | None
+    chunks: list
+    slices: list
+    gaps: list
+    alert_drop: float | None
+    alert_below: float | None
+    diagnostics: dict
+    warnings: list
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (DESIGN.md's ``spe monitor`` contract): n_items, n_labeled, level, threshold, alert,
+        reference, chunks, slices, gaps, diagnostics, warnings; every metric ``{"mean", "median", "lo", "hi"}``."""
+        return jsonable({
+            "n_items": self.n_items, "n_labeled": self.n_labeled, "level": self.level, "threshold": self.threshold,
+            "alert": {"drop": self.alert_drop, "below": self.alert_below, "probability": ALERT_PROBABILITY},
+            "reference": self.reference, "chunks": [c.to_dict() for c in self.chunks],
+            "slices": [s.to_dict() for s in self.slices], "gaps": self.gaps, "diagnostics": self.diagnostics,
+            "warnings": self.warnings})
+
+    def to_frame(self):
+        """A tidy pandas DataFrame: one row per chunk or slice and metric (kind, key, n_items, n_labeled, metric,
+        mean, median, lo, hi, reference, p_drop, alert)."""
+        import pandas as pd
+
+        rows = []
+        for kind, estimates in (("chunk", self.chunks), ("slice", self.slices)):
+            for e in estimates:
+                alerts = {a["metric"]: a for a in e.alerts}
+                for name, interval in e.metrics.items():
+                    a = alerts.get(name, {})
+                    rows.append({"kind": kind, "key": e.key, "n_items": e.n_items, "n_labeled": e.n_labeled,
+                                 "metric": name, **interval.to_dict(),
+                                 "reference": (self.reference or {}).get(name), "p_drop": a.get("p_drop"),
+                                 "alert": a.get("alert")})
+        return pd.DataFrame(rows)
+
+    @property
+    def alerts(self) -> list:
+        """Every alert raised: ``(kind, key, metric, p_drop)``."""
+        return [(kind, e.key, a["metric"], a["p_drop"]) for kind, estimates in (("chunk", self.chunks),
+                                                                                  ("slice", self.slices))
+                for e in estimates for a in e.alerts if a["alert"]]
+
+    def summary(self) -> str:
+        """The estimates as text: one line per chunk or slice (AP and ROC AUC with intervals, alerts)."""
+        ref = self.reference
+        lines = [f"spe monitor: {self.n_items:,} items, {self.n_labeled} labeled; threshold {self.threshold:g}; "
+                 f"{self.level:.0%} credible intervals"]
+        if ref is not None:
+            lines.append(f"reference ({ref['n_items']:,} labeled items): AP {ref['average_precision']:.3f}, ROC AUC "
+                         f"{ref['roc_auc']:.3f}, prevalence {ref['prevalence']:.3f}")
+        for kind, estimates in (("chunks", self.chunks), ("slices", self.slices)):
+            if estimates:
+                lines.append(f"{kind}:")
+            for e in estimates:
+                raised = [a["metric"] for a in e.alerts if a["alert"]]
+                lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  AP "
+                             f"{e.metrics['average_precision']}  ROC AUC {e.metrics['roc_auc']}"
+                             + (f"  ALERT: {', '.join(raised)}" if raised else ""))
+        what = (f"below {self.alert_below:g}" if self.alert_below is not None else
+                f"more than {self.alert_drop:g} below the reference" if ref is not None else None)
+        if what:
+            lines.append(f"{len(self.alerts)} alert(s): a metric {what} with probability >= {ALERT_PROBABILITY:g}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"<spe.Monitoring: {len(self.chunks)} chunks, {len(self.slices)} slices, {self.n_items:,} items, "
+                f"{len(self.alerts)} alerts>")
+
+
+def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_number=None, chunk_column=None,
+            chunk_period=None, timestamp_column=None, by=None, threshold=None, alert_drop=0.02, alert_below=None,
+            level=0.9, draws=1000, rng=None, pos_label=None, **options) -> Monitoring:
+    """Estimate every chunk and slice of a pool, beside a labeled reference set, and say where performance dropped.
+
+    Parameters
+    ----------
+    scores : array-like (N,), pandas Series, or DataFrame
+        The pool's scores (score units) in the data's order. A DataFrame has a ``score`` column, optionally
+        ``id`` (the items' ids, as the labels name them) and the columns ``chunk_column``, ``timestamp_column``
+        and ``by`` name.
+    reference : None, (scores, labels) pair, or DataFrame with ``score`` and ``label``
+        The classifier's labeled reference set (its validation data, an earlier period): every label known
+        (:func:`spe.evaluate`'s ``reference``). Optional when ``labels`` are given.
+    labels : as :func:`spe.evaluate`'s, optional
+        Labels of some pool items (any chunks; a chunk may have none).
+    chunk_size, chunk_number : int, optional
+        Chunks of ``chunk_size`` consecutive items (the last one shorter), or ``chunk_number`` consecutive
+        chunks of (nearly) equal size.
+    chunk_column : str, optional
+        One chunk per value of that column (a week, a batch id), in the order of first appearance.
+    chunk_period : {"D", "W", "M", "Q", "Y"}, optional
+        One chunk per calendar period of ``timestamp_column``, in time order.
+    by : str or list of str, optional
+        Slices: one per combination of values of these columns (with or without chunks).
+    threshold : float, optional
+        The operating threshold of precision, recall and F1 (score units; items scored ≥ it are predicted
+        positive). Default 0.5 for probabilities, else 0.
+    alert_drop : float
+        δ: an alert is raised where P(metric < reference value − δ) ≥ :data:`ALERT_PROBABILITY`.
+    alert_below : float, optional
+        An absolute floor instead: P(metric < floor) ≥ :data:`ALERT_PROBABILITY`.
+    level : float
+        Credible level of the intervals.
+    draws : int
+        M posterior draws per chunk and slice.
+    rng : numpy.random.Generator, int or None
+        Each chunk and slice gets its own stream spawned from it (the same seed, the same result).
+    pos_label : scalar, optional
+        As :func:`spe.evaluate`'s.
+    **options
+        :func:`spe.evaluate`'s model options (``score_model``, ``families``, ``workers``, ...).
+
+    Returns
+    -------
+    Monitoring
+
+    Raises
+    ------
+    SpeInputError
+        Two chunkings at once, ``chunk_period`` without ``timestamp_column``, a named column the DataFrame does
+        not have, a missing chunk or slice value, neither a reference nor labels, a chunk or slice of fewer than
+        4 items; and whatever :func:`spe.evaluate` refuses, naming the chunk.
+
+    Notes
+    -----
+    With one chunk (no chunking and no ``by``) the estimate is :func:`spe.evaluate`'s on the whole pool with the
+    same reference, labels and options, from the first stream spawned from ``rng``.
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(4000) < 0.3
+    >>> s = np.clip(np.where(y, rng.beta(5, 2, 4000), rng.beta(2, 5, 4000)), 0, 1)
+    >>> ref_y = rng.random(2000) < 0.3
+    >>> ref = (np.where(ref_y, rng.beta(5, 2, 2000), rng.beta(2, 5, 2000)), ref_y.astype(int))
+    >>> m = spe.monitor(s, reference=ref, chunk_number=2, draws=200, rng=1)
+    >>> [c.key for c in m.chunks]
+    ['rows 0-1999', 'rows 2000-3999']
+    """
+    level = check_level(level)
+    seed = seed_of(rng)
+    frame, columns = _frame_columns(scores, chunk_column, timestamp_column, by)
+    s = as_scores(scores_of_frame(frame) if frame is not None else scores)
+    ids = item_ids(scores_of_frame(frame) if frame is not None else scores)
+    index, value = normalize_labels(labels, s.size, ids, pos_label)
+    ref = normalize_reference(reference, pos_label)
+    if ref is None and index.size == 0:
+        raise SpeInputError("give a labeled reference set, or labels of some items: without either nothing says "
+                            "how the scores relate to the classes", argument="reference")
+    threshold = _operating_threshold(s, threshold)
+    chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
+    slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
+    ref_values = None if ref is None else reference_values(*ref, threshold)
+    streams = np.random.default_rng(seed).spawn(len(chunks) + len(slices) + 1)
+    fit = dict(options, draws=draws, level=level, pos_label=None)
+    est = [_estimate(c, s, index, value, ref, threshold, alert_drop, alert_below, ref_values, r, fit)
+           for c, r in zip([*chunks, *slices], streams)]
+    gaps = _gaps(est[len(chunks):], alert_drop, level, streams[-1])
+    said = _grouped_warnings(est)
+    for text in said:
+        warnings.warn(text, SpeWarning, stacklevel=2)
+    return Monitoring(
+        n_items=int(s.size), n_labeled=int(index.size), level=level, threshold=threshold, reference=ref_values,
+        chunks=est[:len(chunks)], slices=est[len(chunks):], gaps=gaps, alert_drop=alert_drop,
+        alert_below=alert_below, warnings=said,
+        diagnostics={"seed": seed, "draws": int(draws),
+                     "method": "each chunk and slice estimated on its own (spe.evaluate), with the reference set"})
+
+
+def reference_values(scores, labels, threshold):
+    """The reference set's own metrics from its labels (scikit-learn's): n_items, prevalence, roc_auc,
+    average_precision, and precision, recall, f1 of the items scored ≥ ``threshold`` (NaN where undefined)."""
+    from sklearn.metrics import average_precision_score, f1_score, precision_score, recall_score, roc_auc_score
+
+    predicted = scores >= threshold
+    quiet = {"zero_division": np.nan}
+    return {"n_items": int(scores.size), "prevalence": float(labels.mean()),
+            "roc_auc": float(roc_auc_score(labels, scores)),
+            "average_precision": float(average_precision_score(labels, scores)),
+            "precision": float(precision_score(labels, predicted, **quiet)),
+            "recall": float(recall_score(labels, predicted, **quiet)), "f1": float(f1_score(labels, predicted, **quiet))}
+
+
+def _frame_columns(scores, *named):
+    """(the DataFrame or None, {column: values (N,)} of the columns named by chunk_column, timestamp_column and
+    by); a named column the scores do not have is refused."""
+    wanted = [n for n in named[:2] if n is not None] + _names(named[2])
+    is_frame = hasattr(scores, "columns") and hasattr(scores, "to_numpy")
+    if not wanted:
+        return (scores if is_frame else None), {}
+    if not is_frame:
+        raise SpeInputError(f"the columns {', '.join(map(repr, wanted))} need the scores as a DataFrame with them",
+                            argument="scores")
+    missing = [n for n in wanted if n not in scores.columns]
+    if missing:
+        raise SpeInputError(f"no column {missing[0]!r} (the DataFrame has: {', '.join(map(str, scores.columns))})",
+                            argument="scores")
+    return scores, {n: scores[n].to_numpy() for n in wanted}
+
+
+def _names(by):
+    return [] if by is None else [by] if isinstance(by, str) else list(by)
+
+
+def _chunks(n, columns, size, number, column, period, timestamp, by):
+    """The chunks asked for (one of the four ways; none: all items as one chunk, unless there are slices)."""
+    asked = [k for k, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
+                            ("chunk_period", period)) if v is not None]
+    if len(asked) > 1:
+        raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
+    if period is not None and timestamp is None:
+        raise SpeInputError("chunk_period needs timestamp_column, the column of the items' times",
+                            argument="chunk_period")
+    if size is not None:
+        return chunks_by_size(n, size)
+    if number is not None:
+        return chunks_by_number(n, number)
+    if column is not None:
+        return chunks_by_value(columns[column])
+    if period is not None:
+        return chunks_by_period(columns[timestamp], period)
+    from .chunks import Chunk
+
+    return [] if by else [Chunk("all", np.arange(n), 0, n)]
+
+
+def _operating_threshold(s, threshold):
+    """The threshold given, else 0.5 for probability scores and 0 for others."""
+    if threshold is not None:
+        t = float(threshold)
+        if not np.isfinite(t):
+            raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
+        return t
+    from .models.mixture import resolve_score_type
+
+    return 0.5 if resolve_score_type(s) == "probability" else 0.0
+
+
+def _estimate(chunk, s, index, value, ref, threshold, drop, below, ref_values, rng, fit):
+    """One chunk's (or slice's) :class:`Estimate`: :func:`spe.evaluate` on its items, its labels and the reference."""
+    from .api import evaluate
+
+    if chunk.n_items < 4:
+        raise SpeInputError(f"chunk {chunk.key!r} has {chunk.n_items} items; an estimate needs at least 4",
+                            argument="chunks")
+    inside = np.isin(index, chunk.index)
+    mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
+    if ref is None and mine[0].size == 0:
+        raise SpeInputError(f"chunk {chunk.key!r} has no labeled item and there is no reference set to carry",
+                            argument="labels")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            ev = evaluate(s[chunk.index], mine, reference=ref, rng=rng, **fit)
+        except SpeInputError as e:
+            raise SpeInputError(f"chunk {chunk.key!r}: {e.message}", argument=e.argument) from None
+    draws = {m: ev.metric_draws(m, threshold if m in ("precision", "recall", "f1") else None)
+             for m in MONITOR_METRICS}
+    metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}
+    w = ev.weights / ev.weights.sum()
+    return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, int(mine[0].size), metrics, draws, w,
+                    _alerts(draws, w, ref_values, drop, below), [str(c.message) for c in caught])
+
+
+def _alerts(draws, w, ref_values, drop, below):
+    """P(drop) and the alert per metric of :data:`ALERT_METRICS`: below the floor if one is given, else more than
+    δ below the reference's value (none without either)."""
+    out = []
+    for m in ALERT_METRICS:
+        bar = below if below is not None else None if ref_values is None else ref_values[m] - drop
+        if bar is None or not np.isfinite(bar):
+            continue
+        d = draws[m]
+        ok = ~np.isnan(d)
+        p = float(w[ok] @ (d[ok] < bar) / w[ok].sum()) if ok.any() else float("nan")
+        out.append({"metric": m, "p_drop": p, "alert": bool(p >= ALERT_PROBABILITY)})
+    return out
+
+
+def _gaps(slices, delta, level, rng):
+    """Every pair of slices and metric: the difference's posterior (the two slices' draws resampled by weight and
+    paired at random) and P(|difference| > δ)."""
+    out = []
+    for a, b in combinations(slices, 2):
+        m = max(a.weights.size, b.weights.size)
+        ia, ib = rng.choice(a.weights.size, m, p=a.weights), rng.choice(b.weights.size, m, p=b.weights)
+        for name in MONITOR_METRICS:
+            diff = a.draws[name][ia] - b.draws[name][ib]
+            ok = ~np.isnan(diff)
+            interval = (summarise_draws(diff, np.ones(m), level) if ok.any()
+                        else Interval(*(4 * [float("nan")]), level))
+            p = float(np.mean(np.abs(diff[ok]) > delta)) if ok.any() else float("nan")
+            out.append({"a": a.key, "b": b.key, "metric": name, "difference": interval.to_dict(), "p_gap": p})
+    return out
+
+
+def _grouped_warnings(estimates):
+    """Each distinct warning once, naming the chunks (or slices) it was raised for."""
+    where = {}
+    for e in estimates:
+        for text in e.warnings:
+            where.setdefault(text, []).append(e.key)
+    return [f"{', '.join(keys[:5])}{' and %d more' % (len(keys) - 5) if len(keys) > 5 else ''}: {text}"
+            for text, keys in where.items()]

@@ -1,0 +1,147 @@
+"""spe.monitor: chunks and slices of a pool, each estimated beside a labeled reference set, and the alerts."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spe
+from spe.chunks import chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from spe.exceptions import SpeInputError
+
+
+def _pool(n, seed, separation=(5, 2), prevalence=0.3):
+    """Probability scores of n items (beta classes) and their labels."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < prevalence).astype(int)
+    a, b = separation
+    return np.where(y == 1, rng.beta(a, b, n), rng.beta(b, a, n)), y
+
+
+def _quiet(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return spe.monitor(*args, **kw)
+
+
+def test_row_chunks_cover_every_item_once_in_order():
+    sized = chunks_by_size(10, 4)
+    assert [(c.start, c.end, c.key) for c in sized] == [(0, 4, "rows 0-3"), (4, 8, "rows 4-7"), (8, 10, "rows 8-9")]
+    numbered = chunks_by_number(10, 3)
+    assert [c.n_items for c in numbered] == [4, 3, 3]
+    assert np.array_equal(np.concatenate([c.index for c in numbered]), np.arange(10))
+    with pytest.raises(SpeInputError, match="chunk_number: must be between 1 and the 10 items"):
+        chunks_by_number(10, 11)
+    with pytest.raises(SpeInputError, match="chunk_size: must be at least 1"):
+        chunks_by_size(10, 0)
+
+
+def test_value_period_and_slice_chunks():
+    weeks = chunks_by_value(np.array(["w2", "w1", "w2", "w3", 1.0], dtype=object))
+    assert [(c.key, c.index.tolist()) for c in weeks] == [("w2", [0, 2]), ("w1", [1]), ("w3", [3]), ("1", [4])]
+    stamps = ["2024-03-05", "2024-01-31", "2024-03-01", "2024-02-10"]
+    months = chunks_by_period(stamps, "M")
+    assert [(c.key, c.index.tolist()) for c in months] == [("2024-01", [1]), ("2024-02", [3]),
+                                                           ("2024-03", [0, 2])]
+    assert [c.key for c in chunks_by_period(stamps, "Q")] == ["2024Q1"]
+    cut = slices_by({"sex": np.array(["M", "F", "F"]), "region": np.array(["n", "n", "s"])})
+    assert [(c.key, c.index.tolist()) for c in cut] == [("sex=F, region=n", [1]), ("sex=F, region=s", [2]),
+                                                        ("sex=M, region=n", [0])]
+    with pytest.raises(SpeInputError, match="by: item 1 has no value"):
+        slices_by({"sex": np.array(["M", None], dtype=object)})
+    with pytest.raises(SpeInputError, match="timestamp_column: item 1 has the timestamp 'soon'"):
+        chunks_by_period(["2024-01-01", "soon"], "W")
+    with pytest.raises(SpeInputError, match="chunk_period: must be one of D, W, M, Q, Y"):
+        chunks_by_period(stamps, "H")
+
+
+def test_one_chunk_is_spe_evaluate_with_the_same_reference_and_labels():
+    """With no chunking the one estimate is spe.evaluate's on the whole pool, from the first stream of the seed;
+    the reference's values are scikit-learn's on its labels."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    s, y = _pool(1500, 1)
+    ref_s, ref_y = _pool(1000, 2)
+    labels = {i: int(y[i]) for i in range(0, 1500, 100)}
+    m = _quiet(s, reference=(ref_s, ref_y), labels=labels, draws=200, rng=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = spe.evaluate(s, labels, reference=(ref_s, ref_y), draws=200, rng=np.random.default_rng(7).spawn(1)[0])
+    (chunk,) = m.chunks
+    assert chunk.key == "all" and chunk.n_labeled == 15 and m.threshold == 0.5
+    assert chunk.metrics["average_precision"] == ev.metric("average_precision")
+    assert chunk.metrics["f1"] == ev.metric("f1", threshold=0.5)
+    assert m.reference["roc_auc"] == pytest.approx(roc_auc_score(ref_y, ref_s))
+    assert m.reference["average_precision"] == pytest.approx(average_precision_score(ref_y, ref_s))
+
+
+def _uncertain(n, seed):
+    """n items drawn from a large pool like the reference's, the uncertain ones (scores near 0.5) far more often:
+    covariate drift, p(y | s) unchanged, seen in the scores alone; the true AP drops."""
+    s, y = _pool(40 * n, seed)
+    w = np.exp(-(((s - 0.5) / 0.12) ** 2)) + 0.02
+    pick = np.random.default_rng(seed).choice(s.size, n, replace=False, p=w / w.sum())
+    return s[pick], y[pick]
+
+
+@pytest.mark.slow
+def test_a_chunk_whose_items_moved_to_the_uncertain_scores_is_alerted_and_the_others_are_not():
+    """Two chunks like the reference and one resampled toward the scores where the classifier is unsure (its true
+    AP about 0.2 lower, p(y | s) unchanged): only that one is alerted, with P(drop) ≥ 0.9, at 0 labels, and its
+    interval holds its true AP; a floor alerts it too."""
+    from sklearn.metrics import average_precision_score
+
+    ref_s, ref_y = _pool(3000, 3)
+    parts = [_pool(2000, 4), _pool(2000, 5), _uncertain(2000, 6)]
+    s = np.concatenate([p[0] for p in parts])
+    m = _quiet(s, reference=(ref_s, ref_y), chunk_size=2000, draws=300, rng=0)
+    raised = {key for kind, key, metric, p in m.alerts if metric == "average_precision"}
+    assert raised == {"rows 4000-5999"}
+    worse = m.chunks[2]
+    true_ap = average_precision_score(parts[2][1], parts[2][0])
+    assert worse.metrics["average_precision"].lo <= true_ap <= worse.metrics["average_precision"].hi
+    assert m.reference["average_precision"] - true_ap > 0.1
+    floor = _quiet(s, reference=(ref_s, ref_y), chunk_size=2000, alert_below=m.reference["average_precision"] - 0.05,
+                   draws=300, rng=0)
+    assert {key for _, key, metric, _ in floor.alerts if metric == "average_precision"} == {"rows 4000-5999"}
+
+
+def test_a_dataframe_with_ids_chunk_and_slice_columns_and_labels_by_id(tmp_path):
+    """Labels keyed by id land in their chunk; slices come with their pairwise gaps; the JSON follows the
+    contract (every metric mean/median/lo/hi) and the frame has a row per chunk or slice and metric."""
+    s, y = _pool(1200, 8)
+    ref_s, ref_y = _pool(800, 9)
+    df = pd.DataFrame({"id": [f"i{k}" for k in range(1200)], "score": s, "week": np.repeat(["w1", "w2", "w3"], 400),
+                       "group": np.tile(["a", "b"], 600)})
+    labels = pd.DataFrame({"id": ["i5", "i450", "i451", "i1100"], "label": y[[5, 450, 451, 1100]]})
+    m = _quiet(df, reference=pd.DataFrame({"score": ref_s, "label": ref_y}), labels=labels, chunk_column="week",
+               by="group", draws=150, rng=2)
+    assert [(c.key, c.n_labeled, c.start) for c in m.chunks] == [("w1", 1, None), ("w2", 2, None), ("w3", 1, None)]
+    assert [(e.key, e.n_items) for e in m.slices] == [("group=a", 600), ("group=b", 600)]
+    out = json.loads(json.dumps(m.to_dict()))
+    assert set(out) >= {"n_items", "n_labeled", "level", "reference", "chunks", "slices", "gaps", "diagnostics",
+                        "warnings"}
+    chunk = out["chunks"][0]
+    assert set(chunk["roc_auc"]) == {"mean", "median", "lo", "hi"} and {a["metric"] for a in chunk["alerts"]} == {
+        "roc_auc", "average_precision", "precision", "recall", "f1"}
+    assert {(g["a"], g["b"]) for g in out["gaps"]} == {("group=a", "group=b")} and len(out["gaps"]) == 6
+    assert len(m.to_frame()) == 5 * 6
+    assert "w2" in m.summary() and "group=b" in m.summary()
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"chunk_size": 100, "chunk_number": 3}, "chunk_number: give one way of chunking"),
+    ({"chunk_period": "W"}, "chunk_period: chunk_period needs timestamp_column"),
+    ({"chunk_column": "week"}, "scores: the columns 'week' need the scores as a DataFrame"),
+    ({"reference": None}, "reference: give a labeled reference set, or labels"),
+    ({"chunk_size": 2}, "chunks: chunk 'rows 0-1' has 2 items"),
+])
+def test_bad_monitoring_requests_are_refused_before_any_fit(kwargs, match):
+    s, _ = _pool(300, 10)
+    ref = _pool(200, 11)
+    with pytest.raises(SpeInputError, match=match):
+        spe.monitor(s, **{"reference": ref, **kwargs}, draws=100)
+    with pytest.raises(SpeInputError, match=r"scores: no column 'region' \(the DataFrame has: score\)"):
+        spe.monitor(pd.DataFrame({"score": s}), reference=ref, by="region")
