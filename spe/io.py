@@ -31,8 +31,8 @@ import numpy as np
 from .exceptions import SpeInputError, plain
 from .progress import stage
 
-__all__ = ["ScoresFile", "read_scores", "read_score_columns", "read_score_bytes", "read_labels", "read_label_table",
-           "read_truth", "read_reference", "align_scores", "renumbering_blank_lines"]
+__all__ = ["ScoresFile", "read_scores", "read_scores_and_columns", "read_score_columns", "read_score_bytes",
+           "read_labels", "read_label_table", "read_truth", "read_reference", "align_scores", "renumbering_blank_lines"]
 
 
 @dataclass
@@ -608,6 +608,61 @@ def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     columns = [_numeric(df, c, path, rows) for c in score_columns]
     ids = _checked_ids(df, id_column, path, rows, "duplicate id {!r}") if ids and id_column in df else None
     return [ScoresFile(path, c, ids) for c in columns]
+
+
+def read_scores_and_columns(path, columns, score_column="score", id_column="id"):
+    """Read a scores file and more of its columns as text, for ``spe monitor``'s chunks and slices (a batch
+    column, a timestamp, a region): (ScoresFile, {name: object array (N,) of str}).
+
+    ``path`` is a CSV file or Parquet (a file, a directory of shards, a glob) as for :func:`read_scores`; the
+    columns' values are read as written (Parquet values as their text).
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`read_scores`, and a named column the file does not have (naming the file and its header),
+        an empty value in one (naming its row).
+    """
+    from .parquet import is_parquet, parquet_files
+
+    columns = list(dict.fromkeys(columns))
+    if is_parquet(path):
+        scores = read_scores(path, score_column, id_column)
+        return scores, _parquet_text_columns(parquet_files(path), columns)
+    source = _source(path)
+    df, rows = _read_table(path, [score_column, *columns], optional=[id_column], keyed_by=id_column, source=source)
+    shown = _display_path(path)
+    scores = ScoresFile(shown, _numeric(df, score_column, shown, rows),
+                        _checked_ids(df, id_column, shown, rows, "duplicate id {!r}") if id_column in df else None)
+    out = {}
+    for c in columns:
+        values = np.asarray(df[c].to_numpy(zero_copy_only=False), dtype=object)
+        empty = np.flatnonzero([v is None or v == "" for v in values])
+        if empty.size:
+            raise SpeInputError(f"an empty value ({empty.size} in all): every item needs one", path=shown,
+                                row=int(rows[empty[0]]), column=c)
+        out[c] = values
+    return scores, out
+
+
+def _parquet_text_columns(files, columns):
+    """The named columns of Parquet shards, in the shards' order, as text (N,)."""
+    import pyarrow.parquet as pq
+
+    parts = {c: [] for c in columns}
+    for f in files:
+        names = pq.read_schema(f).names
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise SpeInputError(f"no column '{missing[0]}' (the file has: {', '.join(names)})", path=f)
+        table = pq.read_table(f, columns=columns)
+        for c in columns:
+            values = table.column(c).to_pylist()
+            empty = next((i for i, v in enumerate(values) if v is None or v == ""), None)
+            if empty is not None:
+                raise SpeInputError("an empty value: every item needs one", path=f, row=empty + 1, column=c)
+            parts[c].append(np.array([str(v) for v in values], dtype=object))
+    return {c: np.concatenate(v) for c, v in parts.items()}
 
 
 def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels", pos_label=None):

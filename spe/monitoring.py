@@ -320,8 +320,8 @@ def _chunks(n, columns, size, number, column, period, timestamp, by):
     if len(asked) > 1:
         raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
     if period is not None and timestamp is None:
-        raise SpeInputError("chunk_period needs timestamp_column, the column of the items' times",
-                            argument="chunk_period")
+        raise SpeInputError("a calendar period needs the column of the items' times (timestamp_column, "
+                            "--timestamp-column)", argument="chunk_period")
     if size is not None:
         return chunks_by_size(n, size)
     if number is not None:

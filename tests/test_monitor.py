@@ -133,7 +133,7 @@ def test_a_dataframe_with_ids_chunk_and_slice_columns_and_labels_by_id(tmp_path)
 
 @pytest.mark.parametrize("kwargs,match", [
     ({"chunk_size": 100, "chunk_number": 3}, "chunk_number: give one way of chunking"),
-    ({"chunk_period": "W"}, "chunk_period: chunk_period needs timestamp_column"),
+    ({"chunk_period": "W"}, "chunk_period: a calendar period needs the column of the items. times"),
     ({"chunk_column": "week"}, "scores: the columns 'week' need the scores as a DataFrame"),
     ({"reference": None}, "reference: give a labeled reference set, or labels"),
     ({"chunk_size": 2}, "chunks: chunk 'rows 0-1' has 2 items"),
@@ -145,3 +145,34 @@ def test_bad_monitoring_requests_are_refused_before_any_fit(kwargs, match):
         spe.monitor(s, **{"reference": ref, **kwargs}, draws=100)
     with pytest.raises(SpeInputError, match=r"scores: no column 'region' \(the DataFrame has: score\)"):
         spe.monitor(pd.DataFrame({"score": s}), reference=ref, by="region")
+
+
+def test_spe_monitor_reads_the_columns_it_is_told_and_writes_the_contract(tmp_path, capsys):
+    """``spe monitor`` on CSV files: chunks of a column's values, slices, labels by id, the JSON; a column the file
+    lacks and a period without its timestamp column are bad input (exit 2, the file and its header named)."""
+    from spe.cli import main
+
+    s, y = _pool(900, 12)
+    ref_s, ref_y = _pool(600, 13)
+    pd.DataFrame({"id": [f"i{k}" for k in range(900)], "score": s, "batch": np.repeat(["b1", "b2", "b3"], 300),
+                  "when": np.repeat(["2024-01-03", "2024-02-10", "2024-02-20"], 300),
+                  "region": np.tile(["n", "s", "e"], 300)}).to_csv(tmp_path / "s.csv", index=False)
+    pd.DataFrame({"score": ref_s, "label": ref_y}).to_csv(tmp_path / "ref.csv", index=False)
+    pd.DataFrame({"id": ["i1", "i350", "i700"], "label": y[[1, 350, 700]]}).to_csv(tmp_path / "lab.csv", index=False)
+    out = tmp_path / "m.json"
+    base = ["monitor", str(tmp_path / "s.csv"), "--reference", str(tmp_path / "ref.csv"), "--draws", "100",
+            "--seed", "1", "--workers", "1"]
+    assert main([*base, "--labels", str(tmp_path / "lab.csv"), "--chunk-column", "batch", "--by", "region",
+                 "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "b2" in text and "region=s" in text and f"wrote {out}" in text
+    result = json.loads(out.read_text())
+    assert [(c["key"], c["n_labeled"]) for c in result["chunks"]] == [("b1", 1), ("b2", 1), ("b3", 1)]
+    assert [e["key"] for e in result["slices"]] == ["region=e", "region=n", "region=s"] and len(result["gaps"]) == 18
+    assert main([*base, "--chunk-period", "M", "--timestamp-column", "when", "--json", str(out)]) == 0
+    assert [c["key"] for c in json.loads(out.read_text())["chunks"]] == ["2024-01", "2024-02"]
+    capsys.readouterr()
+    assert main([*base, "--by", "sex"]) == 2
+    assert "s.csv, row 0: no column 'sex'" in capsys.readouterr().err
+    assert main([*base, "--chunk-period", "W"]) == 2
+    assert "--chunk-period: a calendar period needs the column of the items' times" in capsys.readouterr().err

@@ -6,7 +6,7 @@ imported last.
 """
 
 from . import (estimate, threshold, families, listing, compare, suggest, plan,  # noqa: F401  (registers, in order)
-               calibrate, prevalence)
+               calibrate, prevalence, monitor)
 from .main import build_parser, console_main, main
 
 __all__ = ["main", "build_parser", "console_main"]

@@ -1,0 +1,94 @@
+"""``spe monitor``: every chunk (in time or file order) and slice of a pool estimated beside a labeled reference
+set, with the probability that performance dropped (DESIGN.md "Chunks and slices")."""
+
+from __future__ import annotations
+
+from .common import finish, json_bytes, model_options, plan_outputs
+from .options import Once, add_model_options, finite, positive
+from .registry import Command, register
+
+MONITOR_HELP = """\
+Estimate a classifier's performance in every chunk of a pool (consecutive
+rows, a column's values, or calendar periods of a timestamp) and in every
+slice (the values of one or more columns), each with its credible
+interval, beside the labeled reference set's own value (--reference: the
+classifier's validation data, an earlier period; every item labeled), and
+say where it dropped.
+
+For each chunk and slice: prevalence, ROC AUC, average precision, and
+precision, recall and F1 at the operating threshold (--threshold; default
+0.5 for probabilities, else 0). A drop is alerted where the posterior
+probability that the metric is more than --alert-drop below the
+reference's value (or below --alert-below) is at least 0.9. For slices,
+every pairwise gap with its interval and P(|gap| > --alert-drop).
+
+Each chunk and slice is estimated as `spe estimate --reference REF.csv`
+estimates a pool: its own prevalence, the reference's calibration map,
+which the chunk's labels (--labels, any chunks) may pull away. Without
+labels a drop shows where the items moved to scores the classifier is less
+sure of; a change of p(y | score) itself needs labels in the chunk.
+
+SCORES (CSV or Parquet): 'score' (or --score-column), optional 'id', and
+the columns the options name. LABELS.csv as for `spe estimate`.
+
+examples:
+  spe monitor scores.csv --reference ref.csv --chunk-size 10000 --json monitor.json
+  spe monitor scores.csv --reference ref.csv --chunk-period W --timestamp-column time --by sex,region
+"""
+
+
+def add_arguments(p):
+    """The options of ``spe monitor``: the chunks, the slices, the alerts, the outputs and the model options."""
+    add_model_options(p, baseline=False)
+    chunks = p.add_mutually_exclusive_group()
+    chunks.add_argument("--chunk-size", type=positive, metavar="N", help="chunks of N consecutive rows")
+    chunks.add_argument("--chunk-number", type=positive, metavar="K", help="K chunks of consecutive rows")
+    chunks.add_argument("--chunk-column", metavar="COL", help="one chunk per value of COL (a week, a batch)")
+    chunks.add_argument("--chunk-period", choices=("D", "W", "M", "Q", "Y"),
+                        help="one chunk per day, week, month, quarter or year of --timestamp-column")
+    p.add_argument("--timestamp-column", metavar="COL", help="the items' times, for --chunk-period")
+    p.add_argument("--by", metavar="COL[,COL...]", help="slices: one per combination of values of these columns")
+    p.add_argument("--threshold", type=finite, metavar="T",
+                   help="operating threshold of precision, recall and F1, score units (default 0.5 for "
+                        "probabilities, else 0)")
+    alerts = p.add_mutually_exclusive_group()
+    alerts.add_argument("--alert-drop", type=finite, default=0.02, metavar="D",
+                        help="alert where P(metric < reference value - D) >= 0.9 (default 0.02)")
+    alerts.add_argument("--alert-below", type=finite, metavar="V", help="alert where P(metric < V) >= 0.9 instead")
+    p.add_argument("--json", metavar="OUT.json", action=Once,
+                   help="write every chunk's and slice's estimates, the reference's values, the alerts and the "
+                        "gaps as JSON ('-': to standard output)")
+
+
+def run(args):
+    """Run ``spe monitor``; returns the exit status."""
+    import warnings
+
+    from ..io import read_labels, read_reference, read_scores_and_columns
+    from ..monitoring import monitor
+
+    plan = plan_outputs(args, ("--json", args.json, True))
+    by = [c.strip() for c in args.by.split(",")] if args.by else []
+    named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
+    scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column)
+    labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
+    reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
+                 if args.reference is not None else None)
+    import pandas as pd
+
+    frame = pd.DataFrame({"score": scores.scores, **columns})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = monitor(frame, reference=reference, labels=labels, chunk_size=args.chunk_size,
+                    chunk_number=args.chunk_number, chunk_column=args.chunk_column, chunk_period=args.chunk_period,
+                    timestamp_column=args.timestamp_column, by=by or None, threshold=args.threshold,
+                    alert_drop=args.alert_drop, alert_below=args.alert_below, **model_options(args))
+    files = [(plan["--json"], json_bytes(m.to_dict()))] if args.json is not None else []
+    finish(plan, m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)",
+           files, warnings=m.warnings, command="spe monitor")
+    return 0
+
+
+register(Command(name="monitor", help="performance in every chunk and slice of a pool beside a reference, and drops",
+                 description=MONITOR_HELP, add_arguments=add_arguments, run=run,
+                 number_options=("--threshold", "--alert-drop", "--alert-below")))
