@@ -610,12 +610,13 @@ def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     return [ScoresFile(path, c, ids) for c in columns]
 
 
-def read_scores_and_columns(path, columns, score_column="score", id_column="id"):
+def read_scores_and_columns(path, columns, score_column="score", id_column="id", optional=()):
     """Read a scores file and more of its columns as text, for ``spe monitor``'s chunks and slices (a batch
     column, a timestamp, a region): (ScoresFile, {name: object array (N,) of str}).
 
     ``path`` is a CSV file or Parquet (a file, a directory of shards, a glob) as for :func:`read_scores`; the
-    columns' values are read as written (Parquet values as their text).
+    columns' values are read as written (Parquet values as their text). The ``optional`` columns are read when
+    the file has them.
 
     Raises
     ------
@@ -628,9 +629,15 @@ def read_scores_and_columns(path, columns, score_column="score", id_column="id")
     columns = list(dict.fromkeys(columns))
     if is_parquet(path):
         scores = read_scores(path, score_column, id_column)
-        return scores, _parquet_text_columns(parquet_files(path), columns)
+        files = parquet_files(path)
+        import pyarrow.parquet as pq
+
+        present = set(pq.read_schema(files[0]).names)
+        return scores, _parquet_text_columns(files, columns + [c for c in optional if c in present and c not in columns])
     source = _source(path)
-    df, rows = _read_table(path, [score_column, *columns], optional=[id_column], keyed_by=id_column, source=source)
+    df, rows = _read_table(path, [score_column, *columns], optional=[id_column, *optional], keyed_by=id_column,
+                           source=source)
+    columns += [c for c in optional if c in df and c not in columns]
     shown = _display_path(path)
     scores = ScoresFile(shown, _numeric(df, score_column, shown, rows),
                         _checked_ids(df, id_column, shown, rows, "duplicate id {!r}") if id_column in df else None)

@@ -204,7 +204,8 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         Slices: one per combination of values of these columns (with or without chunks).
     threshold : float, optional
         The operating threshold of precision, recall and F1 (score units; items scored ≥ it are predicted
-        positive). Default 0.5 for probabilities, else 0.
+        positive). Default: the one the classifier's own decisions imply when the DataFrame has a ``prediction``
+        column (0/1; the lowest score predicted 1), else 0.5 for probabilities and 0 for other scores.
     alert_drop : float
         δ: an alert is raised where P(metric < reference value − δ) ≥ :data:`ALERT_PROBABILITY`.
     alert_below : float, optional
@@ -258,7 +259,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     if ref is None and index.size == 0:
         raise SpeInputError("give a labeled reference set, or labels of some items: without either nothing says "
                             "how the scores relate to the classes", argument="reference")
-    threshold = _operating_threshold(s, threshold)
+    threshold = _operating_threshold(s, threshold, _predictions(frame))
     chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
     slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
     ref_values = None if ref is None else reference_values(*ref, threshold)
@@ -335,12 +336,34 @@ def _chunks(n, columns, size, number, column, period, timestamp, by):
     return [] if by else [Chunk("all", np.arange(n), 0, n)]
 
 
-def _operating_threshold(s, threshold):
-    """The threshold given, else 0.5 for probability scores and 0 for others."""
+def _predictions(frame):
+    """The classifier's own decisions (N,) 0/1 from a ``prediction`` column of the scores' DataFrame, or None."""
+    if frame is None or "prediction" not in frame.columns:
+        return None
+    from .inputs import binary_labels
+
+    try:
+        return binary_labels(np.asarray(frame["prediction"].to_numpy(), dtype=object))
+    except SpeInputError as e:
+        raise SpeInputError(f"the 'prediction' column: {e.message}", argument="scores") from None
+
+
+def _operating_threshold(s, threshold, predictions=None):
+    """The threshold given; else the one the classifier's own decisions imply (the lowest score predicted
+    positive, when every item scored at least that is predicted positive); else 0.5 for probability scores and 0
+    for others."""
     if threshold is not None:
         t = float(threshold)
         if not np.isfinite(t):
             raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
+        return t
+    if predictions is not None and predictions.any():
+        t = float(s[predictions == 1].min())
+        below = s[predictions == 0]
+        if below.size and below.max() >= t:
+            raise SpeInputError(f"the 'prediction' column is not a threshold on the score: an item predicted 0 "
+                                f"scores {below.max():.6g}, above {t:.6g}, the lowest predicted 1; give the "
+                                "threshold", argument="threshold")
         return t
     from .models.mixture import resolve_score_type
 

@@ -176,3 +176,27 @@ def test_spe_monitor_reads_the_columns_it_is_told_and_writes_the_contract(tmp_pa
     assert "s.csv, row 0: no column 'sex'" in capsys.readouterr().err
     assert main([*base, "--chunk-period", "W"]) == 2
     assert "--chunk-period: a calendar period needs the column of the items' times" in capsys.readouterr().err
+
+
+def test_the_threshold_the_classifiers_own_decisions_imply_and_parquet_columns(tmp_path):
+    """A 'prediction' column sets the default threshold (the lowest score predicted 1) and one that is not a
+    threshold on the score is refused; Parquet shards give the same columns as CSV."""
+    from spe.io import read_scores_and_columns
+    from spe.monitoring import _operating_threshold, _predictions
+
+    s = np.array([0.1, 0.7, 0.4, 0.9])
+    assert _operating_threshold(s, None, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]}))) == 0.7
+    assert _operating_threshold(s, 0.3, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]}))) == 0.3
+    with pytest.raises(SpeInputError, match="not a threshold on the score: an item predicted 0 scores 0.9"):
+        _operating_threshold(s, None, np.array([0, 1, 0, 0]))
+    df = pd.DataFrame({"score": s, "week": ["a", "a", "b", "b"], "prediction": [0, 1, 0, 1]})
+    (tmp_path / "shards").mkdir()
+    df.iloc[:2].to_parquet(tmp_path / "shards" / "0.parquet")
+    df.iloc[2:].to_parquet(tmp_path / "shards" / "1.parquet")
+    df.to_csv(tmp_path / "s.csv", index=False)
+    for path in (tmp_path / "shards", tmp_path / "s.csv"):
+        scores, columns = read_scores_and_columns(path, ["week"], optional=["prediction", "absent"])
+        assert np.array_equal(scores.scores, s) and list(columns) == ["week", "prediction"]
+        assert columns["week"].tolist() == ["a", "a", "b", "b"] and columns["prediction"].tolist() == ["0", "1", "0", "1"]
+    with pytest.raises(SpeInputError, match="no column 'region'"):
+        read_scores_and_columns(tmp_path / "shards", ["region"])

@@ -28,8 +28,10 @@ which the chunk's labels (--labels, any chunks) may pull away. Without
 labels a drop shows where the items moved to scores the classifier is less
 sure of; a change of p(y | score) itself needs labels in the chunk.
 
-SCORES (CSV or Parquet): 'score' (or --score-column), optional 'id', and
-the columns the options name. LABELS.csv as for `spe estimate`.
+SCORES (CSV or Parquet): 'score' (or --score-column), optional 'id' and
+'prediction' (the classifier's own 0/1 decisions: they set the default
+threshold), and the columns the options name. LABELS.csv as for
+`spe estimate`.
 
 examples:
   spe monitor scores.csv --reference ref.csv --chunk-size 10000 --json monitor.json
@@ -49,8 +51,8 @@ def add_arguments(p):
     p.add_argument("--timestamp-column", metavar="COL", help="the items' times, for --chunk-period")
     p.add_argument("--by", metavar="COL[,COL...]", help="slices: one per combination of values of these columns")
     p.add_argument("--threshold", type=finite, metavar="T",
-                   help="operating threshold of precision, recall and F1, score units (default 0.5 for "
-                        "probabilities, else 0)")
+                   help="operating threshold of precision, recall and F1, score units (default: the one a "
+                        "'prediction' column (0/1) implies, else 0.5 for probabilities, else 0)")
     alerts = p.add_mutually_exclusive_group()
     alerts.add_argument("--alert-drop", type=finite, default=0.02, metavar="D",
                         help="alert where P(metric < reference value - D) >= 0.9 (default 0.02)")
@@ -70,7 +72,8 @@ def run(args):
     plan = plan_outputs(args, ("--json", args.json, True))
     by = [c.strip() for c in args.by.split(",")] if args.by else []
     named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
-    scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column)
+    scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
+                                              optional=["prediction"])
     labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
     reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
                  if args.reference is not None else None)
