@@ -143,6 +143,13 @@ class Monitoring:
                                  "alert": a.get("alert")})
         return pd.DataFrame(rows)
 
+    def plot(self, ax=None, *, metric="average_precision"):
+        """One metric per chunk (or slice) with its band, the reference and the alert line
+        (:func:`spe.plot.plot_monitoring`); returns the Axes."""
+        from .plot import plot_monitoring
+
+        return plot_monitoring(self, ax, metric=metric)
+
     @property
     def alerts(self) -> list:
         """Every alert raised: ``(kind, key, metric, p_drop)``."""

@@ -15,7 +15,8 @@ from .metrics.curves import reliability_bins
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
-           "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan"]
+           "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
+           "monitoring_figure"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -774,3 +775,71 @@ def plot_calibration_map(calibrator, scores, labeled_scores=None, labels=None, a
     _finish(ax, xlabel="score", ylabel="p(y=1 | score)",
             title="Calibration map (grey lines: deciles of the pool's scores)")
     return ax
+
+
+def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
+    """One metric of a :class:`~spe.Monitoring` in every chunk (against the chunks, in their order) or, without
+    chunks, in every slice (a forest plot): the posterior median with its credible band or interval, the
+    reference set's value and the alert line (reference − δ, or the floor), alerts in red, and each chunk's
+    count of labeled items under it.
+
+    Parameters
+    ----------
+    monitoring : spe.Monitoring
+    ax : matplotlib Axes, optional
+    metric : str
+        One of :data:`spe.monitoring.MONITOR_METRICS`.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    estimates = monitoring.chunks or monitoring.slices
+    if not estimates:
+        raise SpeInputError("the monitoring has no chunk and no slice to draw", argument="monitoring")
+    if metric not in estimates[0].metrics:
+        raise SpeInputError(f"unknown metric {metric!r}; one of {', '.join(estimates[0].metrics)}", argument="metric")
+    pos = np.arange(len(estimates))
+    med = np.array([e.metrics[metric].median for e in estimates])
+    lo = np.array([e.metrics[metric].lo for e in estimates])
+    hi = np.array([e.metrics[metric].hi for e in estimates])
+    alerted = np.array([any(a["alert"] for a in e.alerts if a["metric"] == metric) for e in estimates])
+    pct = f"{100 * monitoring.level:g}%"
+    if monitoring.chunks:
+        ax.fill_between(pos, lo, hi, color="C4", alpha=0.25, linewidth=0, label=f"{pct} credible band")
+        ax.plot(pos, med, "o-", color="C4", markersize=3, label="estimate (posterior median)")
+    else:
+        ax.errorbar(pos, med, yerr=[med - lo, hi - med], fmt="o", color="C4", capsize=3,
+                    label=f"estimate, {pct} credible interval")
+    if alerted.any():
+        ax.plot(pos[alerted], med[alerted], "o", color="C3", markersize=7, label="alert", zorder=3)
+    ref = (monitoring.reference or {}).get(metric)
+    if ref is not None and np.isfinite(ref):
+        ax.axhline(ref, color="k", linestyle="--", linewidth=1, label=f"reference {ref:.3f}")
+    bar = (monitoring.alert_below if monitoring.alert_below is not None
+           else None if ref is None or metric == "prevalence" else ref - monitoring.alert_drop)
+    if bar is not None:
+        ax.axhline(bar, color="C3", linestyle=":", linewidth=1, label=f"alert line {bar:.3f}")
+    crowded = len(pos) * max(len(e.key) for e in estimates) > 40  # would the keys overlap side by side?
+    ax.set_xticks(pos, [f"{e.key}\nn={e.n_labeled}" for e in estimates], rotation=45 if crowded else 0,
+                  ha="right" if crowded else "center", fontsize=7)
+    ax.set_xlim(-0.5, len(pos) - 0.5)
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(f"{metric.replace('_', ' ')} per {'chunk' if monitoring.chunks else 'slice'} "
+                 "(n = labeled items)", fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def monitoring_figure(monitoring):
+    """``spe monitor --plot``: average precision and ROC AUC per chunk (or slice), side by side
+    (:func:`plot_monitoring`); the figure."""
+    import matplotlib.pyplot as plt
+
+    width = min(6 + 0.35 * len(monitoring.chunks or monitoring.slices), 16)
+    fig, axes = plt.subplots(1, 2, figsize=(width, 4.5), layout="constrained")
+    for ax, metric in zip(axes, ("average_precision", "roc_auc")):
+        plot_monitoring(monitoring, ax, metric=metric)
+    return fig

@@ -129,6 +129,14 @@ def test_a_dataframe_with_ids_chunk_and_slice_columns_and_labels_by_id(tmp_path)
     assert {(g["a"], g["b"]) for g in out["gaps"]} == {("group=a", "group=b")} and len(out["gaps"]) == 6
     assert len(m.to_frame()) == 5 * 6
     assert "w2" in m.summary() and "group=b" in m.summary()
+    import matplotlib.pyplot as plt
+
+    ax = m.plot(metric="roc_auc")  # the chunks, their band and the reference's value
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["w1\nn=1", "w2\nn=2", "w3\nn=1"]
+    assert any(line.get_linestyle() == "--" for line in ax.get_lines())
+    plt.close("all")
+    with pytest.raises(SpeInputError, match="unknown metric 'accuracy'"):
+        m.plot(metric="accuracy")
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -163,7 +171,8 @@ def test_spe_monitor_reads_the_columns_it_is_told_and_writes_the_contract(tmp_pa
     base = ["monitor", str(tmp_path / "s.csv"), "--reference", str(tmp_path / "ref.csv"), "--draws", "100",
             "--seed", "1", "--workers", "1"]
     assert main([*base, "--labels", str(tmp_path / "lab.csv"), "--chunk-column", "batch", "--by", "region",
-                 "--json", str(out)]) == 0
+                 "--json", str(out), "--plot", str(tmp_path / "m.png")]) == 0
+    assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
     text = capsys.readouterr().out
     assert "b2" in text and "region=s" in text and f"wrote {out}" in text
     result = json.loads(out.read_text())

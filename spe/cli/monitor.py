@@ -3,7 +3,7 @@ set, with the probability that performance dropped (DESIGN.md "Chunks and slices
 
 from __future__ import annotations
 
-from .common import finish, json_bytes, model_options, plan_outputs
+from .common import figure_bytes, finish, json_bytes, model_options, plan_outputs
 from .options import Once, add_model_options, finite, positive
 from .registry import Command, register
 
@@ -57,6 +57,9 @@ def add_arguments(p):
     alerts.add_argument("--alert-drop", type=finite, default=0.02, metavar="D",
                         help="alert where P(metric < reference value - D) >= 0.9 (default 0.02)")
     alerts.add_argument("--alert-below", type=finite, metavar="V", help="alert where P(metric < V) >= 0.9 instead")
+    p.add_argument("--plot", metavar="OUT.png", action=Once,
+                   help="write a figure: average precision and ROC AUC per chunk (or per slice) with their bands, "
+                        "the reference's value, the alert line and the alerts")
     p.add_argument("--json", metavar="OUT.json", action=Once,
                    help="write every chunk's and slice's estimates, the reference's values, the alerts and the "
                         "gaps as JSON ('-': to standard output)")
@@ -69,7 +72,7 @@ def run(args):
     from ..io import read_labels, read_reference, read_scores_and_columns
     from ..monitoring import monitor
 
-    plan = plan_outputs(args, ("--json", args.json, True))
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     by = [c.strip() for c in args.by.split(",")] if args.by else []
     named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
     scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
@@ -87,6 +90,13 @@ def run(args):
                     timestamp_column=args.timestamp_column, by=by or None, threshold=args.threshold,
                     alert_drop=args.alert_drop, alert_below=args.alert_below, **model_options(args))
     files = [(plan["--json"], json_bytes(m.to_dict()))] if args.json is not None else []
+    if args.plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from ..plot import monitoring_figure
+
+        files.append((plan["--plot"], figure_bytes(monitoring_figure(m), args.plot)))
     finish(plan, m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)",
            files, warnings=m.warnings, command="spe monitor")
     return 0
