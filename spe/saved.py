@@ -404,6 +404,7 @@ class SavedEvaluation:
         return self.threshold_curve("recall", level, performance)
 
     metrics_at = _refuse("metrics_at")
+    metric_draws = _refuse("metric_draws")
     threshold_probability = _refuse("threshold_probability", keep=_KEEP_THRESHOLD)
     requirement_draws = _refuse("requirement_draws", keep=_KEEP_THRESHOLD)
     requirement_check = _refuse("requirement_check", keep=_KEEP_THRESHOLD)
