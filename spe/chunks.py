@@ -91,11 +91,8 @@ def chunks_by_value(values, argument="chunk_column"):
     SpeInputError
         A missing value (NaN, None): it would belong to no chunk.
     """
-    keys = _keys(values, argument)
-    firsts = {}
-    for i, k in enumerate(keys):
-        firsts.setdefault(k, i)
-    return [Chunk(k, np.flatnonzero(keys == k)) for k in firsts]
+    distinct, first, members = _groups(_keys(values, argument))
+    return [Chunk(str(distinct[g]), members[g]) for g in np.argsort(first, kind="stable")]
 
 
 def chunks_by_period(timestamps, period):
@@ -124,10 +121,8 @@ def chunks_by_period(timestamps, period):
                             f"({bad.size} such in all)", argument="timestamp_column")
     if when.dt.tz is not None:
         when = when.dt.tz_localize(None)
-    periods = when.dt.to_period(PERIODS[period])
-    order = np.sort(periods.unique())
-    codes = periods.to_numpy()
-    return [Chunk(str(p), np.flatnonzero(codes == p)) for p in order]
+    distinct, _, members = _groups(when.dt.to_period(PERIODS[period]).to_numpy())
+    return [Chunk(str(p), m) for p, m in zip(distinct, members)]  # the periods sort in time order
 
 
 def slices_by(columns):
@@ -143,7 +138,17 @@ def slices_by(columns):
         raise SpeInputError("name at least one column to slice by", argument="by")
     keys = [_keys(values, "by") for values in columns.values()]
     combined = np.array([", ".join(f"{name}={k}" for name, k in zip(columns, row)) for row in zip(*keys)])
-    return [Chunk(k, np.flatnonzero(combined == k)) for k in sorted(set(combined.tolist()))]
+    distinct, _, members = _groups(combined)
+    return [Chunk(str(k), m) for k, m in zip(distinct, members)]
+
+
+def _groups(keys):
+    """The distinct values of ``keys`` (N,), sorted; each one's first position; and each one's positions,
+    ascending — in O(N log N), not one pass over the N items per value."""
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(inverse, minlength=distinct.size))[:-1])
+    return distinct, first, members
 
 
 def _keys(values, argument):

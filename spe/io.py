@@ -628,12 +628,7 @@ def read_scores_and_columns(path, columns, score_column="score", id_column="id",
 
     columns = list(dict.fromkeys(columns))
     if is_parquet(path):
-        scores = read_scores(path, score_column, id_column)
-        files = parquet_files(path)
-        import pyarrow.parquet as pq
-
-        present = set(pq.read_schema(files[0]).names)
-        return scores, _parquet_text_columns(files, columns + [c for c in optional if c in present and c not in columns])
+        return read_scores(path, score_column, id_column), _parquet_text_columns(parquet_files(path), columns, optional)
     source = _source(path)
     df, rows = _read_table(path, [score_column, *columns], optional=[id_column, *optional], keyed_by=id_column,
                            source=source)
@@ -643,19 +638,21 @@ def read_scores_and_columns(path, columns, score_column="score", id_column="id",
                         _checked_ids(df, id_column, shown, rows, "duplicate id {!r}") if id_column in df else None)
     out = {}
     for c in columns:
-        values = np.asarray(df[c].to_numpy(zero_copy_only=False), dtype=object)
-        empty = np.flatnonzero([v is None or v == "" for v in values])
+        empty = np.flatnonzero(_empty(df[c]))
         if empty.size:
             raise SpeInputError(f"an empty value ({empty.size} in all): every item needs one", path=shown,
                                 row=int(rows[empty[0]]), column=c)
-        out[c] = values
+        out[c] = np.asarray(df[c].to_numpy(zero_copy_only=False), dtype=object)
     return scores, out
 
 
-def _parquet_text_columns(files, columns):
-    """The named columns of Parquet shards, in the shards' order, as text (N,)."""
+def _parquet_text_columns(files, columns, optional=()):
+    """The named columns of Parquet shards (and the ``optional`` ones the first shard has), in the shards' order,
+    as text (N,)."""
     import pyarrow.parquet as pq
 
+    first = pq.read_schema(files[0]).names
+    columns = columns + [c for c in optional if c in first and c not in columns]
     parts = {c: [] for c in columns}
     for f in files:
         names = pq.read_schema(f).names

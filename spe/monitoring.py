@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .chunks import chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from .chunks import Chunk, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
 from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
 from .inputs import as_scores, check_level, item_ids, normalize_labels, normalize_reference, scores_of_frame, seed_of
@@ -259,9 +259,9 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     level = check_level(level)
     seed = seed_of(rng)
     frame, columns = _frame_columns(scores, chunk_column, timestamp_column, by)
-    s = as_scores(scores_of_frame(frame) if frame is not None else scores)
-    ids = item_ids(scores_of_frame(frame) if frame is not None else scores)
-    index, value = normalize_labels(labels, s.size, ids, pos_label)
+    series = scores_of_frame(frame) if frame is not None else scores
+    s = as_scores(series)
+    index, value = normalize_labels(labels, s.size, item_ids(series), pos_label)
     ref = normalize_reference(reference, pos_label)
     if ref is None and index.size == 0:
         raise SpeInputError("give a labeled reference set, or labels of some items: without either nothing says "
@@ -269,6 +269,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     threshold = _operating_threshold(s, threshold, _predictions(frame))
     chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
     slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
+    _check_units([*chunks, *slices], index, ref is not None)
     ref_values = None if ref is None else reference_values(*ref, threshold)
     streams = np.random.default_rng(seed).spawn(len(chunks) + len(slices) + 1)
     fit = dict(options, draws=draws, level=level, pos_label=None)
@@ -287,8 +288,23 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
 
 
 def reference_values(scores, labels, threshold):
-    """The reference set's own metrics from its labels (scikit-learn's): n_items, prevalence, roc_auc,
-    average_precision, and precision, recall, f1 of the items scored ≥ ``threshold`` (NaN where undefined)."""
+    """The reference set's own metrics from its labels (scikit-learn's ``sklearn.metrics``).
+
+    Parameters
+    ----------
+    scores : array, shape (R,)
+        Score units.
+    labels : 0/1 array, shape (R,)
+        Both classes present (:func:`spe.inputs.normalize_reference` ensures it).
+    threshold : float
+        Score units; items scored ≥ it are predicted positive.
+
+    Returns
+    -------
+    dict
+        n_items; prevalence, roc_auc, average_precision; precision, recall and f1 at ``threshold`` (NaN where
+        undefined: nothing predicted positive).
+    """
     from sklearn.metrics import average_precision_score, f1_score, precision_score, recall_score, roc_auc_score
 
     predicted = scores >= threshold
@@ -338,9 +354,19 @@ def _chunks(n, columns, size, number, column, period, timestamp, by):
         return chunks_by_value(columns[column])
     if period is not None:
         return chunks_by_period(columns[timestamp], period)
-    from .chunks import Chunk
-
     return [] if by else [Chunk("all", np.arange(n), 0, n)]
+
+
+def _check_units(units, labeled, has_reference):
+    """Every chunk and slice can be estimated, checked before the first is: at least 4 items, and a labeled item
+    when there is no reference set to carry."""
+    for u in units:
+        if u.n_items < 4:
+            raise SpeInputError(f"chunk {u.key!r} has {u.n_items} items; an estimate needs at least 4",
+                                argument="chunks")
+        if not has_reference and not np.isin(u.index, labeled).any():
+            raise SpeInputError(f"chunk {u.key!r} has no labeled item and there is no reference set to carry",
+                                argument="labels")
 
 
 def _predictions(frame):
@@ -372,23 +398,17 @@ def _operating_threshold(s, threshold, predictions=None):
                                 f"scores {below.max():.6g}, above {t:.6g}, the lowest predicted 1; give the "
                                 "threshold", argument="threshold")
         return t
-    from .models.mixture import resolve_score_type
+    from .models.mixture import natural_threshold
 
-    return 0.5 if resolve_score_type(s) == "probability" else 0.0
+    return natural_threshold(s)
 
 
 def _estimate(chunk, s, index, value, ref, threshold, drop, below, ref_values, rng, fit):
     """One chunk's (or slice's) :class:`Estimate`: :func:`spe.evaluate` on its items, its labels and the reference."""
     from .api import evaluate
 
-    if chunk.n_items < 4:
-        raise SpeInputError(f"chunk {chunk.key!r} has {chunk.n_items} items; an estimate needs at least 4",
-                            argument="chunks")
     inside = np.isin(index, chunk.index)
     mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
-    if ref is None and mine[0].size == 0:
-        raise SpeInputError(f"chunk {chunk.key!r} has no labeled item and there is no reference set to carry",
-                            argument="labels")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

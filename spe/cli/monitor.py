@@ -69,6 +69,8 @@ def run(args):
     """Run ``spe monitor``; returns the exit status."""
     import warnings
 
+    import pandas as pd
+
     from ..io import read_labels, read_reference, read_scores_and_columns
     from ..monitoring import monitor
 
@@ -80,8 +82,6 @@ def run(args):
     labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
     reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
                  if args.reference is not None else None)
-    import pandas as pd
-
     frame = pd.DataFrame({"score": scores.scores, **columns})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

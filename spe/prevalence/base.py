@@ -128,10 +128,10 @@ def pool_fraction(data, unlabeled_positives):
 
 
 def natural_threshold(data):
-    """The classifier's own decision threshold: 0.5 for probability scores, 0 for log-odds or decision values."""
-    from ..models.mixture import resolve_score_type
+    """The classifier's own decision threshold of the pool's scores (:func:`spe.models.mixture.natural_threshold`)."""
+    from ..models.mixture import natural_threshold as of_scores
 
-    return 0.5 if resolve_score_type(data.scores, data.score_type) == "probability" else 0.0
+    return of_scores(data.scores, data.score_type)
 
 
 def stratified_bootstrap(statistic, scores, labels, level, rng, n_resamples):

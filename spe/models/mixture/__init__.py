@@ -11,8 +11,8 @@ Importing the package registers the mixture as the score model "mixture".
 
 from .model import (BLOCK_ELEMENTS, LOG_ODDS_LIMIT, PROBABILITY_TOLERANCE, SCORE_SPACES, SCORE_TYPES, START_SAMPLE,
                     TOP_DROP, Mixture, MixtureData, MixtureFit, ScoreSpace, clipped_probabilities, logit_clip,
-                    outward_envelope, pivot_index, resolve_score_reading, resolve_score_type)
+                    natural_threshold, outward_envelope, pivot_index, resolve_score_reading, resolve_score_type)
 
 __all__ = ["BLOCK_ELEMENTS", "LOG_ODDS_LIMIT", "PROBABILITY_TOLERANCE", "SCORE_SPACES", "SCORE_TYPES", "START_SAMPLE",
            "TOP_DROP", "Mixture", "MixtureData", "MixtureFit", "ScoreSpace", "clipped_probabilities", "logit_clip",
-           "outward_envelope", "pivot_index", "resolve_score_reading", "resolve_score_type"]
+           "natural_threshold", "outward_envelope", "pivot_index", "resolve_score_reading", "resolve_score_type"]

@@ -39,7 +39,7 @@ from ...families import Family, get_family
 from ..registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip",
-           "resolve_score_type", "resolve_score_reading", "clipped_probabilities", "PROBABILITY_TOLERANCE", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
+           "resolve_score_type", "natural_threshold", "resolve_score_reading", "clipped_probabilities", "PROBABILITY_TOLERANCE", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
            "outward_envelope", "pivot_index", "START_SAMPLE", "start_sample"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
@@ -124,6 +124,12 @@ def resolve_score_type(scores, score_type="auto"):
         raise SpeInputError(f"'probability' needs scores in [0, 1]; they span [{lo:g}, {hi:g}]",
                             argument="score_type")
     return score_type
+
+
+def natural_threshold(scores, score_type="auto"):
+    """The classifier's own decision threshold, score units: 0.5 for probability scores, 0 for log-odds and
+    decision values (:func:`resolve_score_type` of ``scores`` (N,); raises as it does)."""
+    return 0.5 if resolve_score_type(scores, score_type) == "probability" else 0.0
 
 
 def _check_score_type(score_type):
