@@ -670,6 +670,34 @@ class Evaluation:
             raise SpeInputError(f"metric {name!r} needs a threshold (score units)", argument="threshold")
         return self._metric_draws_at([float(threshold)], performance)[name][:, 0]
 
+    def metric_draws_at(self, threshold, performance="sample") -> dict:
+        """Every metric at one threshold (:meth:`metrics_at`'s) under each posterior draw, from one recount of the
+        label draws: what :meth:`metric_draws` gives one metric at a time.
+
+        Parameters
+        ----------
+        threshold : float
+            Score units; items scored ≥ it are predicted positive.
+        performance : {"sample", "population"}
+
+        Returns
+        -------
+        dict of str → array (M,)
+            precision, recall, F1, accuracy, false positive rate and the confusion counts; NaN where undefined.
+
+        Raises
+        ------
+        SpeInputError
+            A threshold that is not a finite number.
+
+        Examples
+        --------
+        >>> d = ev.metric_draws_at(1.0)
+        >>> bool(np.allclose(d["precision"], ev.metric_draws("precision", 1.0), equal_nan=True))
+        True
+        """
+        return {k: v[:, 0] for k, v in self._metric_draws_at([float(threshold)], performance).items()}
+
     def threshold_probability(self, min_precision=0.0, min_recall=0.0, performance="sample") -> ThresholdProbability:
         """p(C(τ)) for every threshold τ: the probability that τ meets a precision/recall requirement.
 

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import stats
 
 from .exceptions import SpeInputError, SpeWarning, plain
+from .shared_reference import SharedReference
 
 __all__ = ["check_choice", "check_count", "check_level", "as_scores", "item_ids", "normalize_labels", "binary_labels",
            "is_missing", "encoded_labels", "LabelValueError", "LABEL_CONVENTIONS",
@@ -400,7 +401,8 @@ def normalize_reference(reference, pos_label=None):
         * a pair ``(scores (R,), labels (R,))``;
         * a mapping or DataFrame with ``"score"`` and ``"label"`` entries
           (columns). Scores in the classifier's score units, labels 0/1,
-          every item labeled, read as :func:`binary_labels` reads them (``pos_label``).
+          every item labeled, read as :func:`binary_labels` reads them (``pos_label``);
+        * a :class:`~spe.shared_reference.SharedReference` (already normalised), returned as it is.
 
     Returns
     -------
@@ -416,8 +418,8 @@ def normalize_reference(reference, pos_label=None):
         either class (a reference without both classes says nothing about
         the calibration map).
     """
-    if reference is None:
-        return None
+    if reference is None or isinstance(reference, SharedReference):
+        return reference  # a SharedReference was normalised when it was made
     if isinstance(reference, tuple) and len(reference) == 2:
         scores, labels = reference
     elif hasattr(reference, "__getitem__") and not isinstance(reference, (str, bytes, np.ndarray, list, tuple)):

@@ -27,6 +27,9 @@ from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
 from .inputs import as_scores, check_level, item_ids, normalize_labels, normalize_reference, scores_of_frame, seed_of
 from .output import jsonable
+from .parallel import TaskPool
+from .progress import shown, stage
+from .shared_reference import SharedReference
 
 __all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY"]
 
@@ -272,9 +275,13 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     _check_units([*chunks, *slices], index, ref is not None)
     ref_values = None if ref is None else reference_values(*ref, threshold)
     streams = np.random.default_rng(seed).spawn(len(chunks) + len(slices) + 1)
-    fit = dict(options, draws=draws, level=level, pos_label=None)
-    est = [_estimate(c, s, index, value, ref, threshold, alert_drop, alert_below, ref_values, r, fit)
-           for c, r in zip([*chunks, *slices], streams)]
+    units = [*chunks, *slices]
+    if ref is not None and len(units) > 1:
+        ref = SharedReference(*ref)  # the reference's map fitted once, for every chunk (spe.shared_reference)
+    shared = (s, index, value, ref, threshold, alert_drop, alert_below, ref_values,
+              dict(options, draws=draws, level=level, pos_label=None))
+    with shown(options.get("progressbar")):
+        est = _estimate_all(shared, units, streams[:-1], options.get("workers"))
     gaps = _gaps(est[len(chunks):], alert_drop, level, streams[-1])
     said = _grouped_warnings(est)
     for text in said:
@@ -403,20 +410,39 @@ def _operating_threshold(s, threshold, predictions=None):
     return natural_threshold(s)
 
 
-def _estimate(chunk, s, index, value, ref, threshold, drop, below, ref_values, rng, fit):
-    """One chunk's (or slice's) :class:`Estimate`: :func:`spe.evaluate` on its items, its labels and the reference."""
+def _estimate_all(shared, units, streams, workers):
+    """Every chunk's and slice's :class:`Estimate` (:func:`_estimate`), the first here and the others over
+    ``workers`` forked processes (:class:`~spe.parallel.TaskPool`): the first fits what the units share (the
+    reference's map, :class:`~spe.shared_reference.SharedReference`) and the workers inherit it, so the result
+    does not depend on the number of workers."""
+    with stage(f"estimating {len(units)} chunks and slices", len(units), "unit") as progress:
+        first = _estimate(shared, units[0], streams[0])
+        progress.advance()
+        with TaskPool(workers if len(units) > 2 else 1, shared=shared) as pool:
+            inner = dict(shared[-1], workers=1) if pool.workers > 1 else shared[-1]
+            rest = pool.map_shared(_estimate, units[1:], streams[1:], [inner] * (len(units) - 1),
+                                   [pool.workers > 1] * (len(units) - 1), progress=progress)
+    return [first, *rest]
+
+
+def _estimate(shared, chunk, rng, fit=None, in_worker=False):
+    """One chunk's (or slice's) :class:`Estimate`: :func:`spe.evaluate` on its items, its labels and the reference
+    (``shared`` = (s, index, value, ref, threshold, drop, below, ref_values, fit options); ``fit`` overrides the
+    options). In a worker process it shows no progress bars."""
     from .api import evaluate
 
+    s, index, value, ref, threshold, drop, below, ref_values, options = shared
+    fit = options if fit is None else fit
     inside = np.isin(index, chunk.index)
     mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, shown(False if in_worker else None):
         warnings.simplefilter("always")
         try:
             ev = evaluate(s[chunk.index], mine, reference=ref, rng=rng, **fit)
         except SpeInputError as e:
             raise SpeInputError(f"chunk {chunk.key!r}: {e.message}", argument=e.argument) from None
-    draws = {m: ev.metric_draws(m, threshold if m in ("precision", "recall", "f1") else None)
-             for m in MONITOR_METRICS}
+    at = ev.metric_draws_at(threshold)
+    draws = {m: at[m] if m in at else ev.metric_draws(m) for m in MONITOR_METRICS}
     metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}
     w = ev.weights / ev.weights.sum()
     return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, int(mine[0].size), metrics, draws, w,

@@ -405,6 +405,7 @@ class SavedEvaluation:
 
     metrics_at = _refuse("metrics_at")
     metric_draws = _refuse("metric_draws")
+    metric_draws_at = _refuse("metric_draws_at")
     threshold_probability = _refuse("threshold_probability", keep=_KEEP_THRESHOLD)
     requirement_draws = _refuse("requirement_draws", keep=_KEEP_THRESHOLD)
     requirement_check = _refuse("requirement_check", keep=_KEEP_THRESHOLD)

@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-MODULES = ["spe.api", "spe.comparison", "spe.display", "spe.evaluation", "spe.monitoring", "spe.parallel", "spe.saved",
+MODULES = ["spe.api", "spe.comparison", "spe.display", "spe.evaluation", "spe.monitoring", "spe.shared_reference", "spe.parallel", "spe.saved",
            "spe.calibration.platt",
            "spe.calibration.bennett", "spe.calibration.piecewise", "spe.calibration.isotonic",
            "spe.calibration.semisupervised", "spe.calibration.compare", "spe.prevalence.base"]

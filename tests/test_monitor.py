@@ -209,3 +209,43 @@ def test_the_threshold_the_classifiers_own_decisions_imply_and_parquet_columns(t
         assert columns["week"].tolist() == ["a", "a", "b", "b"] and columns["prediction"].tolist() == ["0", "1", "0", "1"]
     with pytest.raises(SpeInputError, match="no column 'region'"):
         read_scores_and_columns(tmp_path / "shards", ["region"])
+
+
+def test_the_chunks_share_one_fit_of_the_reference_map_and_workers_do_not_change_the_result():
+    """Every chunk reads the same posterior of the reference's map (fitted once, by the first chunk), and the
+    chunks estimated in two worker processes give the very numbers of one process."""
+    from spe.inputs import normalize_reference
+    from spe.models.shift import ReferenceFits
+    from spe.shared_reference import SharedReference
+
+    s, _ = _pool(3000, 11)
+    ref = _pool(1500, 12)
+    fitted = []
+    original = ReferenceFits.fit
+
+    def spy(self, spec, assumption, rng):
+        out = original(self, spec, assumption, rng)
+        fitted.append((spec.name, id(self._fitted[spec.name])))
+        return out
+
+    ReferenceFits.fit = spy
+    try:
+        one = _quiet(s, reference=ref, chunk_number=3, draws=200, rng=5, workers=1)
+    finally:
+        ReferenceFits.fit = original
+    per_model = {}
+    for name, fit_id in fitted:
+        per_model.setdefault(name, set()).add(fit_id)
+    assert per_model and all(len(ids) == 1 for ids in per_model.values())  # one fit per model, for all 3 chunks
+    assert len(fitted) == 3 * 2 * len(per_model)  # each chunk carries each model under both assumptions
+    two = _quiet(s, reference=ref, chunk_number=3, draws=200, rng=5, workers=2)
+    assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
+
+    shared = SharedReference(*normalize_reference(ref))
+    assert normalize_reference(shared) is shared
+    assert shared.kept("x", lambda: [1]) is shared.kept("x", lambda: [2])
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(shared))  # a copy in another process keeps nothing
+    assert isinstance(copy, SharedReference) and np.array_equal(copy[0], shared[0])
+    assert copy.kept("x", lambda: [2]) == [2]

@@ -142,7 +142,7 @@ def test_a_saved_result_has_every_query_of_the_original(original, saved):
 
 #: Arguments for every query of an Evaluation that a saved one refuses (it needs the posterior draws or the items).
 REFUSED = {
-    "metrics_at": (0.5,), "threshold_probability": (0.8, 0.5), "requirement_draws": (0.8, 0.5),
+    "metrics_at": (0.5,), "metric_draws": ("precision", 0.5), "metric_draws_at": (0.5,), "threshold_probability": (0.8, 0.5), "requirement_draws": (0.8, 0.5),
     "requirement_check": (0.8, 0.5), "best_threshold": (0.8, 0.5), "suggest": (5,), "plan_labels": (0.1,), "performance_of": ("sample",),
     "labeled_points": (), "probability_at": ([0.0, 1.0],), "probability_grid": (), "mixture_model": (),
     "class_densities": (), "to_inference_data": (), "item_probabilities": (), "items_frame": (), "items_dict": (),

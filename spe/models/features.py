@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from ..quantiles import sorted_quantile
+from ..shared_reference import kept
 from .cells import compressed
 from .mixture import logit_clip, outward_envelope, pivot_index, resolve_score_type
 
@@ -77,7 +78,7 @@ class LabeledScores:
     def reference_cells(self):
         """The reference set's scores and labels in score cells, with their positives (None without a
         reference set)."""
-        return None if self.reference is None else compressed(*self.reference)
+        return None if self.reference is None else kept(self.reference, "cells", lambda: compressed(*self.reference))
 
     @functools.cached_property
     def log_odds(self):

@@ -77,6 +77,7 @@ from scipy import special, stats
 
 from ..exceptions import ImportanceSamplingWarning
 from ..inference.importance import PARETO_K_GOOD, psis, psis_loo
+from ..shared_reference import kept
 from .average import systematic_resample
 from .base import FittedScoreModel
 from .registry import ScoreModel, register
@@ -345,7 +346,7 @@ def _pool_log_odds(binnings, draws, scores):
 
 
 def fit_reference(scores, labeled_index, labeled_value, reference_scores, reference_labels, *, name=NAME,
-                  draws=1000, rng=None, counts=None):
+                  draws=1000, rng=None, counts=None, binnings=None):
     """Posterior draws of the pool's p(y = 1 | s) from a labeled reference set under prior shift (module docstring).
 
     The map is BBQ (Naeini et al. 2015, §3, eq. 4) on the reference; the
@@ -371,6 +372,9 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
         How many items each of ``scores`` stands for (a pool's counts; N is their sum). The pool's scores
         enter only through the number of items in each bin (N_b above), so a pool whose values are the
         distinct scores gives the fit of the items themselves.
+    binnings : list of Binning, optional
+        :func:`candidate_binnings` of the reference (computed here when not given; a
+        :class:`~spe.shared_reference.SharedReference` keeps them for all its pools).
 
     Returns
     -------
@@ -403,7 +407,7 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
     if not (np.any(ref_y == 0) and np.any(ref_y == 1)):
         raise ValueError("the reference labels must hold both classes")
-    binnings = candidate_binnings(ref_s, ref_y)
+    binnings = candidate_binnings(ref_s, ref_y) if binnings is None else binnings
     log_ev = np.array([b.log_evidence for b in binnings])
     log_prior = log_ev - special.logsumexp(log_ev)
     weights = None if counts is None else np.asarray(counts, dtype=float)
@@ -457,8 +461,9 @@ def _constrained(binnings, u):
 
 
 def _fit_registered(data, rng):
+    binnings = kept(data.reference, "binnings", lambda: candidate_binnings(*data.reference))
     return fit_reference(data.scores, data.labeled_index, data.labeled_value, *data.reference, draws=data.draws,
-                         rng=rng, counts=data.counts)
+                         rng=rng, counts=data.counts, binnings=binnings)
 
 
 def _has_reference(data):

@@ -54,6 +54,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..inference.importance import psis, psis_loo
+from ..shared_reference import kept
 from .average import systematic_resample
 from .base import FittedScoreModel
 from .features import LabeledScores
@@ -251,11 +252,12 @@ class ReferenceFits:
 
     def fit(self, spec, assumption, rng):
         """``spec`` (a :class:`~spe.models.registry.ScoreModel`) fitted on the reference (once for both
-        assumptions) and carried to the pool (:func:`carry_to_pool`): a FittedScoreModel named
+        assumptions, and once for every pool of a :class:`~spe.shared_reference.SharedReference`) and carried to the pool (:func:`carry_to_pool`): a FittedScoreModel named
         :func:`carried_name`, or None when the model has nothing to fit."""
         fit_rng, carry_rng = rng.spawn(2)
         if spec.name not in self._fitted:
-            self._fitted[spec.name] = spec.fit(self.reference_data, fit_rng)
+            key = ("fit", spec.name, self.data.score_type, self.data.draws)
+            self._fitted[spec.name] = kept(self.data.reference, key, lambda: spec.fit(self.reference_data, fit_rng))
         fitted = self._fitted[spec.name]
         if fitted is None:
             return None
