@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .exceptions import NotSavedError, SpeInputError
+from .metrics import REGISTRY as METRICS
 from .metrics.curves import reliability_bins
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
@@ -825,8 +826,9 @@ def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
     ax.set_xticks(pos, [f"{e.key}\nn={e.n_labeled}" for e in estimates], rotation=45 if crowded else 0,
                   ha="right" if crowded else "center", fontsize=7)
     ax.set_xlim(-0.5, len(pos) - 0.5)
-    ax.set_ylabel(metric.replace("_", " "))
-    ax.set_title(f"{metric.replace('_', ' ')} per {'chunk' if monitoring.chunks else 'slice'} "
+    name = METRICS[metric].label if metric in METRICS else metric.replace("_", " ")
+    ax.set_ylabel(name)
+    ax.set_title(f"{name} per {'chunk' if monitoring.chunks else 'slice'} "
                  "(n = labeled items)", fontsize=10)
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
