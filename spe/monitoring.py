@@ -176,6 +176,14 @@ class Monitoring:
                 lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  AP "
                              f"{e.metrics['average_precision']}  ROC AUC {e.metrics['roc_auc']}"
                              + (f"  ALERT: {', '.join(raised)}" if raised else ""))
+        if self.gaps:
+            lines.append("gaps between slices (a - b):")
+        for g in self.gaps:
+            if g["metric"] in ("average_precision", "roc_auc"):
+                d = g["difference"]
+                lines.append(f"  {g['a']} - {g['b']}: {'AP' if g['metric'] == 'average_precision' else 'ROC AUC'} "
+                             f"{d['median']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}], P(|gap| > {self.alert_drop:g}) "
+                             f"= {g['p_gap']:.2f}")
         what = (f"below {self.alert_below:g}" if self.alert_below is not None else
                 f"more than {self.alert_drop:g} below the reference" if ref is not None else None)
         if what:
@@ -238,7 +246,8 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     Raises
     ------
     SpeInputError
-        Two chunkings at once, ``chunk_period`` without ``timestamp_column``, a named column the DataFrame does
+        ``alert_drop`` not a finite number ≥ 0 or ``alert_below`` not a finite number; two chunkings at once,
+        ``chunk_period`` without ``timestamp_column``, a named column the DataFrame does
         not have, a missing chunk or slice value, neither a reference nor labels, a chunk or slice of fewer than
         4 items; and whatever :func:`spe.evaluate` refuses, naming the chunk.
 
@@ -260,6 +269,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     ['rows 0-1999', 'rows 2000-3999']
     """
     level = check_level(level)
+    alert_drop, alert_below = _alert_bars(alert_drop, alert_below)
     seed = seed_of(rng)
     frame, columns = _frame_columns(scores, chunk_column, timestamp_column, by)
     series = scores_of_frame(frame) if frame is not None else scores
@@ -338,6 +348,21 @@ def _frame_columns(scores, *named):
         raise SpeInputError(f"no column {missing[0]!r} (the DataFrame has: {', '.join(map(str, scores.columns))})",
                             argument="scores")
     return scores, {n: scores[n].to_numpy() for n in wanted}
+
+
+def _alert_bars(drop, below):
+    """δ (a finite number ≥ 0) and the floor (None or a finite number), as floats; anything else is refused."""
+    for name, value, optional in (("alert_drop", drop, False), ("alert_below", below, True)):
+        if value is None and optional:
+            continue
+        try:
+            ok = np.isfinite(float(value)) and (optional or float(value) >= 0)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise SpeInputError(f"must be a finite number{'' if optional else ' >= 0'}, got {value!r}",
+                                argument=name)
+    return float(drop), None if below is None else float(below)
 
 
 def _names(by):

@@ -17,7 +17,7 @@ from .metrics.curves import reliability_bins
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
-           "monitoring_figure"]
+           "monitoring_figure", "plot_slice_gaps"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -837,11 +837,63 @@ def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
 
 def monitoring_figure(monitoring):
     """``spe monitor --plot``: average precision and ROC AUC per chunk (or slice), side by side
-    (:func:`plot_monitoring`); the figure."""
+    (:func:`plot_monitoring`), and with slices and no chunks the slices' gaps in average precision
+    (:func:`plot_slice_gaps`); the figure."""
     import matplotlib.pyplot as plt
 
-    width = min(6 + 0.35 * len(monitoring.chunks or monitoring.slices), 16)
-    fig, axes = plt.subplots(1, 2, figsize=(width, 4.5), layout="constrained")
+    gaps = not monitoring.chunks and bool(monitoring.gaps)
+    width = min(6 + 0.35 * len(monitoring.chunks or monitoring.slices) + 4 * gaps, 18)
+    fig, axes = plt.subplots(1, 2 + gaps, figsize=(width, 4.5), layout="constrained")
     for ax, metric in zip(axes, ("average_precision", "roc_auc")):
         plot_monitoring(monitoring, ax, metric=metric)
+    if gaps:
+        plot_slice_gaps(monitoring, axes[2])
     return fig
+
+
+def plot_slice_gaps(monitoring, ax=None, *, metric="average_precision"):
+    """A forest plot of the slices' pairwise gaps in one metric (a − b, :attr:`spe.monitoring.Monitoring.gaps`):
+    each difference's posterior median and credible interval, with zero and ±δ (``alert_drop``) marked and
+    P(|a − b| > δ) beside each.
+
+    Parameters
+    ----------
+    monitoring : spe.monitoring.Monitoring
+        With at least two slices.
+    ax : matplotlib Axes, optional
+    metric : str
+        One of :data:`spe.monitoring.MONITOR_METRICS`.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    SpeInputError
+        No gaps (fewer than two slices).
+    """
+    rows = [g for g in monitoring.gaps if g["metric"] == metric]
+    if not rows:
+        raise SpeInputError("the gaps need at least two slices (by=...)", argument="monitoring")
+    ax = _axes(ax)
+    pos = np.arange(len(rows))[::-1]
+    med = np.array([g["difference"]["median"] for g in rows])
+    lo, hi = (np.array([g["difference"][k] for g in rows]) for k in ("lo", "hi"))
+    ax.errorbar(med, pos, xerr=[med - lo, hi - med], fmt="o", color="C4", capsize=3,
+                label=f"a − b, {monitoring.level:.0%} credible interval")
+    ax.axvline(0, color="k", linewidth=1)
+    delta = monitoring.alert_drop
+    for side in () if delta is None else (-delta, delta):
+        ax.axvline(side, color="C3", linestyle=":", linewidth=1, label=f"±δ = {delta:g}" if side > 0 else None)
+    ax.set_yticks(pos, [f"{g['a']} − {g['b']}\nP(|gap| > δ) = {g['p_gap']:.2f}" for g in rows], fontsize=7)
+    name = METRICS[metric].label if metric in METRICS else metric.replace("_", " ")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(5))
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlabel(f"difference in {name}")
+    ax.set_title("gaps between slices", fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(alpha=0.3)
+    return ax

@@ -20,7 +20,7 @@ from .inference.importance import PARETO_K_GOOD
 from .inference.nuts import ESS_GOOD
 from .models.criticism import P_VALUE_THRESHOLD
 
-__all__ = ["html_report", "diagnostic_rows", "DIAGNOSTICS"]
+__all__ = ["html_report", "monitoring_report", "diagnostic_rows", "DIAGNOSTICS"]
 
 #: Each diagnostic in plain words: name → (what it measures, when to worry).
 DIAGNOSTICS = {
@@ -213,4 +213,84 @@ def html_report(evaluation, figures, summary, title="spe estimate"):
         + (f"<h2>Warnings</h2>{warnings}" if warnings else "")
         + _metrics_section(evaluation, level) + _pr_points_section(evaluation, level)
         + f"<h2>Figures</h2>{figs}" + _models_section(evaluation) + _diagnostics_section(evaluation)
+        + f"<h2>Summary as printed</h2><pre>{html.escape(summary)}</pre></body></html>\n")
+
+
+def _interval_text(interval):
+    return f"{interval.median:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]"
+
+
+def _units_section(monitoring):
+    """One table per kind (chunks, slices): items, labels, AP, ROC AUC, prevalence and the metrics alerted."""
+    out = ""
+    for kind, units in (("Chunks", monitoring.chunks), ("Slices", monitoring.slices)):
+        if not units:
+            continue
+        rows = [(u.key, u.n_items, u.n_labeled, _interval_text(u.metrics["average_precision"]),
+                 _interval_text(u.metrics["roc_auc"]), _interval_text(u.metrics["prevalence"]),
+                 ", ".join(a["metric"] for a in u.alerts if a["alert"]) or "—") for u in units]
+        out += (f"<h2>{kind}</h2>" + _table([kind[:-1].lower(), "items", "labeled", "AP (median [interval])",
+                                              "ROC AUC", "prevalence", "alerts"], rows, numeric=(1, 2, 3, 4, 5)))
+    return out
+
+
+def _alerts_section(monitoring):
+    what = (f"below {monitoring.alert_below:g}" if monitoring.alert_below is not None else
+            f"more than {monitoring.alert_drop:g} below the reference's value")
+    rows = [(kind, key, metric, _fmt(p)) for kind, key, metric, p in monitoring.alerts]
+    intro = (f"<h2>Alerts</h2><p>An alert is raised where the posterior probability that the metric is {what} is "
+             f"at least {monitoring.to_dict()['alert']['probability']:g}.</p>")
+    return intro + (_table(["kind", "chunk or slice", "metric", "P(drop)"], rows, numeric=(3,)) if rows
+                    else "<p>None.</p>")
+
+
+def _gaps_section(monitoring):
+    rows = [(g["a"], g["b"], g["metric"].replace("_", " "),
+             f"{g['difference']['median']:+.3f} [{g['difference']['lo']:+.3f}, {g['difference']['hi']:+.3f}]",
+             _fmt(g["p_gap"], 2)) for g in monitoring.gaps]
+    if not rows:
+        return ""
+    return (f"<h2>Gaps between slices</h2><p>Each metric's difference a − b with its credible interval, and the "
+            f"probability that it exceeds {monitoring.alert_drop:g} either way.</p>"
+            + _table(["a", "b", "metric", "a − b", "P(|gap| > δ)"], rows, numeric=(3, 4)))
+
+
+def monitoring_report(monitoring, figures, summary, title="spe monitor"):
+    """The report of :func:`spe.monitor` as one HTML document (``spe monitor --report OUT.html``).
+
+    Parameters
+    ----------
+    monitoring : spe.monitoring.Monitoring
+    figures : dict of str → (matplotlib Figure, str)
+        Name → (figure, caption); each is embedded as a PNG and closed.
+    summary : str
+        The printed summary (shown as text at the end).
+    title : str
+
+    Returns
+    -------
+    str
+        A complete HTML5 document with no external resources: the warnings, the reference's values, the alerts,
+        every chunk's and slice's estimates with intervals, the slices' gaps, the figures and the summary.
+    """
+    from . import __version__
+
+    ref = monitoring.reference
+    warnings = "".join(f'<div class="warning"><b>Warning:</b> {html.escape(str(w))}</div>'
+                       for w in monitoring.warnings)
+    figs = "".join(f'<figure><img alt="{html.escape(name)}" src="{_png_uri(fig)}"><figcaption>'
+                   f"{html.escape(caption)}</figcaption></figure>" for name, (fig, caption) in figures.items())
+    reference = ("" if ref is None else
+                 f"<p>Reference set: {ref['n_items']} labeled items; AP {_fmt(ref['average_precision'])}, ROC AUC "
+                 f"{_fmt(ref['roc_auc'])}, prevalence {_fmt(ref['prevalence'])} (from its labels).</p>")
+    seed = monitoring.diagnostics.get("seed")
+    return (
+        f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{_STYLE}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1><p class=\"meta\">{monitoring.n_items} items, "
+        f"{monitoring.n_labeled} labeled; {len(monitoring.chunks)} chunks, {len(monitoring.slices)} slices; "
+        f"threshold {monitoring.threshold:g}; {100 * monitoring.level:g}% credible intervals; spe {__version__}"
+        + (f", seed {seed}" if seed is not None else "") + ".</p>"
+        + (f"<h2>Warnings</h2>{warnings}" if warnings else "") + reference + _alerts_section(monitoring)
+        + f"<h2>Figures</h2>{figs}" + _units_section(monitoring) + _gaps_section(monitoring)
         + f"<h2>Summary as printed</h2><pre>{html.escape(summary)}</pre></body></html>\n")

@@ -145,6 +145,9 @@ def test_a_dataframe_with_ids_chunk_and_slice_columns_and_labels_by_id(tmp_path)
     ({"chunk_column": "week"}, "scores: the columns 'week' need the scores as a DataFrame"),
     ({"reference": None}, "reference: give a labeled reference set, or labels"),
     ({"chunk_size": 2}, "chunks: chunk 'rows 0-1' has 2 items"),
+    ({"alert_drop": None}, "alert_drop: must be a finite number >= 0, got None"),
+    ({"alert_drop": -0.1}, "alert_drop: must be a finite number >= 0"),
+    ({"alert_below": float("nan")}, "alert_below: must be a finite number, got nan"),
 ])
 def test_bad_monitoring_requests_are_refused_before_any_fit(kwargs, match):
     s, _ = _pool(300, 10)
@@ -178,8 +181,11 @@ def test_spe_monitor_reads_the_columns_it_is_told_and_writes_the_contract(tmp_pa
     result = json.loads(out.read_text())
     assert [(c["key"], c["n_labeled"]) for c in result["chunks"]] == [("b1", 1), ("b2", 1), ("b3", 1)]
     assert [e["key"] for e in result["slices"]] == ["region=e", "region=n", "region=s"] and len(result["gaps"]) == 18
-    assert main([*base, "--chunk-period", "M", "--timestamp-column", "when", "--json", str(out)]) == 0
+    assert main([*base, "--chunk-period", "M", "--timestamp-column", "when", "--json", str(out),
+                 "--report", str(tmp_path / "m.html")]) == 0
     assert [c["key"] for c in json.loads(out.read_text())["chunks"]] == ["2024-01", "2024-02"]
+    page = (tmp_path / "m.html").read_text(encoding="utf-8")
+    assert "<h2>Alerts</h2>" in page and "<td>2024-02</td>" in page and 'src="data:image/png;base64,' in page
     capsys.readouterr()
     assert main([*base, "--by", "sex"]) == 2
     assert "s.csv, row 0: no column 'sex'" in capsys.readouterr().err
@@ -249,3 +255,29 @@ def test_the_chunks_share_one_fit_of_the_reference_map_and_workers_do_not_change
     copy = pickle.loads(pickle.dumps(shared))  # a copy in another process keeps nothing
     assert isinstance(copy, SharedReference) and np.array_equal(copy[0], shared[0])
     assert copy.kept("x", lambda: [2]) == [2]
+
+
+def test_slices_alone_show_their_gaps_in_the_summary_and_the_figure():
+    """Two slices and no chunks: the summary gives the AP and ROC AUC gap with its interval and P(|gap| > δ), the
+    figure a third panel with each gap's interval (as in the JSON) and ±δ; without slices there is no gap to plot."""
+    import matplotlib.pyplot as plt
+
+    from spe.plot import monitoring_figure, plot_slice_gaps
+
+    s, _ = _pool(1600, 13)
+    df = pd.DataFrame({"score": s, "group": np.tile(["a", "b"], 800)})
+    m = _quiet(df, reference=_pool(800, 14), by="group", draws=150, rng=3)
+    gap = next(g for g in m.gaps if g["metric"] == "average_precision")
+    d = gap["difference"]
+    assert f"group=a - group=b: AP {d['median']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]" in m.summary()
+    fig = monitoring_figure(m)
+    assert len(fig.axes) == 3
+    (line,) = [c for c in fig.axes[2].containers]  # the errorbar: one gap, drawn at its median and interval
+    x = line.lines[0].get_xdata()
+    assert x[0] == pytest.approx(d["median"])
+    vertical = [v.get_xdata()[0] for v in fig.axes[2].get_lines() if list(v.get_ydata()) == [0, 1]]
+    assert sorted(vertical) == pytest.approx([-0.02, 0, 0.02])
+    plt.close("all")
+    chunked = _quiet(s, reference=_pool(800, 14), chunk_number=2, draws=150, rng=3)
+    with pytest.raises(SpeInputError, match="the gaps need at least two slices"):
+        plot_slice_gaps(chunked)

@@ -3,6 +3,8 @@ set, with the probability that performance dropped (DESIGN.md "Chunks and slices
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .common import figure_bytes, finish, json_bytes, model_options, plan_outputs
 from .options import Once, add_model_options, finite, positive
 from .registry import Command, register
@@ -60,6 +62,9 @@ def add_arguments(p):
     p.add_argument("--plot", metavar="OUT.png", action=Once,
                    help="write a figure: average precision and ROC AUC per chunk (or per slice) with their bands, "
                         "the reference's value, the alert line and the alerts")
+    p.add_argument("--report", metavar="OUT.html", action=Once,
+                   help="write one self-contained HTML page: the alerts, every chunk's and slice's estimates with "
+                        "their intervals, the gaps, the figure and the summary")
     p.add_argument("--json", metavar="OUT.json", action=Once,
                    help="write every chunk's and slice's estimates, the reference's values, the alerts and the "
                         "gaps as JSON ('-': to standard output)")
@@ -74,7 +79,8 @@ def run(args):
     from ..io import read_labels, read_reference, read_scores_and_columns
     from ..monitoring import monitor
 
-    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False),
+                        ("--report", args.report, False))
     by = [c.strip() for c in args.by.split(",")] if args.by else []
     named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
     scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
@@ -97,9 +103,25 @@ def run(args):
         from ..plot import monitoring_figure
 
         files.append((plan["--plot"], figure_bytes(monitoring_figure(m), args.plot)))
-    finish(plan, m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)",
-           files, warnings=m.warnings, command="spe monitor")
+    summary = m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)"
+    if args.report is not None:
+        files.append((plan["--report"], _report(m, summary, args.scores)))
+    finish(plan, summary, files, warnings=m.warnings, command="spe monitor")
     return 0
+
+
+def _report(m, summary, scores_path):
+    """``--report OUT.html``: :func:`spe.report.monitoring_report` with the figure, UTF-8."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..plot import monitoring_figure
+    from ..report import monitoring_report
+
+    figures = {"monitoring": (monitoring_figure(m), "Average precision and ROC AUC per chunk (or slice) with "
+                                                    "their credible bands, the reference's value and the alert line"
+                                                    "; with slices alone, their gaps")}
+    return monitoring_report(m, figures, summary, title=f"spe monitor: {Path(str(scores_path)).name}").encode()
 
 
 register(Command(name="monitor", help="performance in every chunk and slice of a pool beside a reference, and drops",
