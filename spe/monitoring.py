@@ -31,7 +31,8 @@ from .parallel import TaskPool
 from .progress import shown, stage
 from .shared_reference import SharedReference
 
-__all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY"]
+__all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY",
+           "CONCEPT_SHIFT_FLAG"]
 
 #: The metrics estimated per chunk and slice: of the whole ranking, then at the operating threshold.
 MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "recall", "f1")
@@ -39,6 +40,8 @@ MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "r
 ALERT_METRICS = ("roc_auc", "average_precision", "precision", "recall", "f1")
 #: An alert is raised where the probability of the drop is at least this.
 ALERT_PROBABILITY = 0.9
+#: The summary flags a chunk whose labels make a new map (concept shift) at least this probable.
+CONCEPT_SHIFT_FLAG = 0.5
 
 
 @dataclass
@@ -62,6 +65,10 @@ class Estimate:
         or a floor to compare with).
     warnings : list of str
         What :func:`spe.evaluate` warned about this chunk.
+    p_concept_shift : float or None
+        The posterior probability that this chunk's map from score to label is a new one, not the reference's
+        (shifted or drifted): its labels disagree with the reference (:mod:`spe.models.anchor`). None without
+        labels in the chunk or without a reference set (nothing can tell).
     """
 
     key: str
@@ -74,6 +81,7 @@ class Estimate:
     weights: np.ndarray = field(repr=False)
     alerts: list
     warnings: list
+    p_concept_shift: float | None = None
 
     def to_dict(self):
         """The chunk's entry of :meth:`Monitoring.to_dict`."""
@@ -81,6 +89,7 @@ class Estimate:
                "n_labeled": self.n_labeled}
         out.update({name: interval.to_dict() for name, interval in self.metrics.items()})
         out["alerts"] = self.alerts
+        out["p_concept_shift"] = self.p_concept_shift
         return out
 
 
@@ -131,7 +140,7 @@ class Monitoring:
 
     def to_frame(self):
         """A tidy pandas DataFrame: one row per chunk or slice and metric (kind, key, n_items, n_labeled, metric,
-        mean, median, lo, hi, reference, p_drop, alert)."""
+        mean, median, lo, hi, reference, p_drop, alert, p_concept_shift)."""
         import pandas as pd
 
         rows = []
@@ -143,7 +152,7 @@ class Monitoring:
                     rows.append({"kind": kind, "key": e.key, "n_items": e.n_items, "n_labeled": e.n_labeled,
                                  "metric": name, **interval.to_dict(),
                                  "reference": (self.reference or {}).get(name), "p_drop": a.get("p_drop"),
-                                 "alert": a.get("alert")})
+                                 "alert": a.get("alert"), "p_concept_shift": e.p_concept_shift})
         return pd.DataFrame(rows)
 
     def plot(self, ax=None, *, metric="average_precision"):
@@ -173,9 +182,12 @@ class Monitoring:
                 lines.append(f"{kind}:")
             for e in estimates:
                 raised = [a["metric"] for a in e.alerts if a["alert"]]
+                disagree = e.p_concept_shift is not None and e.p_concept_shift >= CONCEPT_SHIFT_FLAG
                 lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  AP "
                              f"{e.metrics['average_precision']}  ROC AUC {e.metrics['roc_auc']}"
-                             + (f"  ALERT: {', '.join(raised)}" if raised else ""))
+                             + (f"  ALERT: {', '.join(raised)}" if raised else "")
+                             + (f"  LABELS DISAGREE with the reference (P(new map) = {e.p_concept_shift:.2f})"
+                                if disagree else ""))
         if self.gaps:
             lines.append("gaps between slices (a - b):")
         for g in self.gaps:
@@ -470,8 +482,10 @@ def _estimate(shared, chunk, rng, fit=None, in_worker=False):
     draws = {m: at[m] if m in at else ev.metric_draws(m) for m in MONITOR_METRICS}
     metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}
     w = ev.weights / ev.weights.sum()
+    concept = (ev.diagnostics.get("reference") or {}).get("concept_shift_weight") if mine[0].size else None
     return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, int(mine[0].size), metrics, draws, w,
-                    _alerts(draws, w, ref_values, drop, below), [str(c.message) for c in caught])
+                    _alerts(draws, w, ref_values, drop, below), [str(c.message) for c in caught],
+                    None if concept is None else float(concept))
 
 
 def _alerts(draws, w, ref_values, drop, below):

@@ -281,3 +281,27 @@ def test_slices_alone_show_their_gaps_in_the_summary_and_the_figure():
     chunked = _quiet(s, reference=_pool(800, 14), chunk_number=2, draws=150, rng=3)
     with pytest.raises(SpeInputError, match="the gaps need at least two slices"):
         plot_slice_gaps(chunked)
+
+
+@pytest.mark.slow
+def test_a_chunk_whose_labels_disagree_with_the_reference_is_flagged_and_its_interval_widens():
+    """Two chunks with the reference's scores; in the second, two thirds of the top-scored third's positives are
+    negatives (concept drift: its scores cannot show it). With 30 random labels each, the second chunk's labels
+    make a new map probable (flagged in the summary) and its AP interval reaches down to its true AP; the first's
+    labels agree with the reference."""
+    from sklearn.metrics import average_precision_score
+
+    ref = _pool(3000, 21)
+    s = np.concatenate([_pool(2000, 22)[0], _pool(2000, 23)[0]])
+    y = np.concatenate([_pool(2000, 22)[1], _pool(2000, 23)[1]])
+    rng = np.random.default_rng(24)
+    top = np.flatnonzero((np.arange(4000) >= 2000) & (s >= np.quantile(s[2000:], 2 / 3)) & (y == 1))
+    y[rng.choice(top, 2 * top.size // 3, replace=False)] = 0
+    rows = np.r_[rng.choice(2000, 30, replace=False), 2000 + rng.choice(2000, 30, replace=False)]
+    m = _quiet(s, reference=ref, labels={int(i): int(y[i]) for i in rows}, chunk_size=2000, draws=300, rng=4)
+    agree, drifted = m.chunks
+    assert agree.p_concept_shift < 0.5 <= drifted.p_concept_shift
+    assert "LABELS DISAGREE" in m.summary().splitlines()[4] and "LABELS DISAGREE" not in m.summary().splitlines()[3]
+    true_ap = average_precision_score(y[2000:], s[2000:])
+    assert drifted.metrics["average_precision"].lo <= true_ap < m.reference["average_precision"] - 0.1
+    assert json.loads(json.dumps(m.to_dict()))["chunks"][1]["p_concept_shift"] == drifted.p_concept_shift

@@ -25,7 +25,10 @@ of this pool; without labels those would be their priors alone, so they are
 not fitted). The reference's labels are then explained by the reference's
 own map and say nothing more about the pool: each such model's evidence is
 p(Y_ref | S_ref) averaged over the anchored maps (their prior equal) times
-its own p(Y_L | S).
+its own p(Y_L | S). A changed map says nothing of the pool's score
+histogram: it may still be the reference's classes remixed (the labels of
+items changed, their scores not) or anything, so its evidence is the two
+assumptions' averaged.
 
 Prior: a new map :data:`NEW_MAP_PRIOR` (0.05: a reference that does not
 apply at all is the exception a few labels reveal); otherwise the label and
@@ -77,7 +80,9 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
     score_evidence : dict, optional
         log p(the pool's score histogram | assumption) for ``"label"`` and ``"covariate"``
         (:func:`~spe.models.label_shift_check.pool_score_evidence`): added to the models that assume a label
-        shift (``diagnostics["assumption"] == "label"``) and to the others (the pool's scores unconstrained).
+        shift (``diagnostics["assumption"] == "label"``), to the new maps the average of the two (a changed map
+        says nothing of the scores' distribution), and to the others the covariate shift's (the pool's scores
+        unconstrained).
 
     Returns
     -------
@@ -96,7 +101,7 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
             model.log_evidence = float(model.log_evidence) + concept_reference
             model.reference_log_evidence = concept_reference
         if score_evidence is not None:
-            model.log_evidence += score_evidence["label" if _assumes_label_shift([model])[0] else "covariate"]
+            model.log_evidence += _score_evidence(model, a, score_evidence)
     label, drift = _assumes_label_shift(fitted), _drifts(fitted)
     spike, slab = (1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR) / 2, (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR / 2
     groups = [(anchored & label, spike), (anchored & ~label, spike), (drift & label, slab), (drift & ~label, slab),
@@ -106,6 +111,17 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
         if members.any():
             prior[members] = mass / members.sum()
     return prior / prior.sum()
+
+
+def _score_evidence(model, anchored, evidence):
+    """log p(the pool's score histogram | the model's hypothesis): a label shift's for the models that assume one;
+    for a new map (concept shift) either assumption's, equally likely (the map changed, and the scores may still be
+    the reference's classes remixed, or anything); else a covariate shift's."""
+    if _assumes_label_shift([model])[0]:
+        return evidence["label"]
+    if not anchored and not _drifts([model])[0]:
+        return float(np.logaddexp(evidence["label"], evidence["covariate"]) - np.log(2))
+    return evidence["covariate"]
 
 
 def _assumes_label_shift(fitted):
