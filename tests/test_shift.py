@@ -128,10 +128,16 @@ def test_the_concept_shift_models_get_the_reference_labels_evidence_averaged_ove
 
 
 def test_the_pools_score_histogram_evidence_goes_to_each_models_assumption():
+    """Label shift: its evidence; covariate shift and a drift under it: the covariate's; a new map: the two
+    averaged (a changed map says nothing of the scores' distribution)."""
     models, plain = _four(), _four()
+    for m in (models, plain):
+        m[3].name, m[3].diagnostics["assumption"] = "reference-deviation-covariate", "covariate"
     hypothesis_prior(models, [True, True, False, False], {"label": -1.0, "covariate": -5.0})
     hypothesis_prior(plain, [True, True, False, False])
-    assert [m.log_evidence - p.log_evidence for m, p in zip(models, plain)] == [-1.0, -5.0, -5.0, -5.0]
+    new_map = np.log((np.exp(-1.0) + np.exp(-5.0)) / 2)
+    assert [m.log_evidence - p.log_evidence for m, p in zip(models, plain)] == pytest.approx(
+        [-1.0, -5.0, new_map, -5.0])
 
 
 def test_with_a_reference_and_no_pool_labels_the_estimate_rests_on_the_reference_and_says_so():
