@@ -826,13 +826,18 @@ def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
     ax.set_xticks(pos, [f"{e.key}\nn={e.n_labeled}" for e in estimates], rotation=45 if crowded else 0,
                   ha="right" if crowded else "center", fontsize=7)
     ax.set_xlim(-0.5, len(pos) - 0.5)
-    name = METRICS[metric].label if metric in METRICS else metric.replace("_", " ")
+    name = _metric_label(metric)
     ax.set_ylabel(name)
     ax.set_title(f"{name} per {'chunk' if monitoring.chunks else 'slice'} "
                  "(n = labeled items)", fontsize=10)
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
     return ax
+
+
+def _metric_label(metric):
+    """A metric's name in figures: the registry's label ("ROC AUC"), else the name with spaces."""
+    return METRICS[metric].label if metric in METRICS else metric.replace("_", " ")
 
 
 def monitoring_figure(monitoring):
@@ -887,7 +892,7 @@ def plot_slice_gaps(monitoring, ax=None, *, metric="average_precision"):
     for side in () if delta is None else (-delta, delta):
         ax.axvline(side, color="C3", linestyle=":", linewidth=1, label=f"±δ = {delta:g}" if side > 0 else None)
     ax.set_yticks(pos, [f"{g['a']} − {g['b']}\nP(|gap| > δ) = {g['p_gap']:.2f}" for g in rows], fontsize=7)
-    name = METRICS[metric].label if metric in METRICS else metric.replace("_", " ")
+    name = _metric_label(metric)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(5))
