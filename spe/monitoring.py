@@ -3,10 +3,12 @@ block of rows) and every slice (a sex, a region) with its interval, beside the l
 and says how probable a drop is.
 
 Each chunk and each slice is estimated by :func:`spe.evaluate` on its own items and labels with the shared
-reference set: the reference's labels inform every score model's calibration map; each chunk has its own
-prevalence (the prior shift, estimated from its scores and labels) and its labels may pull its map away from the
-reference's (the concept-shift model). The chunks do not yet borrow strength from one another: a chunk with 5
-labels learns from its 5 labels and the reference, not from the labels of the other chunks.
+reference set: the reference's labels inform every score model's calibration map, fitted once for all the
+chunks (:class:`~spe.shared_reference.SharedReference`: one posterior of the reference's map); each chunk has
+its own prevalence (the prior shift, estimated from its scores and labels) and its labels may pull its map away
+from the reference's (a drift, or a new map: concept shift; :attr:`Estimate.p_concept_shift`). The chunks do not
+yet borrow strength from one another's labels: a chunk with 5 labels learns from its 5 labels and the reference,
+not from the labels of the other chunks.
 
 The probability of a drop of metric m in a chunk is the posterior probability P(m < reference value − δ) (or
 P(m < floor) with ``alert_below``); an alert is raised when it is at least :data:`ALERT_PROBABILITY`. A gap
@@ -313,7 +315,8 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         chunks=est[:len(chunks)], slices=est[len(chunks):], gaps=gaps, alert_drop=alert_drop,
         alert_below=alert_below, warnings=said,
         diagnostics={"seed": seed, "draws": int(draws),
-                     "method": "each chunk and slice estimated on its own (spe.evaluate), with the reference set"})
+                     "method": "each chunk and slice estimated by spe.evaluate with the reference set, whose "
+                               "map is fitted once for all"})
 
 
 def reference_values(scores, labels, threshold):
