@@ -18,6 +18,7 @@ estimates are independent given the reference).
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -30,7 +31,7 @@ from .exceptions import SpeInputError, SpeWarning
 from .inputs import as_scores, check_level, item_ids, normalize_labels, normalize_reference, scores_of_frame, seed_of
 from .output import jsonable
 from .parallel import TaskPool
-from .progress import shown, stage
+from .progress import LOGGER, quiet_stages, shown, stage
 from .shared_reference import SharedReference
 
 __all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY",
@@ -475,12 +476,15 @@ def _estimate(shared, chunk, rng, fit=None, in_worker=False):
     fit = options if fit is None else fit
     inside = np.isin(index, chunk.index)
     mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
-    with warnings.catch_warnings(record=True) as caught, shown(False if in_worker else None):
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught, shown(False if in_worker else None), quiet_stages():
         warnings.simplefilter("always")
         try:
             ev = evaluate(s[chunk.index], mine, reference=ref, rng=rng, **fit)
         except SpeInputError as e:
             raise SpeInputError(f"chunk {chunk.key!r}: {e.message}", argument=e.argument) from None
+    LOGGER.info("chunk %r (%s items, %d labeled): %.2f s", chunk.key, f"{chunk.n_items:,}", mine[0].size,
+                time.perf_counter() - start)
     at = ev.metric_draws_at(threshold)
     draws = {m: at[m] if m in at else ev.metric_draws(m) for m in MONITOR_METRICS}
     metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}

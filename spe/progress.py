@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["stage", "Stage", "NO_PROGRESS", "shown", "showing", "resolve_progressbar", "LOGGER"]
+__all__ = ["stage", "Stage", "NO_PROGRESS", "shown", "showing", "resolve_progressbar", "LOGGER", "quiet_stages"]
 
 #: The logger of the stages' timings (INFO) and starts (DEBUG).
 LOGGER = logging.getLogger("spe")
@@ -118,3 +118,15 @@ def stage(name, total=None, unit="step"):
         if bar is not None:
             bar.close()
         LOGGER.info("%s: %.2f s", name, time.perf_counter() - start)
+
+
+@contextmanager
+def quiet_stages():
+    """Within the block, the stages log nothing below WARNING (a caller that runs many estimates logs one line for
+    each instead of each one's stages: ``spe monitor -v``, one line per chunk)."""
+    level = LOGGER.level
+    LOGGER.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        LOGGER.setLevel(level)

@@ -305,3 +305,18 @@ def test_a_chunk_whose_labels_disagree_with_the_reference_is_flagged_and_its_int
     true_ap = average_precision_score(y[2000:], s[2000:])
     assert drifted.metrics["average_precision"].lo <= true_ap < m.reference["average_precision"] - 0.1
     assert json.loads(json.dumps(m.to_dict()))["chunks"][1]["p_concept_shift"] == drifted.p_concept_shift
+
+
+def test_the_log_names_each_chunk_once_instead_of_its_stages(caplog):
+    """``spe monitor -v``: one INFO line per chunk (its name, items, labels and seconds) and the total, not every
+    chunk's unnamed stages."""
+    import logging
+
+    s, _ = _pool(800, 15)
+    with caplog.at_level(logging.INFO, logger="spe"):
+        _quiet(s, reference=_pool(400, 16), chunk_number=2, draws=100, rng=1, workers=1)
+    lines = [r.getMessage() for r in caplog.records if r.name == "spe"]
+    assert [line.split(":")[0] for line in lines] == ["chunk 'rows 0-399' (400 items, 0 labeled)",
+                                                     "chunk 'rows 400-799' (400 items, 0 labeled)",
+                                                     "estimating 2 chunks and slices"]
+    assert logging.getLogger("spe").level == logging.NOTSET  # the stages' level is restored
