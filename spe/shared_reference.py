@@ -50,6 +50,9 @@ class SharedReference(tuple):
         self._lock = threading.RLock()
         return self
 
+    def __init__(self, scores, labels):  # the pair is made in __new__ (a tuple); this gives the signature
+        super().__init__()
+
     def __getnewargs__(self):
         return tuple(self)
 
