@@ -86,6 +86,11 @@ class Estimate:
     warnings: list
     p_concept_shift: float | None = None
 
+    @property
+    def labels_disagree(self) -> bool:
+        """Whether this chunk's labels make a new map at least :data:`CONCEPT_SHIFT_FLAG` probable."""
+        return self.p_concept_shift is not None and self.p_concept_shift >= CONCEPT_SHIFT_FLAG
+
     def to_dict(self):
         """The chunk's entry of :meth:`Monitoring.to_dict`."""
         out = {"key": self.key, "start": self.start, "end": self.end, "n_items": self.n_items,
@@ -185,12 +190,11 @@ class Monitoring:
                 lines.append(f"{kind}:")
             for e in estimates:
                 raised = [a["metric"] for a in e.alerts if a["alert"]]
-                disagree = e.p_concept_shift is not None and e.p_concept_shift >= CONCEPT_SHIFT_FLAG
                 lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  AP "
                              f"{e.metrics['average_precision']}  ROC AUC {e.metrics['roc_auc']}"
                              + (f"  ALERT: {', '.join(raised)}" if raised else "")
                              + (f"  LABELS DISAGREE with the reference (P(new map) = {e.p_concept_shift:.2f})"
-                                if disagree else ""))
+                                if e.labels_disagree else ""))
         if self.gaps:
             lines.append("gaps between slices (a - b):")
         for g in self.gaps:

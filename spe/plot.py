@@ -784,6 +784,9 @@ def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
     reference set's value and the alert line (reference − δ, or the floor), alerts in red, and each chunk's
     count of labeled items under it.
 
+    Chunks whose labels disagree with the reference (:attr:`spe.monitoring.Estimate.labels_disagree`) are
+    marked with a cross.
+
     Parameters
     ----------
     monitoring : spe.Monitoring
@@ -815,6 +818,10 @@ def plot_monitoring(monitoring, ax=None, *, metric="average_precision"):
                     label=f"estimate, {pct} credible interval")
     if alerted.any():
         ax.plot(pos[alerted], med[alerted], "o", color="C3", markersize=7, label="alert", zorder=3)
+    disagree = np.array([e.labels_disagree for e in estimates])
+    if disagree.any():
+        ax.plot(pos[disagree], med[disagree], "x", color="k", markersize=9, zorder=4,
+                label="labels disagree with the reference")
     ref = (monitoring.reference or {}).get(metric)
     if ref is not None and np.isfinite(ref):
         ax.axhline(ref, color="k", linestyle="--", linewidth=1, label=f"reference {ref:.3f}")

@@ -228,9 +228,11 @@ def _units_section(monitoring):
             continue
         rows = [(u.key, u.n_items, u.n_labeled, _interval_text(u.metrics["average_precision"]),
                  _interval_text(u.metrics["roc_auc"]), _interval_text(u.metrics["prevalence"]),
+                 _fmt(u.p_concept_shift, 2) + (" (labels disagree)" if u.labels_disagree else ""),
                  ", ".join(a["metric"] for a in u.alerts if a["alert"]) or "—") for u in units]
         out += (f"<h2>{kind}</h2>" + _table([kind[:-1].lower(), "items", "labeled", "AP (median [interval])",
-                                              "ROC AUC", "prevalence", "alerts"], rows, numeric=(1, 2, 3, 4, 5)))
+                                              "ROC AUC", "prevalence", "P(new map)", "alerts"], rows,
+                                             numeric=(1, 2, 3, 4, 5)))
     return out
 
 

@@ -305,6 +305,12 @@ def test_a_chunk_whose_labels_disagree_with_the_reference_is_flagged_and_its_int
     true_ap = average_precision_score(y[2000:], s[2000:])
     assert drifted.metrics["average_precision"].lo <= true_ap < m.reference["average_precision"] - 0.1
     assert json.loads(json.dumps(m.to_dict()))["chunks"][1]["p_concept_shift"] == drifted.p_concept_shift
+    assert drifted.labels_disagree and not agree.labels_disagree
+    import matplotlib.pyplot as plt
+
+    crosses = [line for line in m.plot().get_lines() if line.get_marker() == "x"]  # the figure marks it
+    assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [1]
+    plt.close("all")
 
 
 def test_the_log_names_each_chunk_once_instead_of_its_stages(caplog):
