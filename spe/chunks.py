@@ -19,7 +19,7 @@ __all__ = ["Chunk", "chunks_by_size", "chunks_by_number", "chunks_by_value", "ch
            "PERIODS"]
 
 #: Calendar periods of ``chunks_by_period`` (pandas' period aliases): day, week, month, quarter, year.
-PERIODS = {"D": "D", "W": "W", "M": "M", "Q": "Q", "Y": "Y"}
+PERIODS = ("D", "W", "M", "Q", "Y")
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def chunks_by_value(values, argument="chunk_column"):
 
 
 def chunks_by_period(timestamps, period):
-    """One chunk per calendar ``period`` (a key of :data:`PERIODS`) that holds items, in time order.
+    """One chunk per calendar ``period`` (one of :data:`PERIODS`) that holds items, in time order.
 
     Parameters
     ----------
@@ -121,7 +121,7 @@ def chunks_by_period(timestamps, period):
                             f"({bad.size} such in all)", argument="timestamp_column")
     if when.dt.tz is not None:
         when = when.dt.tz_localize(None)
-    distinct, _, members = _groups(when.dt.to_period(PERIODS[period]).to_numpy())
+    distinct, _, members = _groups(when.dt.to_period(period).to_numpy())
     return [Chunk(str(p), m) for p, m in zip(distinct, members)]  # the periods sort in time order
 
 

@@ -198,21 +198,32 @@ def html_report(evaluation, figures, summary, title="spe estimate"):
 
     level = evaluation.level
     n_pos = int(np.sum(evaluation.labeled_value == 1))
-    warnings = "".join(f'<div class="warning"><b>Warning:</b> {html.escape(str(w))}</div>'
-                       for w in evaluation.warnings)
-    figs = "".join(f'<figure><img alt="{html.escape(name)}" src="{_png_uri(fig)}"><figcaption>'
-                   f"{html.escape(caption)}</figcaption></figure>" for name, (fig, caption) in figures.items())
-    seed = evaluation.diagnostics.get("seed")
+    meta = (f"{evaluation.n_items} items, {evaluation.n_labeled} labeled ({n_pos} positive, "
+            f"{evaluation.n_labeled - n_pos} negative); semisupervised performance evaluation (Welinder, Welling "
+            f"&amp; Perona 2013) with spe {__version__}")
+    return _page(title, meta, evaluation.diagnostics.get("seed"), evaluation.warnings,
+                 _metrics_section(evaluation, level) + _pr_points_section(evaluation, level)
+                 + _figures_section(figures) + _models_section(evaluation) + _diagnostics_section(evaluation),
+                 summary)
+
+
+def _figures_section(figures):
+    """The figures ({name: (Figure, caption)}) embedded as PNG data URIs, each closed."""
+    return "<h2>Figures</h2>" + "".join(
+        f'<figure><img alt="{html.escape(name)}" src="{_png_uri(fig)}"><figcaption>{html.escape(caption)}'
+        "</figcaption></figure>" for name, (fig, caption) in figures.items())
+
+
+def _page(title, meta, seed, warnings, body, summary):
+    """A complete HTML5 document: the heading, the meta line (HTML, with the seed), the warnings, the body and
+    the printed summary."""
+    said = "".join(f'<div class="warning"><b>Warning:</b> {html.escape(str(w))}</div>' for w in warnings)
     return (
         f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{_STYLE}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1><p class=\"meta\">{evaluation.n_items} items, "
-        f"{evaluation.n_labeled} labeled ({n_pos} positive, {evaluation.n_labeled - n_pos} negative); "
-        f"semisupervised performance evaluation (Welinder, Welling &amp; Perona 2013) with spe {__version__}"
+        f"<body><h1>{html.escape(title)}</h1><p class=\"meta\">{meta}"
         + (f", seed {seed}" if seed is not None else "") + ".</p>"
-        + (f"<h2>Warnings</h2>{warnings}" if warnings else "")
-        + _metrics_section(evaluation, level) + _pr_points_section(evaluation, level)
-        + f"<h2>Figures</h2>{figs}" + _models_section(evaluation) + _diagnostics_section(evaluation)
+        + (f"<h2>Warnings</h2>{said}" if said else "") + body
         + f"<h2>Summary as printed</h2><pre>{html.escape(summary)}</pre></body></html>\n")
 
 
@@ -278,21 +289,12 @@ def monitoring_report(monitoring, figures, summary, title="spe monitor"):
     from . import __version__
 
     ref = monitoring.reference
-    warnings = "".join(f'<div class="warning"><b>Warning:</b> {html.escape(str(w))}</div>'
-                       for w in monitoring.warnings)
-    figs = "".join(f'<figure><img alt="{html.escape(name)}" src="{_png_uri(fig)}"><figcaption>'
-                   f"{html.escape(caption)}</figcaption></figure>" for name, (fig, caption) in figures.items())
     reference = ("" if ref is None else
                  f"<p>Reference set: {ref['n_items']} labeled items; AP {_fmt(ref['average_precision'])}, ROC AUC "
                  f"{_fmt(ref['roc_auc'])}, prevalence {_fmt(ref['prevalence'])} (from its labels).</p>")
-    seed = monitoring.diagnostics.get("seed")
-    return (
-        f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{_STYLE}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1><p class=\"meta\">{monitoring.n_items} items, "
-        f"{monitoring.n_labeled} labeled; {len(monitoring.chunks)} chunks, {len(monitoring.slices)} slices; "
-        f"threshold {monitoring.threshold:g}; {100 * monitoring.level:g}% credible intervals; spe {__version__}"
-        + (f", seed {seed}" if seed is not None else "") + ".</p>"
-        + (f"<h2>Warnings</h2>{warnings}" if warnings else "") + reference + _alerts_section(monitoring)
-        + f"<h2>Figures</h2>{figs}" + _units_section(monitoring) + _gaps_section(monitoring)
-        + f"<h2>Summary as printed</h2><pre>{html.escape(summary)}</pre></body></html>\n")
+    meta = (f"{monitoring.n_items} items, {monitoring.n_labeled} labeled; {len(monitoring.chunks)} chunks, "
+            f"{len(monitoring.slices)} slices; threshold {monitoring.threshold:g}; {100 * monitoring.level:g}% "
+            f"credible intervals; spe {__version__}")
+    return _page(title, meta, monitoring.diagnostics.get("seed"), monitoring.warnings,
+                 reference + _alerts_section(monitoring) + _figures_section(figures) + _units_section(monitoring)
+                 + _gaps_section(monitoring), summary)

@@ -4,7 +4,7 @@ them compared (issue 26; DESIGN.md "Calibration and prevalence")."""
 from __future__ import annotations
 
 from ..display import score_type_lines
-from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs, score_type_read
+from .common import figure_bytes, finish, items_csv, plan_outputs, read_inputs, reference_of, score_type_read
 from .options import Once, add_input_options, add_reference_option, folds, positive, seed
 from .registry import Command, register
 
@@ -70,11 +70,9 @@ def _training(args):
     import numpy as np
 
     from ..exceptions import SpeInputError
-    from ..io import read_reference
 
     scores, labels = read_inputs(args)
-    reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
-                 if args.reference is not None else None)
+    reference = reference_of(args)
     if reference is None and (labels is None or len(labels[0]) == 0):
         raise SpeInputError("calibration needs labeled items (--labels LABELS.csv, or --reference REF.csv)",
                             argument="--labels")

@@ -20,6 +20,16 @@ __all__ = ["plan_outputs", "finish", "say", "quiet", "read_inputs", "fit", "read
            "metrics_lines", "notes"]
 
 
+def reference_of(args):
+    """The ``--reference`` file read (:func:`spe.io.read_reference`, with ``--score-column`` and
+    ``--pos-label``): (scores (R,), labels (R,)), or None without the option."""
+    from ..io import read_reference
+
+    if args.reference is None:
+        return None
+    return read_reference(args.reference, args.score_column, pos_label=args.pos_label)
+
+
 def plan_outputs(args, *specs, directories=()):
     """Check the outputs given on the command line before any work (:func:`spe.output.check_outputs`):
     ``specs`` are (flag, path or None, may go to stdout), ``directories`` (flag, path or None, the names written
@@ -187,9 +197,9 @@ def evaluate_file(args, scores, labels, engine=None, **engine_options):
     ``scores``: a :class:`spe.io.ScoresFile`, or the Dask engine's :class:`spe.dask_engine.ScoreSource` (with
     ``engine="dask"``; ``engine_options``: its ``scheduler``)."""
     from ..api import evaluate
-    from ..io import ScoresFile, read_reference
+    from ..io import ScoresFile
 
-    reference = read_reference(args.reference, args.score_column, pos_label=args.pos_label) if args.reference is not None else None
+    reference = reference_of(args)
     values = scores.scores if isinstance(scores, ScoresFile) else scores
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

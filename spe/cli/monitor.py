@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import figure_bytes, finish, json_bytes, model_options, plan_outputs
+from .common import figure_bytes, finish, json_bytes, model_options, plan_outputs, reference_of
 from .options import Once, add_model_options, finite, positive
 from .registry import Command, register
 
@@ -76,7 +76,7 @@ def run(args):
 
     import pandas as pd
 
-    from ..io import read_labels, read_reference, read_scores_and_columns
+    from ..io import read_labels, read_scores_and_columns
     from ..monitoring import monitor
 
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False),
@@ -86,8 +86,7 @@ def run(args):
     scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
                                               optional=["prediction"])
     labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
-    reference = (read_reference(args.reference, args.score_column, pos_label=args.pos_label)
-                 if args.reference is not None else None)
+    reference = reference_of(args)
     frame = pd.DataFrame({"score": scores.scores, **columns})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -4,7 +4,7 @@ DESIGN.md "Calibration and prevalence")."""
 from __future__ import annotations
 
 from ..display import score_type_lines
-from .common import finish, plan_outputs, read_inputs, score_type_read
+from .common import finish, plan_outputs, read_inputs, reference_of, score_type_read
 from .options import Once, add_input_options, finite, level, positive, seed
 from .registry import Command, register
 
@@ -63,7 +63,6 @@ def run(args):
     """Run ``spe prevalence``; returns the exit status."""
     import warnings
 
-    from ..io import read_reference
     from ..output import json_bytes
     from ..exceptions import SpeWarning
     from ..prevalence import REGISTRY, estimate_prevalence
@@ -74,7 +73,7 @@ def run(args):
     methods = list(REGISTRY) if args.compare else [args.method]
     check_method(methods[0], argument="--method")
     scores, labels = read_inputs(args)
-    reference = read_reference(args.reference, args.score_column, pos_label=args.pos_label) if args.reference is not None else None
+    reference = reference_of(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("ignore")
         warnings.simplefilter("always", SpeWarning)

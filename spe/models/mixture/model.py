@@ -39,8 +39,9 @@ from ...families import Family, get_family
 from ..registry import ScoreModel, register
 
 __all__ = ["ScoreSpace", "MixtureData", "Mixture", "MixtureFit", "BLOCK_ELEMENTS", "TOP_DROP", "logit_clip",
-           "resolve_score_type", "natural_threshold", "resolve_score_reading", "clipped_probabilities", "PROBABILITY_TOLERANCE", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT",
-           "outward_envelope", "pivot_index", "START_SAMPLE", "start_sample"]
+           "resolve_score_type", "natural_threshold", "resolve_score_reading", "clipped_probabilities",
+           "PROBABILITY_TOLERANCE", "SCORE_TYPES", "SCORE_SPACES", "LOG_ODDS_LIMIT", "outward_envelope", "pivot_index",
+           "START_SAMPLE", "start_sample"]
 
 #: Nats the log-likelihood ratio may fall from its peak above the positive mean to the top score
 #: (:attr:`Mixture.top`), or rise from its trough below the negative mean to the bottom score
