@@ -8,14 +8,16 @@ fit, the reference's score cells and its candidate binnings depend on the refere
 fitting its own: the chunks share one calibration map, learned once, and each is carried to its own prevalence.
 
 Anything that takes a reference pair ``(scores, labels)`` takes a SharedReference (it is that pair);
-:func:`kept` computes a value once per SharedReference and every time for a plain pair.
+:func:`kept` computes a value once per SharedReference and every time for a plain pair. A view
+(:meth:`SharedReference.with_priors`) also carries one pool's priors learned from the other pools
+(:class:`spe.models.pooling.PoolPriors`), which :func:`priors_of` reads.
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["SharedReference", "kept"]
+__all__ = ["SharedReference", "kept", "priors_of"]
 
 
 class SharedReference(tuple):
@@ -62,6 +64,14 @@ class SharedReference(tuple):
     def __setstate__(self, state):
         self._values, self._lock = {}, threading.RLock()
 
+    def with_priors(self, priors):
+        """The same pair, sharing everything kept, carrying ``priors`` (a
+        :class:`spe.models.pooling.PoolPriors`: one pool's priors learned from the other pools; read by
+        :func:`priors_of`). Not kept by a pickled copy."""
+        view = SharedReference(*self)
+        view._values, view._lock, view.priors = self._values, self._lock, priors
+        return view
+
     def kept(self, key, compute):
         """The value under ``key`` (hashable), ``compute()`` the first time."""
         with self._lock:
@@ -74,3 +84,8 @@ def kept(reference, key, compute):
     """``compute()``, computed once per :class:`SharedReference` ``reference`` (under ``key``), every time for
     any other reference (a plain pair, or None)."""
     return reference.kept(key, compute) if isinstance(reference, SharedReference) else compute()
+
+
+def priors_of(reference):
+    """The pool priors a :meth:`SharedReference.with_priors` view carries; None for any other reference."""
+    return getattr(reference, "priors", None)

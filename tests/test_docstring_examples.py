@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 MODULES = ["spe.api", "spe.comparison", "spe.display", "spe.evaluation", "spe.monitoring", "spe.shared_reference", "spe.parallel", "spe.saved",
-           "spe.calibration.platt",
+           "spe.calibration.platt", "spe.models.pooling",
            "spe.calibration.bennett", "spe.calibration.piecewise", "spe.calibration.isotonic",
            "spe.calibration.semisupervised", "spe.calibration.compare", "spe.prevalence.base"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -51,8 +51,8 @@ from .criticism import P_VALUE_THRESHOLD
 from .deviation import NAME as DEVIATION
 from .label_shift_check import label_shift_check, pool_score_evidence
 
-__all__ = ["NEW_MAP_PRIOR", "DRIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "reference_report",
-           "pool_scores_say"]
+__all__ = ["NEW_MAP_PRIOR", "DRIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "default_masses",
+           "reference_report", "pool_scores_say"]
 
 #: Prior probability that the pool's map is a new one, learned from its labels alone (a reference from another
 #: classifier or labeling).
@@ -68,7 +68,7 @@ ASSUMPTION = ("the reference set's calibration map applies to this pool up to a 
               "and up to a drift of the map")
 
 
-def hypothesis_prior(fitted, anchored, score_evidence=None):
+def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
     """Prior model probabilities (K,) of the fitted models, and every model's evidence completed.
 
     Parameters
@@ -83,6 +83,9 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
         shift (``diagnostics["assumption"] == "label"``), to the new maps the average of the two (a changed map
         says nothing of the scores' distribution), and to the others the covariate shift's (the pool's scores
         unconstrained).
+    masses : tuple (spike, slab, new map), optional
+        The three hypotheses' prior probabilities: no drift (the label and covariate shifts' maps), a drift,
+        a new map; None: :func:`default_masses` (a pooled one: :func:`spe.models.pooling.pooled_hypothesis_masses`).
 
     Returns
     -------
@@ -103,14 +106,19 @@ def hypothesis_prior(fitted, anchored, score_evidence=None):
         if score_evidence is not None:
             model.log_evidence += _score_evidence(model, a, score_evidence)
     label, drift = _assumes_label_shift(fitted), _drifts(fitted)
-    spike, slab = (1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR) / 2, (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR / 2
-    groups = [(anchored & label, spike), (anchored & ~label, spike), (drift & label, slab), (drift & ~label, slab),
-              (~anchored & ~drift, NEW_MAP_PRIOR)]
+    spike, slab, new = default_masses() if masses is None else masses
+    groups = [(anchored & label, spike / 2), (anchored & ~label, spike / 2), (drift & label, slab / 2),
+              (drift & ~label, slab / 2), (~anchored & ~drift, new)]
     prior = np.zeros(anchored.size)
     for members, mass in groups:
         if members.any():
             prior[members] = mass / members.sum()
     return prior / prior.sum()
+
+
+def default_masses():
+    """The three hypotheses' prior probabilities (module docstring): (no drift, a drift, a new map), sum 1."""
+    return ((1 - NEW_MAP_PRIOR) * (1 - DRIFT_PRIOR), (1 - NEW_MAP_PRIOR) * DRIFT_PRIOR, NEW_MAP_PRIOR)
 
 
 def _score_evidence(model, anchored, evidence):
@@ -171,8 +179,10 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     -------
     (dict, list of str)
         The fields merged into ``diagnostics["reference"]`` — ``assumption``, ``weight`` (of "its map applies",
-        drifted or not), ``drift_weight`` (of its drift, part of ``weight``), ``concept_shift_weight`` (of a new map), ``maps``
-        (each anchored model's weight), ``shift``, ``reference_prevalence``,
+        drifted or not), ``drift_weight`` (of its drift, part of ``weight``), ``concept_shift_weight`` (of a new
+        map), ``maps`` (each anchored model's weight), ``drift_information`` (per assumption, the pool labels'
+        information on its drift, :func:`spe.models.deviation.labels_information`), ``shift``,
+        ``reference_prevalence``,
         ``pool_prevalence`` (posterior means over the anchored models), ``label_shift_check_p``, ``check``
         (what checked the assumption, what would reveal a violation) — and the warnings.
     """
@@ -187,6 +197,9 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
              "shift": shift, "reference_prevalence": reference_prevalence, "pool_prevalence": pool_prevalence,
              "label_shift_weight": float(weights[_assumes_label_shift(fitted)].sum()),
              "label_shift_check_p": None if scores_say is None else scores_say["p_value"],
+             "drift_information": {m.diagnostics.get("assumption"): m.diagnostics["labels_information"]
+                                   for m in np.asarray(fitted, dtype=object)[drift]
+                                   if "labels_information" in m.diagnostics},
              "check": _check_text(n_labeled, weight, scores_say)}
     if n_labeled == 0 or weight >= WARNING_WEIGHT:
         return found, []

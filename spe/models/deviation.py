@@ -8,19 +8,22 @@ the pool's labels say by how much: with g(s) the log-odds of the best
 anchored model's posterior-mean map on the pool,
 
 .. math::
-    P(y = 1 \mid s) = \sigma\big(a + b\, g(s)\big),\qquad a \sim N(0, 0.3^2),\ \log b \sim t_3(0, 0.15),
+    P(y = 1 \mid s) = \sigma\big(a + b\, g(s)\big),\qquad a \sim N(0, 0.15^2),\ \log b \sim t_3(0, 0.075),
 
 a logistic recalibration (:func:`spe.models.recalibration.fit_recalibration`)
 of the reference's map instead of the score: a = 0, b = 1 is no deviation,
 a ≠ 0 a shift the pool's scores did not reveal, b ≠ 1 a map more or less
 confident on the pool than on the reference (Raina et al. 2004's hybrid,
 with the reference's map as the generative part). The prior says the drift
-is mostly small (a within ±0.6 log-odds, b within a factor 1.4 for 95% of
+is mostly small (a within ±0.3 log-odds, b within a factor 1.2 for 95% of
 its mass) and, through the Student-t on log b, now and then large. Fitted
 on the pool's labels; without them its draws are the prior's around the
 anchored map, which is what keeps the bands honest about a drift the
 reference cannot see (on NannyML's census data every reference-only
-estimate misses the later years' prevalence by 0.01–0.02).
+estimate misses the later years' prevalence by 0.01–0.02). Several pools
+against one reference (:func:`spe.monitor`'s chunks) pool their drifts: each
+pool's prior is then what the others' labels say (:mod:`spe.models.pooling`),
+and each fit reports its labels' information on the drift for that.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from scipy import special
 from .recalibration import RecalibrationPrior, fit_recalibration
 from .registry import ScoreModel
 from .cells import compressed
+from ..shared_reference import priors_of
 
-__all__ = ["NAME", "PRIOR", "fit_deviation", "deviation_models", "drift_name"]
+__all__ = ["NAME", "PRIOR", "fit_deviation", "labels_information", "deviation_models", "drift_name"]
 
 #: The model's name in tables.
 NAME = "reference-deviation"
@@ -45,7 +49,7 @@ PRIOR = RecalibrationPrior(0.0, 0.15, 0.0, 0.075, logb_df=3.0)
 
 
 def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None, draws=1000, rng=None,
-                  cells=None):
+                  cells=None, prior=None):
     """The best anchored model's pool map, drifted and fitted to the pool's labels (module docstring).
 
     Parameters
@@ -64,25 +68,64 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
     cells : array, shape (K,), optional
         The pool's score cells (:attr:`spe.models.features.LabeledScores.pool_cells`), where the anchored map is
         evaluated and interpolated between; None: compressed from ``scores`` here.
+    prior : RecalibrationPrior, optional
+        The drift's prior; None: :data:`PRIOR` (a pooled one: :func:`spe.models.pooling.pooled_drift_priors`).
 
     Returns
     -------
     FittedScoreModel
         Draws of (a, log b), as :func:`spe.models.recalibration.fit_recalibration`, named :func:`drift_name`;
         ``log_evidence`` = log p(Y_L | S) (0 without labels; the reference's share is added by
-        :func:`spe.models.anchor.hypothesis_prior`).
+        :func:`spe.models.anchor.hypothesis_prior`); ``diagnostics["labels_information"]``: the labels'
+        information on (a, log b), ``{"precision": (2, 2), "shift": (2,)}`` lists
+        (:func:`labels_information`).
     """
     best = max(anchored, key=lambda m: m.log_evidence)
     cells = compressed(scores, counts=counts).scores if cells is None else cells
     at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
     mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
     feature = partial(_interpolated, at, special.logit(np.clip(mean, EPS, 1 - EPS)))
-    model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value, prior=PRIOR, draws=draws,
-                              rng=rng)
+    model = fit_recalibration("calibrated", feature, scores, labeled_index, labeled_value,
+                              prior=PRIOR if prior is None else prior, draws=draws, rng=rng)
     assumption = best.diagnostics.get("assumption")
     model.name = drift_name(assumption)
-    model.diagnostics.update(model=model.name, deviates=best.name, assumption=assumption)
+    z = feature(np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
+    precision, shift = labels_information(z, labeled_value, model.weights @ model.draws)
+    model.diagnostics.update(model=model.name, deviates=best.name, assumption=assumption,
+                             labels_information={"precision": precision.tolist(), "shift": shift.tolist()})
     return model
+
+
+def labels_information(z, y, at):
+    """A Gaussian approximation of the labels' log-likelihood of the drift θ = (a, log b), in information form.
+
+    The log-likelihood Σᵢ log σ(±(a + b zᵢ)) is expanded to second order at ``at`` (the posterior mean):
+    ℓ(θ) ≈ const + ηᵀθ − ½ θᵀΛθ, with Λ the negative Hessian made positive semi-definite (eigenvalues clipped
+    at 0) and η = Λ·at + ∇ℓ(at).
+
+    Parameters
+    ----------
+    z : array, shape (n,)
+        The labeled items' log-odds under the anchored map (the drift's feature).
+    y : 0/1 array, shape (n,)
+    at : array, shape (2,)
+        (a, log b) where the expansion is taken.
+
+    Returns
+    -------
+    (Λ (2, 2), η (2,)) : arrays
+        Zeros for no labels.
+    """
+    z, y = np.asarray(z, dtype=float), np.asarray(y, dtype=float)
+    a, logb = float(at[0]), float(at[1])
+    u = np.exp(logb) * z
+    p = special.expit(a + u)
+    r, w = y - p, p * (1 - p)
+    grad = np.array([r.sum(), (r * u).sum()])
+    hess = np.array([[w.sum(), (w * u).sum()], [(w * u).sum(), (w * u * u).sum() - (r * u).sum()]])
+    values, vectors = np.linalg.eigh(hess)
+    precision = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+    return precision, precision @ np.array([a, logb]) + grad
 
 
 def drift_name(assumption):
@@ -108,5 +151,8 @@ def deviation_models(anchored):
 
 
 def _fit(anchored, data, rng):
+    pooled = priors_of(data.reference)
+    assumption = max(anchored, key=lambda m: m.log_evidence).diagnostics.get("assumption")
+    prior = None if pooled is None else pooled.drift.get(assumption)
     return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
-                         draws=data.draws, rng=rng, cells=data.pool_cells.scores)
+                         draws=data.draws, rng=rng, cells=data.pool_cells.scores, prior=prior)

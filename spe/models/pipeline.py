@@ -14,6 +14,7 @@ import numpy as np
 from ..exceptions import MixtureFitError, Notice, SpeWarning, collected_notices
 from ..inputs import labeled_auc
 from ..progress import stage
+from ..shared_reference import priors_of
 from .anchor import hypothesis_prior, pool_scores_say, reference_report
 from .average import average_models
 from .constant import fit_constant
@@ -146,7 +147,8 @@ def fit_score_models(data, score_model, options, rngs):
         if len(fitted) == 1:
             model = fitted[0]
         else:
-            prior = hypothesis_prior(fitted, anchored, scores_say["evidence"]) if scores_say else None
+            prior = (hypothesis_prior(fitted, anchored, scores_say["evidence"], _pooled_masses(data)) if scores_say
+                     else None)
             model = average_models(fitted, draws=draws, rng=avg_rng, exclude=[w is not None for w in left_out],
                                    prior=prior)
         diagnostics, messages = _model_diagnostics(model, fitted, mixture, label_p, left_out, s, index, value,
@@ -166,6 +168,12 @@ def fit_score_models(data, score_model, options, rngs):
                 {"negative": mixture.mixture_fit.mixture.negative.name,
                  "positive": mixture.mixture_fit.mixture.positive.name})
     return ScoreModelFit(model, families, diagnostics, messages)
+
+
+def _pooled_masses(data):
+    """The hypotheses' prior masses the other pools give this one (:mod:`spe.models.pooling`), or None."""
+    pooled = priors_of(data.reference)
+    return None if pooled is None else pooled.masses
 
 
 def _fit_all(score_model, data, rng):
