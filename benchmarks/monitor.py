@@ -9,13 +9,14 @@ posterior median with its 90% interval; CBPE's its value with ±1.645 sampling e
 band (hit_cb). Printed per unit kind and metric: mean absolute error, hit rate and mean width of each, and the
 seconds each took (spe.monitor end to end; CBPE fit and estimate).
 
-``--labels N`` gives spe N random labeled items per chunk (or slice) of the analysis rows (CBPE never reads them).
+``--labels N`` gives spe N random labeled items per chunk (or slice) of the analysis rows (CBPE never reads them);
+``--no-pooling`` estimates each unit on its own labels (``spe.monitor(pooling=False)``).
 
 Needs nannyml (benchmarks/requirements-reference.txt; never a dependency of spe) beside spe (run it with the
 checkout on PYTHONPATH from a virtual environment that has nannyml).
 
-Run:  python benchmarks/monitor.py [--chunk-size 10000] [--labels 0] [--draws 1000] [--seed 0] [--units chunks
-      year sex race] [--out results/monitor.txt]
+Run:  python benchmarks/monitor.py [--chunk-size 10000] [--labels 0] [--draws 1000] [--seed 0] [--no-pooling]
+      [--units chunks year sex race] [--out results/monitor.txt]
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ METRICS = ("roc_auc", "average_precision", "precision", "recall")
 UNITS = {"chunks": {}, "year": {"chunk_column": "year"}, "sex": {"by": "SEX"}, "race": {"by": "RAC1P"}}
 
 
-def spe_units(frame, ref, y, kind, chunk_size, n_labels, draws, seed):
+def spe_units(frame, ref, y, kind, chunk_size, n_labels, draws, seed, pooling=True):
     """spe.monitor of the analysis frame for one kind of unit: ([(key, rows, {metric: Interval})], seconds)."""
     import spe
     from spe.chunks import chunks_by_size, chunks_by_value, slices_by
@@ -52,7 +53,7 @@ def spe_units(frame, ref, y, kind, chunk_size, n_labels, draws, seed):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = spe.monitor(frame, reference=ref, labels=labels or None, draws=draws, rng=seed, level=0.9,
+        m = spe.monitor(frame, reference=ref, labels=labels or None, draws=draws, rng=seed, level=0.9, pooling=pooling,
                         **({"chunk_column": col} if "chunk_column" in options else
                            {"by": col} if "by" in options else options))
     seconds = time.perf_counter() - t0
@@ -105,6 +106,7 @@ def main(argv=None):
     ap.add_argument("--chunk-size", type=int, default=10000)
     ap.add_argument("--labels", type=int, default=0, help="random labeled items per unit for spe (default 0)")
     ap.add_argument("--draws", type=int, default=1000)
+    ap.add_argument("--no-pooling", action="store_true", help="spe.monitor's pooling=False: each unit on its own labels")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--units", nargs="*", default=list(UNITS), choices=list(UNITS))
     ap.add_argument("--out", type=Path)
@@ -115,11 +117,11 @@ def main(argv=None):
     frame = pd.DataFrame({"score": s, "year": ana["year"].astype(str).to_numpy(),
                           "SEX": ana["SEX"].astype(str).to_numpy(), "RAC1P": ana["RAC1P"].astype(str).to_numpy()})
     rows, lines = [], [f"# benchmarks/monitor.py --chunk-size {args.chunk_size} --labels {args.labels} --draws "
-                       f"{args.draws} --seed {args.seed}; 90% intervals (CBPE: ±{Z90:.3f} sampling errors; hit_cb: its "
+                       f"{args.draws} --seed {args.seed}{' --no-pooling' * args.no_pooling}; 90% intervals (CBPE: ±{Z90:.3f} sampling errors; hit_cb: its "
                        f"±3 band)"]
     for kind in args.units:
         units, spe_seconds, threshold = spe_units(frame, (ref_s, ref_y), y, kind, args.chunk_size, args.labels,
-                                                  args.draws, args.seed)
+                                                  args.draws, args.seed, not args.no_pooling)
         cbpe, cbpe_seconds = cbpe_units(ref_s, ref_y, s, units, kind, args.chunk_size, threshold)
         rows += rows_of(kind, units, cbpe, s, y, threshold)
         lines.append(f"{kind}: {len(units)} units; spe.monitor {spe_seconds:.1f} s, CBPE {cbpe_seconds:.1f} s")

@@ -40,21 +40,20 @@ from reference import case_threshold
 KINDS = ("none", "covariate", "concept")
 
 
-def drawn_chunks(s, y, rest, ref, size, relabel, rng):
-    """Two chunks of each kind from the items ``rest``: [(kind, scores, labels)]."""
+def drawn_chunks(s, y, rest, ref, size, relabel, rng, kinds=None):
+    """Chunks of the ``kinds`` (default: two of each kind) from the items ``rest``: [(kind, scores, labels)]."""
     iso = IsotonicRegression(out_of_bounds="clip").fit(s[ref], y[ref])
     p = iso.predict(s[rest])
     unsure = np.exp(-((p - 0.5) / 0.15) ** 2) + 0.05
     out = []
-    for kind in KINDS:
-        for _ in range(2):
-            pick = rest[rng.choice(rest.size, size, replace=False, p=unsure / unsure.sum() if kind == "covariate"
-                                   else None)]
-            cs, cy = s[pick], y[pick].copy()
-            if kind == "concept":
-                top = np.flatnonzero((cs >= np.quantile(cs, 2 / 3)) & (cy == 1))
-                cy[rng.choice(top, int(round(relabel * top.size)), replace=False)] = 0
-            out.append((kind, cs, cy))
+    for kind in kinds or [k for k in KINDS for _ in range(2)]:
+        pick = rest[rng.choice(rest.size, size, replace=False, p=unsure / unsure.sum() if kind == "covariate"
+                               else None)]
+        cs, cy = s[pick], y[pick].copy()
+        if kind == "concept":
+            top = np.flatnonzero((cs >= np.quantile(cs, 2 / 3)) & (cy == 1))
+            cy[rng.choice(top, int(round(relabel * top.size)), replace=False)] = 0
+        out.append((kind, cs, cy))
     return out
 
 
@@ -68,9 +67,9 @@ def one_trial(path, seed, n_labels, args):
     n_ref = int(args.reference_share * s.size)
     ref, rest = order[:n_ref], order[n_ref:]
     size = min(args.chunk_size, rest.size // 3)
-    chunks = drawn_chunks(s, y, rest, ref, size, args.relabel, rng)
+    chunks = drawn_chunks(s, y, rest, ref, size, args.relabel, rng, args.kinds)
     frame = pd.DataFrame({"score": np.concatenate([c[1] for c in chunks]),
-                          "chunk": np.repeat([f"{k}{j % 2}" for j, (k, _, _) in enumerate(chunks)], size),
+                          "chunk": np.repeat([f"{k}{j}" for j, (k, _, _) in enumerate(chunks)], size),
                           "kind": np.repeat([k for k, _, _ in chunks], size)})
     truth = np.concatenate([c[2] for c in chunks])
     labels = {int(j * size + i): int(truth[j * size + i]) for j in range(len(chunks))
@@ -80,7 +79,8 @@ def one_trial(path, seed, n_labels, args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m = spe.monitor(frame, reference=(s[ref], y[ref]), labels=labels, chunk_column="chunk", by="kind",
-                        threshold=threshold, alert_drop=args.delta, draws=args.draws, rng=seed)
+                        threshold=threshold, alert_drop=args.delta, draws=args.draws, rng=seed,
+                        pooling=not args.no_pooling)
     seconds = time.perf_counter() - t0
     ref_ap = m.reference["average_precision"]
     rows = []
@@ -93,7 +93,7 @@ def one_trial(path, seed, n_labels, args):
                      "alert_any": bool(alerts), "p_drop": next(a["p_drop"] for a in e.alerts
                                                                if a["metric"] == "average_precision")})
     slice_ap = {k: average_precision_score(truth[frame.kind.to_numpy() == k], frame.score[frame.kind == k])
-                for k in KINDS}
+                for k in set(frame.kind)}
     gaps = [{"case": name, "seed": seed, "labels": n_labels, "pair": f"{g['a']}-{g['b']}",
              "true_gap": slice_ap[_kind(g["a"])] - slice_ap[_kind(g["b"])], **g["difference"]}
             for g in m.gaps if g["metric"] == "average_precision"]
@@ -137,20 +137,27 @@ def main(argv=None):
     ap.add_argument("--relabel", type=float, default=0.3, help="share of the top third's positives relabeled")
     ap.add_argument("--delta", type=float, default=0.02)
     ap.add_argument("--draws", type=int, default=1000)
+    ap.add_argument("--kinds", type=lambda v: v.split(","),
+                    help="the chunks' kinds in order, comma-separated (default: none,none,covariate,covariate,"
+                         "concept,concept; a sustained concept drift: none,none,concept,concept,concept,concept)")
+    ap.add_argument("--no-pooling", action="store_true", help="each chunk on its own labels (spe.monitor's pooling=False)")
+    ap.add_argument("--labeled-only", action="store_true", help="only the runs with --labels labels per chunk")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     paths = [p for p in sorted(args.cases_dir.glob(args.cases)) if len(read_case(p)[0]) >= args.min_items]
     rows, gaps = [], []
     for path in paths:
         for seed in range(args.seeds):
-            for n_labels in (0, args.labels):
+            for n_labels in ((args.labels,) if args.labeled_only else (0, args.labels)):
                 r, g, seconds = one_trial(path, seed, n_labels, args)
                 rows += r
                 gaps += g
                 print(f"{path.stem} seed {seed} labels {n_labels}: {seconds:.1f} s; alerts "
                       f"{[x['kind'] for x in r if x['alert_ap']]}", flush=True)
     text = (f"# benchmarks/monitor_drops.py --seeds {args.seeds} --labels {args.labels} --chunk-size "
-            f"{args.chunk_size} --relabel {args.relabel} --delta {args.delta}; {len(paths)} cases\n"
+            f"{args.chunk_size} --relabel {args.relabel} --delta {args.delta} --kinds "
+            f"{','.join(args.kinds or [k for k in KINDS for _ in range(2)])}{' --no-pooling' * args.no_pooling}; "
+            f"{len(paths)} cases\n"
             + summary(rows, gaps))
     print(text)
     if args.out:

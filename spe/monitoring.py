@@ -6,9 +6,13 @@ Each chunk and each slice is estimated by :func:`spe.evaluate` on its own items 
 reference set: the reference's labels inform every score model's calibration map, fitted once for all the
 chunks (:class:`~spe.shared_reference.SharedReference`: one posterior of the reference's map); each chunk has
 its own prevalence (the prior shift, estimated from its scores and labels) and its labels may pull its map away
-from the reference's (a drift, or a new map: concept shift; :attr:`Estimate.p_concept_shift`). The chunks do not
-yet borrow strength from one another's labels: a chunk with 5 labels learns from its 5 labels and the reference,
-not from the labels of the other chunks.
+from the reference's (a drift, or a new map: concept shift; :attr:`Estimate.p_concept_shift`). The chunks borrow
+strength from one another's labels (:mod:`spe.models.pooling`, partial pooling): a first pass reads what each
+labeled chunk's labels say of its drift and of a new map, and every chunk is then estimated with the priors the
+other chunks' labels give it — a chunk with 5 labels learns from its 5 labels, the reference and the other chunks;
+when several chunks' labels disagree with the reference, a new map becomes more probable in every chunk. The slices
+pool among themselves the same way (not with the chunks: they hold the same items). Without labels, or with one
+chunk, nothing is pooled.
 
 The probability of a drop of metric m in a chunk is the posterior probability P(m < reference value − δ) (or
 P(m < floor) with ``alert_below``); an alert is raised when it is at least :data:`ALERT_PROBABILITY`. A gap
@@ -28,6 +32,8 @@ import numpy as np
 from .chunks import Chunk, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
 from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
+from .models.anchor import default_masses
+from .models.pooling import PoolPriors, pooled_drift_priors, pooled_hypothesis_masses
 from .inputs import as_scores, check_level, item_ids, normalize_labels, normalize_reference, scores_of_frame, seed_of
 from .output import jsonable
 from .parallel import TaskPool
@@ -216,7 +222,7 @@ class Monitoring:
 
 def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_number=None, chunk_column=None,
             chunk_period=None, timestamp_column=None, by=None, threshold=None, alert_drop=0.02, alert_below=None,
-            level=0.9, draws=1000, rng=None, pos_label=None, **options) -> Monitoring:
+            level=0.9, draws=1000, rng=None, pos_label=None, pooling=True, **options) -> Monitoring:
     """Estimate every chunk and slice of a pool, beside a labeled reference set, and say where performance dropped.
 
     Parameters
@@ -255,6 +261,10 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         Each chunk and slice gets its own stream spawned from it (the same seed, the same result).
     pos_label : scalar, optional
         As :func:`spe.evaluate`'s.
+    pooling : bool
+        With labels in several chunks (or slices) and a reference set, estimate each with the priors the others'
+        labels give it (partial pooling, :mod:`spe.models.pooling`; module docstring); False: each on its own
+        labels and the reference alone.
     **options
         :func:`spe.evaluate`'s model options (``score_model``, ``families``, ``workers``, ...).
 
@@ -309,8 +319,10 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         ref = SharedReference(*ref)  # the reference's map fitted once, for every chunk (spe.shared_reference)
     shared = (s, index, value, ref, threshold, alert_drop, alert_below, ref_values,
               dict(options, draws=draws, level=level, pos_label=None))
+    groups = [list(range(len(chunks))), list(range(len(chunks), len(units)))] if pooling else []
+    labeled = [bool(np.isin(index, u.index).any()) for u in units]
     with shown(options.get("progressbar")):
-        est = _estimate_all(shared, units, streams[:-1], options.get("workers"))
+        est, priors = _estimate_all(shared, units, streams[:-1], options.get("workers"), groups, labeled)
     gaps = _gaps(est[len(chunks):], alert_drop, level, streams[-1])
     said = _grouped_warnings(est)
     for text in said:
@@ -319,9 +331,10 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         n_items=int(s.size), n_labeled=int(index.size), level=level, threshold=threshold, reference=ref_values,
         chunks=est[:len(chunks)], slices=est[len(chunks):], gaps=gaps, alert_drop=alert_drop,
         alert_below=alert_below, warnings=said,
-        diagnostics={"seed": seed, "draws": int(draws),
+        diagnostics={"seed": seed, "draws": int(draws), "pooling": _pooling_report(units, priors),
                      "method": "each chunk and slice estimated by spe.evaluate with the reference set, whose "
-                               "map is fitted once for all"})
+                               "map is fitted once for all; the chunks (and apart, the slices) pool their labels' "
+                               "departures from it (spe.models.pooling)"})
 
 
 def reference_values(scores, labels, threshold):
@@ -455,29 +468,76 @@ def _operating_threshold(s, threshold, predictions=None):
     return natural_threshold(s)
 
 
-def _estimate_all(shared, units, streams, workers):
+def _estimate_all(shared, units, streams, workers, groups, labeled):
     """Every chunk's and slice's :class:`Estimate` (:func:`_estimate`), the first here and the others over
     ``workers`` forked processes (:class:`~spe.parallel.TaskPool`): the first fits what the units share (the
     reference's map, :class:`~spe.shared_reference.SharedReference`) and the workers inherit it, so the result
-    does not depend on the number of workers."""
-    with stage(f"estimating {len(units)} chunks and slices", len(units), "unit") as progress:
-        first = _estimate(shared, units[0], streams[0])
+    does not depend on the number of workers.
+
+    The units of each group (positions in ``units``: the chunks, the slices) that has labeled units pool their
+    departures from the reference (:mod:`spe.models.pooling`): a first pass reads what each labeled unit's
+    labels say (:func:`_labels_say`), and every unit of the group is estimated with the priors the others give
+    it (``labeled``: whether each unit has labels). Returns (estimates, the priors of each unit or None)."""
+    priors = [None] * len(units)
+    pooled = [g for g in groups if len(g) > 1 and any(labeled[i] for i in g)] if shared[3] is not None else []
+    first_pass = [i for g in pooled for i in g if labeled[i]]
+    total = len(units) + len(first_pass)
+    with stage(f"estimating {len(units)} chunks and slices", total, "unit") as progress:
+        order = first_pass + [i for i in range(len(units)) if i not in first_pass]
+        head = order[0]
+        said = {head: _labels_say(shared, units[head], streams[head].spawn(1)[0])} if first_pass else {}
+        first = None if first_pass else _estimate(shared, units[head], streams[head])
         progress.advance()
-        with TaskPool(workers if len(units) > 2 else 1, shared=shared) as pool:
+        with TaskPool(workers if total > 2 else 1, shared=shared) as pool:
             inner = dict(shared[-1], workers=1) if pool.workers > 1 else shared[-1]
-            rest = pool.map_shared(_estimate, units[1:], streams[1:], [inner] * (len(units) - 1),
-                                   [pool.workers > 1] * (len(units) - 1), progress=progress)
-    return [first, *rest]
+            flags = pool.workers > 1
+            if first_pass:
+                rest = first_pass[1:]
+                said.update(zip(rest, pool.map_shared(_labels_say, [units[i] for i in rest],
+                                                      [streams[i].spawn(1)[0] for i in rest], [inner] * len(rest),
+                                                      [flags] * len(rest), progress=progress)))
+                for g in pooled:
+                    for i, p in zip(g, pooled_priors([said.get(i) for i in g])):
+                        priors[i] = p
+                todo = list(range(len(units)))
+            else:
+                todo = list(range(1, len(units)))
+            out = pool.map_shared(_estimate, [units[i] for i in todo], [streams[i] for i in todo],
+                                  [inner] * len(todo), [flags] * len(todo), [priors[i] for i in todo],
+                                  progress=progress)
+    estimates = out if first_pass else [first, *out]
+    return estimates, priors
 
 
-def _estimate(shared, chunk, rng, fit=None, in_worker=False):
-    """One chunk's (or slice's) :class:`Estimate`: :func:`spe.evaluate` on its items, its labels and the reference
-    (``shared`` = (s, index, value, ref, threshold, drop, below, ref_values, fit options); ``fit`` overrides the
-    options). In a worker process it shows no progress bars."""
+def pooled_priors(said):
+    """Each unit's :class:`~spe.models.pooling.PoolPriors` from what the others' labels say (a list of
+    :func:`_labels_say` results, None for a unit without labels)."""
+    assumptions = sorted({a for s in said if s for a in s["drift"]})
+    drift = {a: pooled_drift_priors([None if s is None or a not in s["drift"] else s["drift"][a] for s in said])
+             for a in assumptions}
+    masses = pooled_hypothesis_masses(default_masses(), [None if s is None else s["hypotheses"] for s in said])
+    return [PoolPriors({a: drift[a][k] for a in assumptions}, masses[k]) for k in range(len(said))]
+
+
+def _pooling_report(units, priors):
+    """Per pooled unit, the priors the other units gave it: ``{key: {"prior_concept_shift", "drift_prior"}}``."""
+    return {u.key: {"prior_concept_shift": p.masses[2],
+                    "drift_prior": {a: {"a": [d.a_mean, d.a_sd], "log_b": [d.logb_mean, d.logb_sd]}
+                                    for a, d in p.drift.items()}}
+            for u, p in zip(units, priors) if p is not None}
+
+
+def _evaluated(shared, chunk, rng, fit=None, in_worker=False, priors=None):
+    """:func:`spe.evaluate` of one chunk (or slice) on its items, its labels and the reference (``shared`` = (s,
+    index, value, ref, threshold, drop, below, ref_values, fit options); ``fit`` overrides the options;
+    ``priors``: the :class:`~spe.models.pooling.PoolPriors` the other units give it): (Evaluation, its labels).
+    In a worker process it shows no progress bars."""
     from .api import evaluate
 
-    s, index, value, ref, threshold, drop, below, ref_values, options = shared
+    s, index, value, ref, *_, options = shared
     fit = options if fit is None else fit
+    if priors is not None:
+        ref = ref.with_priors(priors)
     inside = np.isin(index, chunk.index)
     mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
     start = time.perf_counter()
@@ -487,16 +547,33 @@ def _estimate(shared, chunk, rng, fit=None, in_worker=False):
             ev = evaluate(s[chunk.index], mine, reference=ref, rng=rng, **fit)
         except SpeInputError as e:
             raise SpeInputError(f"chunk {chunk.key!r}: {e.message}", argument=e.argument) from None
-    LOGGER.info("chunk %r (%s items, %d labeled): %.2f s", chunk.key, f"{chunk.n_items:,}", mine[0].size,
-                time.perf_counter() - start)
+    LOGGER.info("chunk %r (%s items, %d labeled%s): %.2f s", chunk.key, f"{chunk.n_items:,}", mine[0].size,
+                ", pooled" if priors is not None else "", time.perf_counter() - start)
+    return ev, mine, [str(c.message) for c in caught]
+
+
+def _labels_say(shared, chunk, rng, fit=None, in_worker=False):
+    """What one labeled unit's labels say of its departure from the reference (:mod:`spe.models.pooling`):
+    ``{"drift": {assumption: (Λ (2, 2), η (2,))}, "hypotheses": (no drift, drift, new map) posterior}``."""
+    ev = _evaluated(shared, chunk, rng, fit, in_worker)[0]
+    found = ev.diagnostics.get("reference") or {}
+    drift = {a: (np.array(x["precision"]), np.array(x["shift"]))
+             for a, x in (found.get("drift_information") or {}).items()}
+    weight, drifted, new = (found.get(k, 0.0) for k in ("weight", "drift_weight", "concept_shift_weight"))
+    return {"drift": drift, "hypotheses": (weight - drifted, drifted, new)}
+
+
+def _estimate(shared, chunk, rng, fit=None, in_worker=False, priors=None):
+    """One chunk's (or slice's) :class:`Estimate` (:func:`_evaluated`)."""
+    ev, mine, caught = _evaluated(shared, chunk, rng, fit, in_worker, priors)
+    threshold, drop, below, ref_values = shared[4:8]
     at = ev.metric_draws_at(threshold)
     draws = {m: at[m] if m in at else ev.metric_draws(m) for m in MONITOR_METRICS}
     metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}
     w = ev.weights / ev.weights.sum()
     concept = (ev.diagnostics.get("reference") or {}).get("concept_shift_weight") if mine[0].size else None
     return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, int(mine[0].size), metrics, draws, w,
-                    _alerts(draws, w, ref_values, drop, below), [str(c.message) for c in caught],
-                    None if concept is None else float(concept))
+                    _alerts(draws, w, ref_values, drop, below), caught, None if concept is None else float(concept))
 
 
 def _alerts(draws, w, ref_values, drop, below):

@@ -28,7 +28,9 @@ Each chunk and slice is estimated as `spe estimate --reference REF.csv`
 estimates a pool: its own prevalence, the reference's calibration map,
 which the chunk's labels (--labels, any chunks) may pull away. Without
 labels a drop shows where the items moved to scores the classifier is less
-sure of; a change of p(y | score) itself needs labels in the chunk.
+sure of; a change of p(y | score) itself needs labels in the chunk. Labels
+in several chunks are pooled: what the other chunks' labels say of a drift
+or a new map is each chunk's prior (--no-pooling: each chunk on its own).
 
 SCORES (CSV or Parquet): 'score' (or --score-column), optional 'id' and
 'prediction' (the classifier's own 0/1 decisions: they set the default
@@ -59,6 +61,9 @@ def add_arguments(p):
     alerts.add_argument("--alert-drop", type=finite, default=0.02, metavar="D",
                         help="alert where P(metric < reference value - D) >= 0.9 (default 0.02)")
     alerts.add_argument("--alert-below", type=finite, metavar="V", help="alert where P(metric < V) >= 0.9 instead")
+    p.add_argument("--no-pooling", dest="pooling", action="store_false",
+                   help="estimate each chunk (and slice) from its own labels and the reference alone, not with the "
+                        "priors the other chunks' labels give it")
     p.add_argument("--plot", metavar="OUT.png", action=Once,
                    help="write a figure: average precision and ROC AUC per chunk (or per slice) with their bands, "
                         "the reference's value, the alert line and the alerts")
@@ -93,7 +98,8 @@ def run(args):
         m = monitor(frame, reference=reference, labels=labels, chunk_size=args.chunk_size,
                     chunk_number=args.chunk_number, chunk_column=args.chunk_column, chunk_period=args.chunk_period,
                     timestamp_column=args.timestamp_column, by=by or None, threshold=args.threshold,
-                    alert_drop=args.alert_drop, alert_below=args.alert_below, **model_options(args))
+                    alert_drop=args.alert_drop, alert_below=args.alert_below, pooling=args.pooling,
+                    **model_options(args))
     files = [(plan["--json"], json_bytes(m.to_dict()))] if args.json is not None else []
     if args.plot is not None:
         import matplotlib
