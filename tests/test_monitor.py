@@ -181,6 +181,10 @@ def test_spe_monitor_reads_the_columns_it_is_told_and_writes_the_contract(tmp_pa
     result = json.loads(out.read_text())
     assert [(c["key"], c["n_labeled"]) for c in result["chunks"]] == [("b1", 1), ("b2", 1), ("b3", 1)]
     assert [e["key"] for e in result["slices"]] == ["region=e", "region=n", "region=s"] and len(result["gaps"]) == 18
+    assert set(result["diagnostics"]["pooling"]) == {"b1", "b2", "b3", "region=e", "region=n", "region=s"}
+    assert main([*base, "--labels", str(tmp_path / "lab.csv"), "--chunk-column", "batch", "--no-pooling",
+                 "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["diagnostics"]["pooling"] == {}
     assert main([*base, "--chunk-period", "M", "--timestamp-column", "when", "--json", str(out),
                  "--report", str(tmp_path / "m.html")]) == 0
     assert [c["key"] for c in json.loads(out.read_text())["chunks"]] == ["2024-01", "2024-02"]
@@ -255,6 +259,26 @@ def test_the_chunks_share_one_fit_of_the_reference_map_and_workers_do_not_change
     copy = pickle.loads(pickle.dumps(shared))  # a copy in another process keeps nothing
     assert isinstance(copy, SharedReference) and np.array_equal(copy[0], shared[0])
     assert copy.kept("x", lambda: [2]) == [2]
+
+
+def test_pooled_chunks_give_the_same_numbers_with_one_worker_or_two():
+    """With labels in two of three chunks, every chunk is estimated with the priors the others give it (a first
+    pass over the labeled ones); the result does not depend on the workers; pooling=False gives none."""
+    s, y = _pool(3000, 13)
+    ref = _pool(1500, 14)
+    rng = np.random.default_rng(15)
+    labels = {int(i): int(y[i]) for i in np.r_[rng.choice(1000, 8, replace=False), 1000 + rng.choice(1000, 8,
+                                                                                                    replace=False)]}
+    one = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=1)
+    two = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=2)
+    assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
+    pooling = one.diagnostics["pooling"]
+    assert set(pooling) == {c.key for c in one.chunks}
+    assert all(0 < p["prior_concept_shift"] < 1 and set(p["drift_prior"]) == {"label", "covariate"}
+               for p in pooling.values())
+    alone = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=1, pooling=False)
+    assert alone.diagnostics["pooling"] == {}
+    assert alone.chunks[0].metrics["average_precision"] != one.chunks[0].metrics["average_precision"]
 
 
 def test_slices_alone_show_their_gaps_in_the_summary_and_the_figure():
