@@ -261,22 +261,23 @@ def test_the_chunks_share_one_fit_of_the_reference_map_and_workers_do_not_change
     assert copy.kept("x", lambda: [2]) == [2]
 
 
+@pytest.mark.slow
 def test_pooled_chunks_give_the_same_numbers_with_one_worker_or_two():
     """With labels in two of three chunks, every chunk is estimated with the priors the others give it (a first
     pass over the labeled ones); the result does not depend on the workers; pooling=False gives none."""
-    s, y = _pool(3000, 13)
-    ref = _pool(1500, 14)
+    s, y = _pool(1500, 13)
+    ref = _pool(1000, 14)
     rng = np.random.default_rng(15)
-    labels = {int(i): int(y[i]) for i in np.r_[rng.choice(1000, 8, replace=False), 1000 + rng.choice(1000, 8,
-                                                                                                    replace=False)]}
-    one = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=1)
-    two = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=2)
+    labels = {int(i): int(y[i]) for i in np.r_[rng.choice(500, 8, replace=False), 500 + rng.choice(500, 8,
+                                                                                                  replace=False)]}
+    one = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=100, rng=5, workers=1)
+    two = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=100, rng=5, workers=2)
     assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
     pooling = one.diagnostics["pooling"]
     assert set(pooling) == {c.key for c in one.chunks}
     assert all(0 < p["prior_concept_shift"] < 1 and set(p["drift_prior"]) == {"label", "covariate"}
                for p in pooling.values())
-    alone = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=200, rng=5, workers=1, pooling=False)
+    alone = _quiet(s, reference=ref, labels=labels, chunk_number=3, draws=100, rng=5, workers=1, pooling=False)
     assert alone.diagnostics["pooling"] == {}
     assert alone.chunks[0].metrics["average_precision"] != one.chunks[0].metrics["average_precision"]
 

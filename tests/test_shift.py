@@ -174,6 +174,33 @@ def test_pool_labels_that_contradict_the_reference_move_the_weight_to_concept_sh
     assert interval.lo < y.mean() < interval.hi
 
 
+def test_a_few_surprising_labels_weigh_the_reference_maps_down_but_never_leave_them_out():
+    """Three negatives among the pool's top scores and a positive near the bottom: the label check puts the
+    reference's maps near or below p = 0.01, yet they stay in the average (weighed against a new map by the
+    evidence and the hypotheses' prior), so P(new map) stays below 1 and the new-map weight grows smoothly with
+    its prior."""
+    from spe.models.pooling import PoolPriors
+    from spe.shared_reference import SharedReference
+
+    rng = np.random.default_rng(8)
+    ref_s, ref_y = pool(3000, 0.3, rng)
+    s, _ = pool(3000, 0.3, rng)
+    order = np.argsort(s)
+    idx = np.r_[order[-3:], order[5], order[1500]]
+    labels = (idx, np.array([0, 0, 0, 1, 0]))
+    ref = SharedReference(ref_s, ref_y)
+    concept = []
+    for masses in [None, (0.5, 0.45, 0.05), (0.3, 0.2, 0.5)]:
+        with_priors = ref if masses is None else ref.with_priors(PoolPriors({}, masses))
+        ev = spe.evaluate(s, labels, reference=with_priors, rng=0, draws=300, workers=1)
+        entries = ev.diagnostics["score_models"]
+        assert min(e["label_check_p"] for e in entries if e["model"].startswith("reference")) < 0.02
+        assert not any(e["excluded"] for e in entries if e["model"].startswith("reference"))
+        concept.append(ev.diagnostics["reference"]["concept_shift_weight"])
+    assert concept[0] == pytest.approx(concept[1], abs=0.02)  # the default masses, given explicitly
+    assert 0.05 < concept[1] < concept[2] < 1.0
+
+
 def test_the_pools_score_histogram_favours_label_shift_for_a_remix_and_covariate_shift_otherwise():
     rng = np.random.default_rng(8)
     ref_s, ref_y = pool(8000, 0.3, rng)

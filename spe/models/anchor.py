@@ -52,7 +52,7 @@ from .deviation import NAME as DEVIATION
 from .label_shift_check import label_shift_check, pool_score_evidence
 
 __all__ = ["NEW_MAP_PRIOR", "DRIFT_PRIOR", "WARNING_WEIGHT", "ASSUMPTION", "hypothesis_prior", "default_masses",
-           "reference_report", "pool_scores_say"]
+           "reference_report", "pool_scores_say", "reference_hypotheses"]
 
 #: Prior probability that the pool's map is a new one, learned from its labels alone (a reference from another
 #: classifier or labeling).
@@ -137,6 +137,15 @@ def _assumes_label_shift(fitted):
     return np.array([m.diagnostics.get("assumption") == "label" for m in fitted], dtype=bool)
 
 
+def reference_hypotheses(fitted, anchored):
+    """Which fitted models say the reference's map applies, carried or drifted (the spike and the slab), against
+    which the new maps compete by their evidence: bool array (K,). The label check does not leave these out
+    (:func:`spe.models.pipeline.fit_score_models`): labels that disagree with them move the weight to a new map
+    smoothly, by the evidence, instead of at a p-value's threshold, and the hypotheses' prior (pooled across
+    chunks, :mod:`spe.models.pooling`) keeps its say."""
+    return np.asarray(anchored, dtype=bool) | _drifts(fitted)
+
+
 def _drifts(fitted):
     """Which fitted models are a drift of an anchored map (:mod:`spe.models.deviation`): bool array (K,)."""
     return np.array([m.name.startswith(DEVIATION) for m in fitted], dtype=bool)
@@ -168,7 +177,7 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
     ----------
     fitted : list of FittedScoreModel
     entries : list of dict
-        Their entries of ``diagnostics["score_models"]`` (``weight``, ``excluded``, ``label_check_p``).
+        Their entries of ``diagnostics["score_models"]`` (``weight``).
     anchored : list of bool
     n_labeled : int
         The pool's labeled items.
@@ -203,10 +212,8 @@ def reference_report(fitted, entries, anchored, n_labeled, scores_say=None):
              "check": _check_text(n_labeled, weight, scores_say)}
     if n_labeled == 0 or weight >= WARNING_WEIGHT:
         return found, []
-    refuted = [e for e, a in zip(entries, anchored) if a and e.get("excluded")]
-    why = (f"the label check refuted its maps (p ≤ {max(e.get('label_check_p', 0.0) for e in refuted):.3f})"
-           if len(refuted) == anchored.sum() else f"label shift has weight {weight:.2f}")
-    return found, [f"the pool's labels disagree with the reference set (concept shift: {why}): the estimate rests "
+    return found, [f"the pool's labels disagree with the reference set (concept shift: its map has weight "
+                   f"{weight:.2f}): the estimate rests "
                    f"on the pool's own labels — is the reference from the same classifier, with the same labeling, "
                    f"on similar data?"]
 

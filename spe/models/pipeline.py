@@ -15,7 +15,7 @@ from ..exceptions import MixtureFitError, Notice, SpeWarning, collected_notices
 from ..inputs import labeled_auc
 from ..progress import stage
 from ..shared_reference import priors_of
-from .anchor import hypothesis_prior, pool_scores_say, reference_report
+from .anchor import hypothesis_prior, pool_scores_say, reference_hypotheses, reference_report
 from .average import average_models
 from .constant import fit_constant
 from .criticism import P_VALUE_THRESHOLD, label_check
@@ -144,6 +144,9 @@ def fit_score_models(data, score_model, options, rngs):
     fitted, specs, model_warnings, anchored = _fit_all(score_model, data, recal_rng)
     with stage("checking and averaging the score models"):
         label_p, left_out = _criticise(fitted, mixture, s, index, value, check_rng)
+        if scores_say is not None:  # the reference's hypotheses compete with a new map by their evidence
+            left_out = [None if why == "labels" and h else why
+                        for why, h in zip(left_out, reference_hypotheses(fitted, anchored))]
         if len(fitted) == 1:
             model = fitted[0]
         else:
