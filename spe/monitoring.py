@@ -478,35 +478,36 @@ def _estimate_all(shared, units, streams, workers, groups, labeled):
     departures from the reference (:mod:`spe.models.pooling`): a first pass reads what each labeled unit's
     labels say (:func:`_labels_say`), and every unit of the group is estimated with the priors the others give
     it (``labeled``: whether each unit has labels). Returns (estimates, the priors of each unit or None)."""
-    priors = [None] * len(units)
     pooled = [g for g in groups if len(g) > 1 and any(labeled[i] for i in g)] if shared[3] is not None else []
     first_pass = [i for g in pooled for i in g if labeled[i]]
-    total = len(units) + len(first_pass)
-    with stage(f"estimating {len(units)} chunks and slices", total, "unit") as progress:
-        order = first_pass + [i for i in range(len(units)) if i not in first_pass]
-        head = order[0]
+    with stage(f"estimating {len(units)} chunks and slices", len(units) + len(first_pass), "unit") as progress:
+        head = first_pass[0] if first_pass else 0
         said = {head: _labels_say(shared, units[head], streams[head].spawn(1)[0])} if first_pass else {}
         first = None if first_pass else _estimate(shared, units[head], streams[head])
         progress.advance()
-        with TaskPool(workers if total > 2 else 1, shared=shared) as pool:
+        with TaskPool(workers if len(units) + len(first_pass) > 2 else 1, shared=shared) as pool:
             inner = dict(shared[-1], workers=1) if pool.workers > 1 else shared[-1]
             flags = pool.workers > 1
-            if first_pass:
-                rest = first_pass[1:]
-                said.update(zip(rest, pool.map_shared(_labels_say, [units[i] for i in rest],
-                                                      [streams[i].spawn(1)[0] for i in rest], [inner] * len(rest),
-                                                      [flags] * len(rest), progress=progress)))
-                for g in pooled:
-                    for i, p in zip(g, pooled_priors([said.get(i) for i in g])):
-                        priors[i] = p
-                todo = list(range(len(units)))
-            else:
-                todo = list(range(1, len(units)))
+            rest = first_pass[1:]
+            said.update(zip(rest, pool.map_shared(_labels_say, [units[i] for i in rest],
+                                                  [streams[i].spawn(1)[0] for i in rest], [inner] * len(rest),
+                                                  [flags] * len(rest), progress=progress)))
+            priors = _priors_by_unit(len(units), pooled, said)
+            todo = list(range(len(units))) if first_pass else list(range(1, len(units)))
             out = pool.map_shared(_estimate, [units[i] for i in todo], [streams[i] for i in todo],
                                   [inner] * len(todo), [flags] * len(todo), [priors[i] for i in todo],
                                   progress=progress)
-    estimates = out if first_pass else [first, *out]
-    return estimates, priors
+    return (out if first_pass else [first, *out]), priors
+
+
+def _priors_by_unit(n, pooled, said):
+    """Each of the ``n`` units' :class:`~spe.models.pooling.PoolPriors` (None outside the ``pooled`` groups), from
+    what the labeled units said (``said``: unit → :func:`_labels_say`)."""
+    priors = [None] * n
+    for g in pooled:
+        for i, p in zip(g, pooled_priors([said.get(i) for i in g])):
+            priors[i] = p
+    return priors
 
 
 def pooled_priors(said):
