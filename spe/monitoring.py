@@ -177,6 +177,11 @@ class Monitoring:
         return plot_monitoring(self, ax, metric=metric)
 
     @property
+    def alert_probability(self) -> float:
+        """P(drop) at or above which an alert is raised (:data:`ALERT_PROBABILITY`)."""
+        return ALERT_PROBABILITY
+
+    @property
     def alerts(self) -> list:
         """Every alert raised: ``(kind, key, metric, p_drop)``."""
         return [(kind, e.key, a["metric"], a["p_drop"]) for kind, estimates in (("chunk", self.chunks),
@@ -480,12 +485,13 @@ def _estimate_all(shared, units, streams, workers, groups, labeled):
     it (``labeled``: whether each unit has labels). Returns (estimates, the priors of each unit or None)."""
     pooled = [g for g in groups if len(g) > 1 and any(labeled[i] for i in g)] if shared[3] is not None else []
     first_pass = [i for g in pooled for i in g if labeled[i]]
-    with stage(f"estimating {len(units)} chunks and slices", len(units) + len(first_pass), "unit") as progress:
+    total = len(units) + len(first_pass)
+    with stage(f"estimating {len(units)} chunks and slices", total, "unit") as progress:
         head = first_pass[0] if first_pass else 0
         said = {head: _labels_say(shared, units[head], streams[head].spawn(1)[0])} if first_pass else {}
         first = None if first_pass else _estimate(shared, units[head], streams[head])
         progress.advance()
-        with TaskPool(workers if len(units) + len(first_pass) > 2 else 1, shared=shared) as pool:
+        with TaskPool(workers if total > 2 else 1, shared=shared) as pool:
             inner = dict(shared[-1], workers=1) if pool.workers > 1 else shared[-1]
             flags = pool.workers > 1
             rest = first_pass[1:]

@@ -252,7 +252,7 @@ def _alerts_section(monitoring):
             f"more than {monitoring.alert_drop:g} below the reference's value")
     rows = [(kind, key, metric, _fmt(p)) for kind, key, metric, p in monitoring.alerts]
     intro = (f"<h2>Alerts</h2><p>An alert is raised where the posterior probability that the metric is {what} is "
-             f"at least {monitoring.to_dict()['alert']['probability']:g}.</p>")
+             f"at least {monitoring.alert_probability:g}.</p>")
     return intro + (_table(["kind", "chunk or slice", "metric", "P(drop)"], rows, numeric=(3,)) if rows
                     else "<p>None.</p>")
 

@@ -80,7 +80,7 @@ def fit_deviation(anchored, scores, labeled_index, labeled_value, *, counts=None
         information on (a, log b), ``{"precision": (2, 2), "shift": (2,)}`` lists
         (:func:`labels_information`).
     """
-    best = max(anchored, key=lambda m: m.log_evidence)
+    best = _best(anchored)
     cells = compressed(scores, counts=counts).scores if cells is None else cells
     at = np.union1d(cells, np.asarray(scores, dtype=float)[np.asarray(labeled_index, dtype=int)])
     mean = np.asarray(best.weights, dtype=float) @ best.probability(best.draws, at)
@@ -101,7 +101,8 @@ def labels_information(z, y, at):
 
     The log-likelihood Σᵢ log σ(±(a + b zᵢ)) is expanded to second order at ``at`` (the posterior mean):
     ℓ(θ) ≈ const + ηᵀθ − ½ θᵀΛθ, with Λ the negative Hessian made positive semi-definite (eigenvalues clipped
-    at 0) and η = Λ·at + ∇ℓ(at).
+    at 0) and η = Λ·at + ∇ℓ(at): the normal approximation of a likelihood at a point (Gelman et al., *Bayesian
+    Data Analysis*, 3rd ed., §4.1), which :func:`spe.models.pooling.pooled_drift_priors` combines across pools.
 
     Parameters
     ----------
@@ -109,12 +110,12 @@ def labels_information(z, y, at):
         The labeled items' log-odds under the anchored map (the drift's feature).
     y : 0/1 array, shape (n,)
     at : array, shape (2,)
-        (a, log b) where the expansion is taken.
+        (a, log b) where the expansion is taken: a in log-odds, b unitless.
 
     Returns
     -------
     (Λ (2, 2), η (2,)) : arrays
-        Zeros for no labels.
+        Λ in 1/(log-odds)² units of θ; zeros for no labels. Raises nothing (any finite input).
     """
     z, y = np.asarray(z, dtype=float), np.asarray(y, dtype=float)
     a, logb = float(at[0]), float(at[1])
@@ -150,9 +151,13 @@ def deviation_models(anchored):
             for a, models in by.items()]
 
 
+def _best(anchored):
+    """The anchored model with the largest evidence: the one drifted."""
+    return max(anchored, key=lambda m: m.log_evidence)
+
+
 def _fit(anchored, data, rng):
     pooled = priors_of(data.reference)
-    assumption = max(anchored, key=lambda m: m.log_evidence).diagnostics.get("assumption")
-    prior = None if pooled is None else pooled.drift.get(assumption)
+    prior = None if pooled is None else pooled.drift.get(_best(anchored).diagnostics.get("assumption"))
     return fit_deviation(anchored, data.scores, data.labeled_index, data.labeled_value, counts=data.counts,
                          draws=data.draws, rng=rng, cells=data.pool_cells.scores, prior=prior)
