@@ -9,7 +9,8 @@ is imported.
 
 
 def run():
-    """Import the command line and run it; a Ctrl-C during the import exits 130 with ``spe: interrupted``."""
+    """Import the command line and run it; a Ctrl-C during the import exits 130 with ``spe: interrupted`` once the
+    import has finished."""
     import sys
 
     if sys.argv[1:] == ["--version"]:  # what the parser's --version prints, without importing the parser
@@ -17,9 +18,19 @@ def run():
 
         print(f"spe {__version__}")
         sys.exit(0)
+    import signal
+
+    # while the modules load, a Ctrl-C is only recorded: raised inside an extension's initialisation (numpy's) it
+    # would surface as an ImportError with a traceback instead of a KeyboardInterrupt
+    interrupted = []
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     try:
         from .cli import console_main
     except KeyboardInterrupt:
+        interrupted.append(True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
         import os
 
         print("spe: interrupted", file=sys.stderr, flush=True)
