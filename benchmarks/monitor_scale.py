@@ -5,14 +5,16 @@ Two runs of ``spe monitor`` in a fresh process (imports, reading, writing the JS
 * ``census``: NannyML's employment data (benchmarks/data/census_*.parquet, written by benchmarks/monitor.py):
   the 208,892 analysis rows in 21 chunks of 10,000 against the 68,785-row reference (as CSV files: score, and
   score,label);
-* ``scale``: ``--items`` generated scores (two Beta classes, prevalence 0.3; Parquet) in ``--chunks`` chunks
-  against a generated reference of 68,785 labeled items.
+* ``scale``: ``--items`` generated scores (two Beta classes, prevalence 0.3; Parquet, in ``--shards`` shards)
+  in ``--chunks`` chunks against a generated reference of 68,785 labeled items, with ``--engine`` (memory:
+  every score read into the process; dask: counted chunk by chunk by Dask tasks, shard by shard).
 
 Memory: every ``--every`` seconds the proportional set size (PSS: shared pages split among the processes that
 share them, so the forked workers' copy-on-write pages are counted once) of the command and all its children,
 summed (psutil); the peak of those sums, and the peak of the summed resident sizes (RSS, an upper bound).
 
-Run:  python benchmarks/monitor_scale.py [--items 10000000] [--chunks 100] [--runs census scale] [--workdir DIR]
+Run:  python benchmarks/monitor_scale.py [--items 10000000] [--chunks 100] [--shards 1] [--engine memory]
+      [--runs census scale] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -83,17 +85,24 @@ def census_files(workdir):
     return ref_path, ana_path
 
 
-def generated_files(workdir, n_items, seed=0):
-    """Generated scores (Parquet, ``n_items``) and a labeled reference (CSV): two paths."""
+def generated_files(workdir, n_items, shards=1, seed=0):
+    """Generated scores (Parquet: one file, or a directory of ``shards`` shards; ``n_items``) and a labeled
+    reference (CSV): two paths."""
     rng = np.random.default_rng(seed)
 
     def draw(n):
         y = rng.random(n) < 0.3
         return np.where(y, rng.beta(5, 2, n), rng.beta(2, 5, n)).round(6), y.astype(int)
 
-    s, _ = draw(n_items)
-    scores_path, ref_path = workdir / "scores.parquet", workdir / "reference.csv"
-    pd.DataFrame({"score": s}).to_parquet(scores_path)
+    ref_path = workdir / "reference.csv"
+    if shards == 1:
+        scores_path = workdir / "scores.parquet"
+        pd.DataFrame({"score": draw(n_items)[0]}).to_parquet(scores_path)
+    else:
+        scores_path = workdir / "shards"
+        scores_path.mkdir(exist_ok=True)
+        for k, part in enumerate(np.array_split(np.arange(n_items), shards)):
+            pd.DataFrame({"score": draw(part.size)[0]}).to_parquet(scores_path / f"part-{k:05d}.parquet")
     rs, ry = draw(REFERENCE_ITEMS)
     pd.DataFrame({"score": rs, "label": ry}).to_csv(ref_path, index=False)
     return ref_path, scores_path
@@ -103,6 +112,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, default=10_000_000)
     ap.add_argument("--chunks", type=int, default=100)
+    ap.add_argument("--shards", type=int, default=1, help="Parquet shards of the generated scores")
+    ap.add_argument("--engine", default="memory", choices=["memory", "dask"], help="spe monitor's --engine (scale)")
     ap.add_argument("--runs", nargs="*", default=["census", "scale"], choices=["census", "scale"])
     ap.add_argument("--every", type=float, default=0.5, help="seconds between memory samples")
     ap.add_argument("--workdir", type=Path)
@@ -117,9 +128,11 @@ def main(argv=None):
                 command = [*spe, str(scores), "--reference", str(ref), "--chunk-size", "10000"]
                 what = "census: 208,892 items in 21 chunks of 10,000, reference 68,785"
             else:
-                ref, scores = generated_files(work, args.items)
-                command = [*spe, str(scores), "--reference", str(ref), "--chunk-number", str(args.chunks)]
-                what = f"generated: {args.items:,} items in {args.chunks} chunks, reference {REFERENCE_ITEMS:,}"
+                ref, scores = generated_files(work, args.items, args.shards)
+                command = [*spe, str(scores), "--reference", str(ref), "--chunk-number", str(args.chunks),
+                           "--engine", args.engine]
+                what = (f"generated: {args.items:,} items ({args.shards} shards) in {args.chunks} chunks, reference "
+                        f"{REFERENCE_ITEMS:,}, --engine {args.engine}")
             seconds, pss, rss = timed([*command, "--json", str(work / f"{run}.json"), "--seed", "0"], args.every)
             print(f"{what}: {seconds:.1f} s, peak memory {pss:,.0f} MB (PSS, all processes; RSS summed "
                   f"{rss:,.0f} MB)", flush=True)

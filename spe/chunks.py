@@ -16,7 +16,7 @@ import numpy as np
 from .exceptions import SpeInputError
 
 __all__ = ["Chunk", "chunks_by_size", "chunks_by_number", "chunks_by_value", "chunks_by_period", "slices_by",
-           "PERIODS"]
+           "PERIODS", "item_keys", "period_keys", "slice_keys", "chunk_starts", "rows_key"]
 
 #: Calendar periods of ``chunks_by_period`` (pandas' period aliases): day, week, month, quarter, year.
 PERIODS = ("D", "W", "M", "Q", "Y")
@@ -46,11 +46,51 @@ class Chunk:
     def n_items(self) -> int:
         return int(self.index.size)
 
+    @property
+    def n_labeled(self) -> None:
+        """Not known from the chunk alone (:meth:`items` counts them)."""
+        return None
+
+    def items(self, scores, index, value):
+        """This chunk's part of the pool: its scores (n_k,), its labels as (positions in the chunk (h,), 0/1
+        (h,)) and h, from the pool's scores (N,) and labels (positions (n,), 0/1 (n,))."""
+        inside = np.isin(index, self.index)
+        return scores[self.index], (np.searchsorted(self.index, index[inside]), value[inside]), int(inside.sum())
+
+
+def rows_key(start, end):
+    """The name of the chunk of rows ``start`` to ``end`` − 1 (0-based): ``"rows 0-9999"``."""
+    return f"rows {start}-{end - 1}"
+
 
 def _rows(starts, n):
     """Chunks of consecutive rows starting at ``starts`` (ascending, the first 0) of n items."""
     ends = [*starts[1:], n]
-    return [Chunk(f"rows {a}-{b - 1}", np.arange(a, b), int(a), int(b)) for a, b in zip(starts, ends)]
+    return [Chunk(rows_key(a, b), np.arange(a, b), int(a), int(b)) for a, b in zip(starts, ends)]
+
+
+def chunk_starts(n, size=None, number=None):
+    """The first rows (0-based, ascending, the first 0) of the consecutive chunks of n items: of ``size`` items
+    each (the last one shorter when ``size`` does not divide n), or ``number`` chunks whose sizes differ by at
+    most one (``numpy.array_split``'s). Without either, one chunk.
+
+    Raises
+    ------
+    SpeInputError
+        ``size`` below 1; ``number`` below 1 or above n.
+    """
+    if size is not None:
+        size = int(size)
+        if size < 1:
+            raise SpeInputError(f"must be at least 1, got {size}", argument="chunk_size")
+        return list(range(0, n, size))
+    if number is None:
+        return [0]
+    number = int(number)
+    if not 1 <= number <= n:
+        raise SpeInputError(f"must be between 1 and the {n} items, got {number}", argument="chunk_number")
+    base, extra = divmod(n, number)  # array_split's sizes: the first `extra` chunks one longer
+    return [k * base + min(k, extra) for k in range(number)]
 
 
 def chunks_by_size(n, size):
@@ -61,10 +101,7 @@ def chunks_by_size(n, size):
     SpeInputError
         ``size`` below 1.
     """
-    size = int(size)
-    if size < 1:
-        raise SpeInputError(f"must be at least 1, got {size}", argument="chunk_size")
-    return _rows(list(range(0, n, size)), n)
+    return _rows(chunk_starts(n, size=size), n)
 
 
 def chunks_by_number(n, number):
@@ -75,11 +112,7 @@ def chunks_by_number(n, number):
     SpeInputError
         ``number`` below 1 or above n.
     """
-    number = int(number)
-    if not 1 <= number <= n:
-        raise SpeInputError(f"must be between 1 and the {n} items, got {number}", argument="chunk_number")
-    sizes = [part.size for part in np.array_split(np.arange(n), number)]
-    return _rows(list(np.cumsum([0, *sizes[:-1]])), n)
+    return _rows(chunk_starts(n, number=number), n)
 
 
 def chunks_by_value(values, argument="chunk_column"):
@@ -91,7 +124,7 @@ def chunks_by_value(values, argument="chunk_column"):
     SpeInputError
         A missing value (NaN, None): it would belong to no chunk.
     """
-    distinct, first, members = _groups(_keys(values, argument))
+    distinct, first, members = _groups(item_keys(values, argument))
     return [Chunk(str(distinct[g]), members[g]) for g in np.argsort(first, kind="stable")]
 
 
@@ -107,7 +140,19 @@ def chunks_by_period(timestamps, period):
     Raises
     ------
     SpeInputError
-        An unknown period, or a timestamp pandas cannot read (naming the first).
+        As :func:`period_keys`.
+    """
+    distinct, _, members = _groups(period_keys(timestamps, period))
+    return [Chunk(str(p), m) for p, m in zip(distinct, members)]  # the periods sort in time order
+
+
+def period_keys(timestamps, period):
+    """Each item's calendar period (N,): pandas ``Period`` objects of one frequency, which sort in time order.
+
+    Raises
+    ------
+    SpeInputError
+        An unknown period, or a timestamp pandas cannot read (naming the first by its 0-based item).
     """
     import pandas as pd
 
@@ -121,8 +166,7 @@ def chunks_by_period(timestamps, period):
                             f"({bad.size} such in all)", argument="timestamp_column")
     if when.dt.tz is not None:
         when = when.dt.tz_localize(None)
-    distinct, _, members = _groups(when.dt.to_period(period).to_numpy())
-    return [Chunk(str(p), m) for p, m in zip(distinct, members)]  # the periods sort in time order
+    return when.dt.to_period(period).to_numpy()
 
 
 def slices_by(columns):
@@ -132,14 +176,24 @@ def slices_by(columns):
     Raises
     ------
     SpeInputError
-        No column, or a missing value (NaN, None) in one.
+        As :func:`slice_keys`.
+    """
+    distinct, _, members = _groups(slice_keys(columns))
+    return [Chunk(str(k), m) for k, m in zip(distinct, members)]
+
+
+def slice_keys(columns):
+    """Each item's slice key (N,), ``"name=value, ..."`` over ``columns`` ({name: values (N,)}).
+
+    Raises
+    ------
+    SpeInputError
+        No column, or a missing value (NaN, None) in one (naming its 0-based item).
     """
     if not columns:
         raise SpeInputError("name at least one column to slice by", argument="by")
-    keys = [_keys(values, "by") for values in columns.values()]
-    combined = np.array([", ".join(f"{name}={k}" for name, k in zip(columns, row)) for row in zip(*keys)])
-    distinct, _, members = _groups(combined)
-    return [Chunk(str(k), m) for k, m in zip(distinct, members)]
+    keys = [item_keys(values, "by") for values in columns.values()]
+    return np.array([", ".join(f"{name}={k}" for name, k in zip(columns, row)) for row in zip(*keys)])
 
 
 def _groups(keys):
@@ -151,8 +205,9 @@ def _groups(keys):
     return distinct, first, members
 
 
-def _keys(values, argument):
-    """The values as strings (N,) (integers as integers, '3' not '3.0'); a missing one is refused."""
+def item_keys(values, argument):
+    """The values (N,) as strings (N,) (integers as integers, '3' not '3.0'); a missing one (NaN, None) is refused,
+    naming its 0-based item and ``argument``."""
     v = np.asarray(values, dtype=object)
     missing = np.array([x is None or (isinstance(x, float) and np.isnan(x)) for x in v], dtype=bool)
     if missing.any():

@@ -44,7 +44,7 @@ from .pool import CELLS, CellLayout, CellSummary, ScorePool, ScoreStats, tree_co
 from .progress import stage
 
 __all__ = ["require_dask", "is_dask_collection", "ScoreSource", "LabelKeys", "label_keys_from_file", "dask_pool",
-           "write_items", "StagedDirectory", "scheduler_context", "SCHEDULER_TIMEOUT"]
+           "write_items", "StagedDirectory", "scheduler_context", "labeled_rows", "labeled_scores", "SCHEDULER_TIMEOUT"]
 
 
 #: Seconds to wait for a ``dask.distributed`` scheduler to answer.
@@ -301,13 +301,13 @@ def _first_pass(chunk, offset, labels):
     """One chunk's statistics and its labeled items: (ScoreStats, label positions into ``labels`` (h,),
     the chunk's rows of them (h,), their scores (h,))."""
     scores, ids = chunk
-    which, rows = _labeled_rows(scores.size, ids, offset, labels)
+    which, rows = labeled_rows(scores.size, ids, offset, labels)
     return ScoreStats.of(scores), which, rows, scores[rows]
 
 
-def _labeled_rows(m, ids, offset, labels):
-    """Which labels fall in a chunk of m items starting at item ``offset``: (positions into ``labels`` (h,),
-    the chunk's rows of them (h,))."""
+def labeled_rows(m, ids, offset, labels):
+    """Which of the :class:`LabelKeys` ``labels`` fall in a chunk of m items starting at item ``offset`` (its ids
+    (m,) str, or None: by position): (positions into ``labels`` (h,), the chunk's rows of them (h,))."""
     if labels.by_id:
         import pandas as pd
 
@@ -391,7 +391,7 @@ def dask_pool(source, labels, *, cells=CELLS, scheduler=None, workers=None):
                                    for c, o in zip(source.chunks, source.offsets)])
         stats = tree_combine(f[0] for f in first)
         _check_stats(source, [f[0] for f in first])
-        lab_scores = _labeled_scores(source, labels, first)
+        lab_scores = labeled_scores(labels, [(f[1], f[3]) for f in first], source.n_items)
         layout = CellLayout.of(stats, cells)
         with stage("counting the scores in cells (Dask, second pass)"):
             tree = tree_combine([delayed(_second_pass)(c, layout) for c in source.score_chunks or source.chunks],
@@ -413,11 +413,18 @@ def _check_stats(source, stats):
         raise SpeInputError(f"need at least 4 scores, got {source.n_items}", argument="scores")
 
 
-def _labeled_scores(source, labels, first):
-    """The labeled items' scores (n,) in the order of ``labels``; each found exactly once."""
+def labeled_scores(labels, found, n_items):
+    """The labeled items' scores (n,) in the order of the :class:`LabelKeys` ``labels``, from what each chunk
+    found (``found``: per chunk, (positions into ``labels`` (h,), their scores (h,))) among ``n_items`` items.
+
+    Raises
+    ------
+    SpeInputError
+        A label not found (its id or position is not among the items), or an id found more than once.
+    """
     out = np.full(labels.keys.size, np.nan)
     seen = np.zeros(labels.keys.size, dtype=np.int64)
-    for _, which, _, scores in first:
+    for which, scores in found:
         np.add.at(seen, which, 1)  # an id repeated within one chunk counts twice
         out[which] = scores
     what = "id" if labels.by_id else "position"
@@ -425,7 +432,7 @@ def _labeled_scores(source, labels, first):
     if missing.size:
         k = labels.keys[missing[0]]
         shown = repr(str(k)) if labels.by_id else int(k)
-        where = f"the {source.n_items:,} items (0..{source.n_items - 1})" if not labels.by_id else "the scores"
+        where = f"the {n_items:,} items (0..{n_items - 1})" if not labels.by_id else "the scores"
         raise SpeInputError(f"the labeled {what} {shown} ({labels.source}) is not among {where}", argument="labels")
     twice = np.flatnonzero(seen > 1)
     if twice.size:
@@ -476,7 +483,7 @@ def _write_chunk(chunk, offset, labels, at, grid, out):
 
     scores, ids = chunk
     p = np.interp(scores, at, grid)
-    which, rows = _labeled_rows(scores.size, ids, offset, labels)
+    which, rows = labeled_rows(scores.size, ids, offset, labels)
     p[rows] = labels.values[which]
     key = {"id": pa.array(ids, type=pa.string())} if ids is not None else {
         "position": pa.array(np.arange(offset, offset + scores.size, dtype=np.int64))}

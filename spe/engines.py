@@ -62,9 +62,10 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
 
     Parameters
     ----------
-    scores : array-like (N,), Dask Array, Series or DataFrame, or a :class:`spe.dask_engine.ScoreSource`
+    scores : array-like (N,), Dask Array, Series or DataFrame, a :class:`spe.dask_engine.ScoreSource`, or a
+        :class:`~spe.pool.ScorePool` already counted (its labels in it; :mod:`spe.chunk_pools`), returned as it is
     labels : as :func:`spe.evaluate`'s (with Dask: a mapping or an (index, value) pair,
-        :class:`spe.dask_engine.LabelKeys`)
+        :class:`spe.dask_engine.LabelKeys`); None with a ScorePool
     engine : {"auto", "memory", "binned", "dask"}
     scheduler : str or None
         ``engine="dask"``: a ``dask.distributed`` scheduler's address (None: this machine).
@@ -76,12 +77,17 @@ def pooled_scores(scores, labels, *, engine="auto", scheduler=None, cells=None, 
     Raises
     ------
     SpeInputError
-        As :func:`resolve_engine`; a scheduler without the Dask engine; bad scores or labels (named).
+        As :func:`resolve_engine`; a scheduler without the Dask engine; bad scores or labels (named); labels
+        beside a ScorePool.
     """
     from .dask_engine import LabelKeys, ScoreSource, dask_pool, require_dask
     from .inputs import as_scores, item_ids, normalize_labels
-    from .pool import CELLS, pool_from_scores
+    from .pool import CELLS, ScorePool, pool_from_scores
 
+    if isinstance(scores, ScorePool):
+        if labels is not None:
+            raise SpeInputError("a ScorePool holds its labels: give no others", argument="labels")
+        return scores
     cells = CELLS if cells is None else cells
 
     if isinstance(scores, ScoreSource):

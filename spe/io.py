@@ -651,22 +651,12 @@ def _parquet_text_columns(files, columns, optional=()):
     as text (N,)."""
     import pyarrow.parquet as pq
 
+    from .parquet import read_text_columns
+
     first = pq.read_schema(files[0]).names
     columns = columns + [c for c in optional if c in first and c not in columns]
-    parts = {c: [] for c in columns}
-    for f in files:
-        names = pq.read_schema(f).names
-        missing = [c for c in columns if c not in names]
-        if missing:
-            raise SpeInputError(f"no column '{missing[0]}' (the file has: {', '.join(names)})", path=f)
-        table = pq.read_table(f, columns=columns)
-        for c in columns:
-            values = table.column(c).to_pylist()
-            empty = next((i for i, v in enumerate(values) if v is None or v == ""), None)
-            if empty is not None:
-                raise SpeInputError("an empty value: every item needs one", path=f, row=empty + 1, column=c)
-            parts[c].append(np.array([str(v) for v in values], dtype=object))
-    return {c: np.concatenate(v) for c, v in parts.items()}
+    parts = [read_text_columns(f, columns) for f in files]
+    return {c: np.concatenate([p[c] for p in parts]) for c in columns}
 
 
 def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels", pos_label=None):

@@ -26,6 +26,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 
@@ -227,7 +228,8 @@ class Monitoring:
 
 def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_number=None, chunk_column=None,
             chunk_period=None, timestamp_column=None, by=None, threshold=None, alert_drop=0.02, alert_below=None,
-            level=0.9, draws=1000, rng=None, pos_label=None, pooling=True, **options) -> Monitoring:
+            level=0.9, draws=1000, rng=None, pos_label=None, pooling=True, engine="auto", scheduler=None,
+            **options) -> Monitoring:
     """Estimate every chunk and slice of a pool, beside a labeled reference set, and say where performance dropped.
 
     Parameters
@@ -270,6 +272,14 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
         With labels in several chunks (or slices) and a reference set, estimate each with the priors the others'
         labels give it (partial pooling, :mod:`spe.models.pooling`; module docstring); False: each on its own
         labels and the reference alone.
+    engine : {"auto", "memory", "binned", "dask"}
+        ``"dask"``: the chunks and slices are counted by Dask tasks over the parts of ``scores`` — a Dask
+        DataFrame, or Parquet shards (a file, a directory, a glob) — so that the scores are never in one process
+        (:mod:`spe.chunk_pools`); each is then estimated from its :class:`~spe.pool.ScorePool`. ``"auto"``: Dask for
+        a Dask DataFrame or a Parquet path, else :func:`spe.evaluate`'s engine choice per chunk; ``"memory"`` and
+        ``"binned"`` are passed to :func:`spe.evaluate` for each chunk.
+    scheduler : str or None
+        With the Dask engine: a ``dask.distributed`` scheduler's address (None: this machine's threads).
     **options
         :func:`spe.evaluate`'s model options (``score_model``, ``families``, ``workers``, ...).
 
@@ -305,41 +315,112 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     level = check_level(level)
     alert_drop, alert_below = _alert_bars(alert_drop, alert_below)
     seed = seed_of(rng)
-    frame, columns = _frame_columns(scores, chunk_column, timestamp_column, by)
-    series = scores_of_frame(frame) if frame is not None else scores
-    s = as_scores(series)
-    index, value = normalize_labels(labels, s.size, item_ids(series), pos_label)
     ref = normalize_reference(reference, pos_label)
-    if ref is None and index.size == 0:
+    if _by_dask(scores, engine):
+        units, n_chunks, data, threshold, n_labeled = _counted(
+            scores, labels, threshold, pos_label, scheduler, options.get("workers"),
+            chunk_size=chunk_size, chunk_number=chunk_number, chunk_column=chunk_column, chunk_period=chunk_period,
+            timestamp_column=timestamp_column, by=by)
+        labeled = [u.n_labeled > 0 for u in units]
+    else:
+        if scheduler is not None:
+            raise SpeInputError("a scheduler address is for the Dask engine (engine='dask')", argument="scheduler")
+        options = dict(options, engine=engine)
+        units, n_chunks, data, threshold = _in_memory(scores, labels, threshold, pos_label, chunk_size, chunk_number,
+                                                      chunk_column, chunk_period, timestamp_column, by)
+        n_labeled = int(data[1].size)
+        labeled = [bool(np.isin(data[1], u.index).any()) for u in units]
+    if ref is None and n_labeled == 0:
         raise SpeInputError("give a labeled reference set, or labels of some items: without either nothing says "
                             "how the scores relate to the classes", argument="reference")
-    threshold = _operating_threshold(s, threshold, _predictions(frame))
-    chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
-    slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
-    _check_units([*chunks, *slices], index, ref is not None)
+    _check_units(units, labeled, ref is not None)
     ref_values = None if ref is None else reference_values(*ref, threshold)
-    streams = np.random.default_rng(seed).spawn(len(chunks) + len(slices) + 1)
-    units = [*chunks, *slices]
+    streams = np.random.default_rng(seed).spawn(len(units) + 1)
     if ref is not None and len(units) > 1:
         ref = SharedReference(*ref)  # the reference's map fitted once, for every chunk (spe.shared_reference)
-    shared = (s, index, value, ref, threshold, alert_drop, alert_below, ref_values,
+    shared = (*data, ref, threshold, alert_drop, alert_below, ref_values,
               dict(options, draws=draws, level=level, pos_label=None))
-    groups = [list(range(len(chunks))), list(range(len(chunks), len(units)))] if pooling else []
-    labeled = [bool(np.isin(index, u.index).any()) for u in units]
+    groups = [list(range(n_chunks)), list(range(n_chunks, len(units)))] if pooling else []
     with shown(options.get("progressbar")):
         est, priors = _estimate_all(shared, units, streams[:-1], options.get("workers"), groups, labeled)
-    gaps = _gaps(est[len(chunks):], alert_drop, level, streams[-1])
+    gaps = _gaps(est[n_chunks:], alert_drop, level, streams[-1])
     said = _grouped_warnings(est)
     for text in said:
         warnings.warn(text, SpeWarning, stacklevel=2)
     return Monitoring(
-        n_items=int(s.size), n_labeled=int(index.size), level=level, threshold=threshold, reference=ref_values,
-        chunks=est[:len(chunks)], slices=est[len(chunks):], gaps=gaps, alert_drop=alert_drop,
+        n_items=sum(u.n_items for u in units[:n_chunks or None]), n_labeled=n_labeled, level=level,
+        threshold=threshold, reference=ref_values, chunks=est[:n_chunks], slices=est[n_chunks:], gaps=gaps,
+        alert_drop=alert_drop,
         alert_below=alert_below, warnings=said,
         diagnostics={"seed": seed, "draws": int(draws), "pooling": _pooling_report(units, priors),
+                     **_engine_report(units),
                      "method": "each chunk and slice estimated by spe.evaluate with the reference set, whose "
                                "map is fitted once for all; the chunks (and apart, the slices) pool their labels' "
                                "departures from it (spe.models.pooling)"})
+
+
+def _by_dask(scores, engine):
+    """Whether the Dask engine counts the chunks: asked for, or ``"auto"`` with a Dask DataFrame or Parquet
+    shards' path."""
+    from .dask_engine import is_dask_collection, require_dask
+    from .engines import ENGINES
+    from .inputs import check_choice
+    from .parquet import is_parquet
+
+    check_choice("engine", engine, ENGINES)
+    from .chunk_pools import Parts
+
+    lazy = (isinstance(scores, Parts) or is_dask_collection(scores)
+            or (isinstance(scores, (str, Path)) and is_parquet(scores)))
+    if engine == "dask" or (engine == "auto" and lazy):
+        require_dask()
+        return True
+    if lazy:
+        raise SpeInputError(f"Parquet shards and Dask DataFrames are read by engine='dask' (or 'auto'), not {engine!r}",
+                            argument="engine")
+    return False
+
+
+def _counted(scores, labels, threshold, pos_label, scheduler, workers, *, chunk_size, chunk_number, chunk_column,
+             chunk_period, timestamp_column, by):
+    """The Dask engine's units (:func:`spe.chunk_pools.count_units`): (the chunks and slices as
+    :class:`~spe.chunk_pools.PooledChunk`, the number of chunks, (None, None, None): no scores here, the operating
+    threshold, the labeled items)."""
+    from .chunk_pools import Keying, count_units, parts_of
+    from .chunks import chunk_starts
+    from .models.mixture import natural_threshold
+
+    _one_chunking(chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)
+    names = tuple(_names(by))
+    columns = [c for c in (chunk_column, timestamp_column) if c] + list(names)
+    parts = parts_of(scores, columns, scheduler=scheduler, workers=workers)
+    if chunk_column is not None or chunk_period is not None:
+        keying = Keying(column=chunk_column, period=chunk_period, timestamp=timestamp_column, by=names)
+    elif chunk_size is None and chunk_number is None and names:
+        keying = Keying(by=names)
+    else:
+        starts = chunk_starts(int(parts.rows.sum()), chunk_size, chunk_number)
+        keying = Keying(starts=tuple(starts), by=names, whole=chunk_size is None and chunk_number is None)
+    counted = count_units(parts, labels, keying, pos_label=pos_label, scheduler=scheduler, workers=workers)
+    natural = natural_threshold(np.array([counted.lo, counted.hi]))
+    return ([*counted.chunks, *counted.slices], len(counted.chunks), (None, None, None),
+            _operating_threshold(threshold, counted.decisions, natural), counted.n_labeled)
+
+
+def _in_memory(scores, labels, threshold, pos_label, chunk_size, chunk_number, chunk_column, chunk_period,
+               timestamp_column, by):
+    """The in-memory units (:class:`~spe.chunks.Chunk`): (the chunks and slices, the number of chunks, (scores
+    (N,), labeled positions (n,), labels (n,)), the operating threshold)."""
+    from .models.mixture import natural_threshold
+
+    frame, columns = _frame_columns(scores, chunk_column, timestamp_column, by)
+    series = scores_of_frame(frame) if frame is not None else scores
+    s = as_scores(series)
+    index, value = normalize_labels(labels, s.size, item_ids(series), pos_label)
+    threshold = _operating_threshold(threshold, _decision_bounds(s, _predictions(frame)), natural_threshold(s))
+    chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
+    slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
+    return [*chunks, *slices], len(chunks), (s, index, value), threshold
 
 
 def reference_values(scores, labels, threshold):
@@ -409,13 +490,7 @@ def _names(by):
 
 def _chunks(n, columns, size, number, column, period, timestamp, by):
     """The chunks asked for (one of the four ways; none: all items as one chunk, unless there are slices)."""
-    asked = [k for k, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
-                            ("chunk_period", period)) if v is not None]
-    if len(asked) > 1:
-        raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
-    if period is not None and timestamp is None:
-        raise SpeInputError("a calendar period needs the column of the items' times (timestamp_column, "
-                            "--timestamp-column)", argument="chunk_period")
+    _one_chunking(size, number, column, period, timestamp)
     if size is not None:
         return chunks_by_size(n, size)
     if number is not None:
@@ -427,14 +502,25 @@ def _chunks(n, columns, size, number, column, period, timestamp, by):
     return [] if by else [Chunk("all", np.arange(n), 0, n)]
 
 
+def _one_chunking(size, number, column, period, timestamp):
+    """At most one way of chunking, and a calendar period with its timestamps' column."""
+    asked = [k for k, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
+                            ("chunk_period", period)) if v is not None]
+    if len(asked) > 1:
+        raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
+    if period is not None and timestamp is None:
+        raise SpeInputError("a calendar period needs the column of the items' times (timestamp_column, "
+                            "--timestamp-column)", argument="chunk_period")
+
+
 def _check_units(units, labeled, has_reference):
     """Every chunk and slice can be estimated, checked before the first is: at least 4 items, and a labeled item
-    when there is no reference set to carry."""
-    for u in units:
+    (``labeled``: per unit) when there is no reference set to carry."""
+    for u, has_labels in zip(units, labeled):
         if u.n_items < 4:
             raise SpeInputError(f"chunk {u.key!r} has {u.n_items} items; an estimate needs at least 4",
                                 argument="chunks")
-        if not has_reference and not np.isin(u.index, labeled).any():
+        if not has_reference and not has_labels:
             raise SpeInputError(f"chunk {u.key!r} has no labeled item and there is no reference set to carry",
                                 argument="labels")
 
@@ -451,26 +537,32 @@ def _predictions(frame):
         raise SpeInputError(f"the 'prediction' column: {e.message}", argument="scores") from None
 
 
-def _operating_threshold(s, threshold, predictions=None):
-    """The threshold given; else the one the classifier's own decisions imply (the lowest score predicted
-    positive, when every item scored at least that is predicted positive); else 0.5 for probability scores and 0
-    for others."""
+def _decision_bounds(s, predictions):
+    """(the lowest score predicted 1 (inf: none), the highest predicted 0 (−inf: none)), or None without
+    predictions."""
+    if predictions is None:
+        return None
+    yes, no = s[predictions == 1], s[predictions == 0]
+    return float(yes.min()) if yes.size else np.inf, float(no.max()) if no.size else -np.inf
+
+
+def _operating_threshold(threshold, bounds, natural):
+    """The threshold given; else the one the classifier's own decisions imply (``bounds``: the lowest score
+    predicted positive, the highest predicted negative — when every item scored at least the first is predicted
+    positive); else ``natural`` (0.5 for probability scores, 0 for others)."""
     if threshold is not None:
         t = float(threshold)
         if not np.isfinite(t):
             raise SpeInputError(f"must be a finite number in score units, got {threshold!r}", argument="threshold")
         return t
-    if predictions is not None and predictions.any():
-        t = float(s[predictions == 1].min())
-        below = s[predictions == 0]
-        if below.size and below.max() >= t:
+    if bounds is not None and np.isfinite(bounds[0]):
+        t, below = bounds
+        if below >= t:
             raise SpeInputError(f"the 'prediction' column is not a threshold on the score: an item predicted 0 "
-                                f"scores {below.max():.6g}, above {t:.6g}, the lowest predicted 1; give the "
+                                f"scores {below:.6g}, above {t:.6g}, the lowest predicted 1; give the "
                                 "threshold", argument="threshold")
-        return t
-    from .models.mixture import natural_threshold
-
-    return natural_threshold(s)
+        return float(t)
+    return natural
 
 
 def _estimate_all(shared, units, streams, workers, groups, labeled):
@@ -526,6 +618,15 @@ def pooled_priors(said):
     return [PoolPriors({a: drift[a][k] for a in assumptions}, masses[k]) for k in range(len(said))]
 
 
+def _engine_report(units):
+    """``{"engine": "memory"}``, or with the Dask engine ``{"engine": "dask", "pool": {"cells", "max_error"}}``:
+    G per chunk and the largest distance of an item's score to its cell's value (score units)."""
+    pools = [u.pool for u in units if hasattr(u, "pool")]
+    if not pools:
+        return {"engine": "memory"}
+    return {"engine": "dask", "pool": {"cells": pools[0].cells, "max_error": max(p.max_error for p in pools)}}
+
+
 def _pooling_report(units, priors):
     """Per pooled unit, the priors the other units gave it: ``{key: {"prior_concept_shift", "drift_prior"}}``."""
     return {u.key: {"prior_concept_shift": p.masses[2],
@@ -545,18 +646,17 @@ def _evaluated(shared, chunk, rng, fit=None, in_worker=False, priors=None):
     fit = options if fit is None else fit
     if priors is not None:
         ref = ref.with_priors(priors)
-    inside = np.isin(index, chunk.index)
-    mine = (np.searchsorted(chunk.index, index[inside]), value[inside])
+    items, mine, n_labeled = chunk.items(s, index, value)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught, shown(False if in_worker else None), quiet_stages():
         warnings.simplefilter("always")
         try:
-            ev = evaluate(s[chunk.index], mine, reference=ref, rng=rng, **fit)
+            ev = evaluate(items, mine, reference=ref, rng=rng, **fit)
         except SpeInputError as e:
             raise SpeInputError(f"chunk {chunk.key!r}: {e.message}", argument=e.argument) from None
-    LOGGER.info("chunk %r (%s items, %d labeled%s): %.2f s", chunk.key, f"{chunk.n_items:,}", mine[0].size,
+    LOGGER.info("chunk %r (%s items, %d labeled%s): %.2f s", chunk.key, f"{chunk.n_items:,}", n_labeled,
                 ", pooled" if priors is not None else "", time.perf_counter() - start)
-    return ev, mine, [str(c.message) for c in caught]
+    return ev, n_labeled, [str(c.message) for c in caught]
 
 
 def _labels_say(shared, chunk, rng, fit=None, in_worker=False):
@@ -572,14 +672,14 @@ def _labels_say(shared, chunk, rng, fit=None, in_worker=False):
 
 def _estimate(shared, chunk, rng, fit=None, in_worker=False, priors=None):
     """One chunk's (or slice's) :class:`Estimate` (:func:`_evaluated`)."""
-    ev, mine, caught = _evaluated(shared, chunk, rng, fit, in_worker, priors)
+    ev, n_labeled, caught = _evaluated(shared, chunk, rng, fit, in_worker, priors)
     threshold, drop, below, ref_values = shared[4:8]
     at = ev.metric_draws_at(threshold)
     draws = {m: at[m] if m in at else ev.metric_draws(m) for m in MONITOR_METRICS}
     metrics = {m: summarise_draws(d, ev.weights, ev.level) for m, d in draws.items()}
     w = ev.weights / ev.weights.sum()
-    concept = (ev.diagnostics.get("reference") or {}).get("concept_shift_weight") if mine[0].size else None
-    return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, int(mine[0].size), metrics, draws, w,
+    concept = (ev.diagnostics.get("reference") or {}).get("concept_shift_weight") if n_labeled else None
+    return Estimate(chunk.key, chunk.start, chunk.end, chunk.n_items, n_labeled, metrics, draws, w,
                     _alerts(draws, w, ref_values, drop, below), caught, None if concept is None else float(concept))
 
 

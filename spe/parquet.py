@@ -16,7 +16,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["is_parquet", "parquet_files", "read_parquet_columns", "read_shard", "shard_rows"]
+__all__ = ["is_parquet", "parquet_files", "read_parquet_columns", "read_shard", "read_text_columns", "shard_rows"]
 
 _GLOB = set("*?[")
 _SUFFIXES = (".parquet", ".pq", ".parq")
@@ -140,6 +140,32 @@ def read_shard(f, score_columns, id_column="id", has_ids=None):
         raise SpeInputError(f"cannot be read as Parquet ({e})", path=f) from None
     columns = [_finite_scores(table.column(name), f, name) for name in score_columns]
     return columns, (_shard_ids(table.column(id_column), f, id_column) if shard_ids else None)
+
+
+def read_text_columns(f, columns):
+    """One shard's ``columns`` as text: {name: object array (N_shard,) of str} (each value as ``str`` writes it).
+
+    Raises
+    ------
+    SpeInputError
+        A column the shard does not have (naming the shard and its columns), or an empty value (naming the shard,
+        row and column).
+    """
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(f).names
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise SpeInputError(f"no column '{missing[0]}' (the file has: {', '.join(names)})", path=f)
+    table = pq.read_table(f, columns=list(columns))
+    out = {}
+    for c in columns:
+        values = table.column(c).to_pylist()
+        empty = next((i for i, v in enumerate(values) if v is None or v == ""), None)
+        if empty is not None:
+            raise SpeInputError("an empty value: every item needs one", path=f, row=empty + 1, column=c)
+        out[c] = np.array([str(v) for v in values], dtype=object)
+    return out
 
 
 def shard_rows(f):

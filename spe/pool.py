@@ -44,7 +44,7 @@ import numpy as np
 
 from .exceptions import SpeInputError
 
-__all__ = ["ScorePool", "ScoreStats", "CellLayout", "CellSummary", "CELLS",
+__all__ = ["ScorePool", "ScoreStats", "CellLayout", "CellSummary", "SparseCells", "CELLS",
            "pool_from_scores", "tree_combine"]
 
 #: G, the cells of the pool's cell scale (2¹⁸: 6 MB of counts, minima and maxima; at most G values for the model).
@@ -222,6 +222,58 @@ class CellSummary:
     def combine(self, other):
         """The summary of both chunks (exact, in any order)."""
         return CellSummary(self.count + other.count, np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
+
+
+@dataclass
+class SparseCells:
+    """A :class:`CellSummary` of only the cells that hold items: for many pools at once (:mod:`spe.chunk_pools`,
+    one per chunk), where G cells per pool and per task would not fit.
+
+    Attributes
+    ----------
+    cell : int64 array, shape (k,)
+        The cells holding items, ascending.
+    count : int64 array, shape (k,)
+    lo, hi : float arrays, shape (k,)
+        Score units.
+    cells : int
+        G.
+    """
+
+    cell: np.ndarray
+    count: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    cells: int
+
+    @classmethod
+    def of(cls, scores, layout):
+        """The summary of one chunk of finite scores (n,) on ``layout`` (the same cells as :meth:`CellSummary.of`)."""
+        s = np.asarray(scores, dtype=float)
+        return cls._grouped(layout.cell_of(s), np.ones(s.size, dtype=np.int64), s, s, layout.cells)
+
+    @classmethod
+    def _grouped(cls, cell, count, lo, hi, cells):
+        order = np.argsort(cell, kind="stable")
+        cell = cell[order]
+        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else np.zeros(0, dtype=np.int64)
+        if not starts.size:
+            return cls(cell, count[:0], lo[:0].astype(float), hi[:0].astype(float), cells)
+        return cls(cell[starts], np.add.reduceat(count[order], starts), np.minimum.reduceat(lo[order], starts),
+                   np.maximum.reduceat(hi[order], starts), cells)
+
+    def combine(self, other):
+        """The summary of both chunks (exact, in any order)."""
+        return SparseCells._grouped(np.concatenate([self.cell, other.cell]), np.concatenate([self.count, other.count]),
+                                    np.concatenate([self.lo, other.lo]), np.concatenate([self.hi, other.hi]),
+                                    self.cells)
+
+    def dense(self):
+        """The same summary as a :class:`CellSummary` (G cells)."""
+        count = np.zeros(self.cells, dtype=np.int64)
+        lo, hi = np.full(self.cells, np.inf), np.full(self.cells, -np.inf)
+        count[self.cell], lo[self.cell], hi[self.cell] = self.count, self.lo, self.hi
+        return CellSummary(count, lo, hi)
 
 
 def tree_combine(parts, combine=None):

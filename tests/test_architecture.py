@@ -60,7 +60,7 @@ def test_every_score_model_is_registered_in_the_order_of_its_random_stream():
 #: The layers, lowest first: a module imports (at its top) only from its own layer or below (ARCHITECTURE.md).
 LAYERS = [
     {"exceptions", "inputs", "io", "output", "display", "quantiles", "parallel", "registries", "progress",
-     "parquet", "csv_blocks", "pool", "dask_engine", "engines", "chunks", "shared_reference"},
+     "parquet", "csv_blocks", "pool", "dask_engine", "engines", "chunks", "chunk_pools", "shared_reference"},
     {"families", "inference"},
     {"models"},
     {"metrics"},

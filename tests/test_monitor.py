@@ -201,13 +201,15 @@ def test_the_threshold_the_classifiers_own_decisions_imply_and_parquet_columns(t
     """A 'prediction' column sets the default threshold (the lowest score predicted 1) and one that is not a
     threshold on the score is refused; Parquet shards give the same columns as CSV."""
     from spe.io import read_scores_and_columns
-    from spe.monitoring import _operating_threshold, _predictions
+    from spe.monitoring import _decision_bounds, _operating_threshold, _predictions
 
     s = np.array([0.1, 0.7, 0.4, 0.9])
-    assert _operating_threshold(s, None, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]}))) == 0.7
-    assert _operating_threshold(s, 0.3, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]}))) == 0.3
+    decided = _decision_bounds(s, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]})))
+    assert _operating_threshold(None, decided, 0.5) == 0.7
+    assert _operating_threshold(0.3, decided, 0.5) == 0.3
+    assert _operating_threshold(None, _decision_bounds(s, np.zeros(4, dtype=int)), 0.5) == 0.5
     with pytest.raises(SpeInputError, match="not a threshold on the score: an item predicted 0 scores 0.9"):
-        _operating_threshold(s, None, np.array([0, 1, 0, 0]))
+        _operating_threshold(None, _decision_bounds(s, np.array([0, 1, 0, 0])), 0.5)
     df = pd.DataFrame({"score": s, "week": ["a", "a", "b", "b"], "prediction": [0, 1, 0, 1]})
     (tmp_path / "shards").mkdir()
     df.iloc[:2].to_parquet(tmp_path / "shards" / "0.parquet")

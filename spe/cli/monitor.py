@@ -35,7 +35,10 @@ or a new map is each chunk's prior (--no-pooling: each chunk on its own).
 SCORES (CSV or Parquet): 'score' (or --score-column), optional 'id' and
 'prediction' (the classifier's own 0/1 decisions: they set the default
 threshold), and the columns the options name. LABELS.csv as for
-`spe estimate`.
+`spe estimate`. Parquet shards (a directory or a glob) too large for
+memory: --engine dask counts every chunk and slice shard by shard, on
+this machine or on a cluster (--scheduler); each chunk is then estimated
+from its scores counted into 2^18 cells, as `spe estimate --engine dask`.
 
 examples:
   spe monitor scores.csv --reference ref.csv --chunk-size 10000 --json monitor.json
@@ -64,6 +67,13 @@ def add_arguments(p):
     p.add_argument("--no-pooling", dest="pooling", action="store_false",
                    help="estimate each chunk (and slice) from its own labels and the reference alone, not with the "
                         "priors the other chunks' labels give it")
+    p.add_argument("--engine", choices=("auto", "memory", "dask"), default="auto", action=Once,
+                   help="memory: every score read into this process; dask: Parquet input counted chunk by chunk by "
+                        "Dask tasks, shard by shard, never holding all scores; auto (default): dask for Parquet input "
+                        "above 10 million items when Dask is installed, else memory")
+    p.add_argument("--scheduler", metavar="ADDRESS", action=Once,
+                   help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; its "
+                        "workers need spe installed and the shards' paths readable); default: this machine")
     p.add_argument("--plot", metavar="OUT.png", action=Once,
                    help="write a figure: average precision and ROC AUC per chunk (or per slice) with their bands, "
                         "the reference's value, the alert line and the alerts")
@@ -79,27 +89,24 @@ def run(args):
     """Run ``spe monitor``; returns the exit status."""
     import warnings
 
-    import pandas as pd
-
-    from ..io import read_labels, read_scores_and_columns
     from ..monitoring import monitor
 
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False),
                         ("--report", args.report, False))
     by = [c.strip() for c in args.by.split(",")] if args.by else []
     named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
-    scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
-                                              optional=["prediction"])
-    labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
+    if _engine(args) == "dask":
+        scores, labels = _shards(args, named)
+    else:
+        scores, labels = _in_memory(args, named)
     reference = reference_of(args)
-    frame = pd.DataFrame({"score": scores.scores, **columns})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = monitor(frame, reference=reference, labels=labels, chunk_size=args.chunk_size,
+        m = monitor(scores, reference=reference, labels=labels, chunk_size=args.chunk_size,
                     chunk_number=args.chunk_number, chunk_column=args.chunk_column, chunk_period=args.chunk_period,
                     timestamp_column=args.timestamp_column, by=by or None, threshold=args.threshold,
                     alert_drop=args.alert_drop, alert_below=args.alert_below, pooling=args.pooling,
-                    **model_options(args))
+                    scheduler=args.scheduler, **model_options(args))
     files = [(plan["--json"], json_bytes(m.to_dict()))] if args.json is not None else []
     if args.plot is not None:
         import matplotlib
@@ -113,6 +120,60 @@ def run(args):
         files.append((plan["--report"], _report(m, summary, args.scores)))
     finish(plan, summary, files, warnings=m.warnings, command="spe monitor")
     return 0
+
+
+def _engine(args):
+    """``memory`` or ``dask`` (``auto``: Dask for Parquet input above :data:`spe.engines.POOL_ABOVE` items when it
+    is installed)."""
+    from ..dask_engine import require_dask
+    from ..exceptions import SpeInputError
+    from ..parquet import is_parquet, parquet_files, shard_rows
+
+    if args.scheduler is not None and args.engine != "dask":
+        raise SpeInputError("--scheduler is for --engine dask", argument="scheduler")
+    parquet = is_parquet(args.scores)
+    if args.engine == "dask":
+        require_dask()
+        if not parquet:
+            raise SpeInputError("--engine dask reads Parquet (a file, a directory of shards or a glob); a CSV file "
+                                "is read into memory (--engine memory)", argument="engine")
+        return "dask"
+    if args.engine == "memory" or not parquet:
+        return "memory"
+    from ..engines import POOL_ABOVE
+
+    if sum(shard_rows(f) for f in parquet_files(args.scores)) <= POOL_ABOVE:
+        return "memory"
+    try:
+        require_dask()
+    except SpeInputError:
+        return "memory"
+    return "dask"
+
+
+def _in_memory(args, named):
+    """The scores as a DataFrame (``score`` and the ``named`` columns, ``prediction`` when given) and the labels
+    ((positions, values)), read into memory."""
+    import pandas as pd
+
+    from ..io import read_labels, read_scores_and_columns
+
+    scores, columns = read_scores_and_columns(args.scores, named, score_column=args.score_column,
+                                              optional=["prediction"])
+    labels = read_labels(args.labels, scores, pos_label=args.pos_label) if args.labels is not None else None
+    return pd.DataFrame({"score": scores.scores, **columns}), labels
+
+
+def _shards(args, named):
+    """The Parquet shards' :class:`~spe.chunk_pools.Parts` (read by the Dask tasks) and the labels as
+    :class:`~spe.dask_engine.LabelKeys` (by id when the shards have ids, else by 0-based row)."""
+    from ..chunk_pools import parts_of
+    from ..dask_engine import LabelKeys, label_keys_from_file
+
+    parts = parts_of(args.scores, named, score_column=args.score_column)
+    labels = (label_keys_from_file(args.labels, parts.has_ids, pos_label=args.pos_label) if args.labels is not None
+              else LabelKeys.of(None, parts.has_ids))
+    return parts, labels
 
 
 def _report(m, summary, scores_path):
