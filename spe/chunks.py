@@ -46,11 +46,6 @@ class Chunk:
     def n_items(self) -> int:
         return int(self.index.size)
 
-    @property
-    def n_labeled(self) -> None:
-        """Not known from the chunk alone (:meth:`items` counts them)."""
-        return None
-
     def items(self, scores, index, value):
         """This chunk's part of the pool: its scores (n_k,), its labels as (positions in the chunk (h,), 0/1
         (h,)) and h, from the pool's scores (N,) and labels (positions (n,), 0/1 (n,))."""

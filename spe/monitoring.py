@@ -350,8 +350,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     return Monitoring(
         n_items=sum(u.n_items for u in units[:n_chunks or None]), n_labeled=n_labeled, level=level,
         threshold=threshold, reference=ref_values, chunks=est[:n_chunks], slices=est[n_chunks:], gaps=gaps,
-        alert_drop=alert_drop,
-        alert_below=alert_below, warnings=said,
+        alert_drop=alert_drop, alert_below=alert_below, warnings=said,
         diagnostics={"seed": seed, "draws": int(draws), "pooling": _pooling_report(units, priors),
                      **_engine_report(units),
                      "method": "each chunk and slice estimated by spe.evaluate with the reference set, whose "
@@ -362,14 +361,13 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
 def _by_dask(scores, engine):
     """Whether the Dask engine counts the chunks: asked for, or ``"auto"`` with a Dask DataFrame or Parquet
     shards' path."""
+    from .chunk_pools import Parts
     from .dask_engine import is_dask_collection, require_dask
     from .engines import ENGINES
     from .inputs import check_choice
     from .parquet import is_parquet
 
     check_choice("engine", engine, ENGINES)
-    from .chunk_pools import Parts
-
     lazy = (isinstance(scores, Parts) or is_dask_collection(scores)
             or (isinstance(scores, (str, Path)) and is_parquet(scores)))
     if engine == "dask" or (engine == "auto" and lazy):
