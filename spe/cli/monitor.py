@@ -43,6 +43,7 @@ from its scores counted into 2^18 cells, as `spe estimate --engine dask`.
 examples:
   spe monitor scores.csv --reference ref.csv --chunk-size 10000 --json monitor.json
   spe monitor scores.csv --reference ref.csv --chunk-period W --timestamp-column time --by sex,region
+  spe monitor 'lake/*.parquet' --reference ref.csv --chunk-column day --engine dask --json monitor.json
 """
 
 
