@@ -127,6 +127,23 @@ def test_the_concept_shift_models_get_the_reference_labels_evidence_averaged_ove
     np.testing.assert_allclose(hypothesis_prior(_four()[:2], [True, True]), [0.5, 0.5])
 
 
+def test_a_drift_gets_the_reference_labels_evidence_of_its_own_assumptions_maps():
+    """A drift stands for the drift of any of its assumption's maps: its reference evidence is their average, not
+    one borrowed from the other assumption's (a label-shift map that fits the reference far better must not lift
+    the covariate drift over the covariate maps it deviates), so without pool labels it keeps its prior share."""
+    models = [_model(-5.0, -5.0, "label"), _model(-60.0, -60.0, "covariate"), _model(-61.0, -61.0, "covariate"),
+              _model(0.0, None, "covariate")]
+    models[3].name = "reference-deviation-covariate"
+    prior = hypothesis_prior(models, [True, True, True, False])
+    expected = np.log(np.mean(np.exp([-60.0, -61.0])))
+    assert models[3].reference_log_evidence == pytest.approx(expected)
+    assert models[3].log_evidence == pytest.approx(expected)
+    evidence = np.array([m.log_evidence for m in models])
+    posterior = prior * np.exp(evidence - evidence.max())
+    covariate = posterior[1:] / posterior[1:].sum()
+    assert covariate[2] == pytest.approx(DRIFT_PRIOR)  # the drift's prior share of its assumption, no labels
+
+
 def test_the_pools_score_histogram_evidence_goes_to_each_models_assumption():
     """Label shift: its evidence; covariate shift and a drift under it: the covariate's; a new map: the two
     averaged (a changed map says nothing of the scores' distribution)."""

@@ -23,12 +23,15 @@ pool labels, a map learned from them alone (the score models fitted on the
 pool: a reference from another classifier or another labeling says nothing
 of this pool; without labels those would be their priors alone, so they are
 not fitted). The reference's labels are then explained by the reference's
-own map and say nothing more about the pool: each such model's evidence is
+own map and say nothing more about the pool: each new map's evidence is
 p(Y_ref | S_ref) averaged over the anchored maps (their prior equal) times
-its own p(Y_L | S). A changed map says nothing of the pool's score
-histogram: it may still be the reference's classes remixed (the labels of
-items changed, their scores not) or anything, so its evidence is the two
-assumptions' averaged.
+its own p(Y_L | S); a drift's is that average over the anchored maps of its
+own assumption (it stands for the drift of any of them, as the assumption's
+spike stands for all of them; the best one is drifted) times its own
+p(Y_L | S), so that without pool labels a drift keeps its prior share. A
+changed map says nothing of the pool's score histogram: it may still be the
+reference's classes remixed (the labels of items changed, their scores not)
+or anything, so its evidence is the two assumptions' averaged.
 
 Prior: a new map :data:`NEW_MAP_PRIOR` (0.05: a reference that does not
 apply at all is the exception a few labels reveal); otherwise the label and
@@ -74,7 +77,10 @@ def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
     Parameters
     ----------
     fitted : list of FittedScoreModel
-        K models; the anchored ones carry ``reference_log_evidence`` = log p(Y_ref | S_ref).
+        K models; the anchored ones carry ``reference_log_evidence`` = log p(Y_ref | S_ref). A drift
+        (:mod:`spe.models.deviation`) takes the mean over its assumption's anchored maps: it stands for the drift
+        of any of them (it deviates the best), as the spike of that assumption stands for all of them, so that
+        without pool labels the drift keeps its prior share beside the maps it deviates.
     anchored : list of bool, length K
         Whether each model assumes the reference's map applies (label or covariate shift).
     score_evidence : dict, optional
@@ -91,21 +97,24 @@ def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
     -------
     array, shape (K,)
         By hypothesis (module docstring), each shared equally by its models, normalised over the hypotheses
-        fitted. The others' ``log_evidence`` gains log p(Y_ref | S_ref,
-        concept shift) (module docstring), and their ``reference_log_evidence`` is set to it.
+        fitted. The new maps' ``log_evidence`` gains log p(Y_ref | S_ref, concept shift) (module docstring), the
+        drifts' their assumption's mean, and their ``reference_log_evidence`` is set to it.
     """
     anchored = np.asarray(anchored, dtype=bool)
-    reference = np.array([m.reference_log_evidence for m, a in zip(fitted, anchored) if a], dtype=float)
-    concept_reference = float(special.logsumexp(reference) - np.log(reference.size))
-    for model, a in zip(fitted, anchored):
+    carried = [m for m, a in zip(fitted, anchored) if a]
+    concept_reference = _mean_reference_evidence(carried)
+    drift = _drifts(fitted)
+    for model, a, d in zip(fitted, anchored, drift):
         if model.log_evidence is None:  # no evidence at all (left out of the average)
             continue
         if not a:
-            model.log_evidence = float(model.log_evidence) + concept_reference
-            model.reference_log_evidence = concept_reference
+            own = concept_reference if not d else _mean_reference_evidence(
+                [m for m in carried if m.diagnostics.get("assumption") == model.diagnostics.get("assumption")])
+            model.log_evidence = float(model.log_evidence) + own
+            model.reference_log_evidence = own
         if score_evidence is not None:
             model.log_evidence += _score_evidence(model, a, score_evidence)
-    label, drift = _assumes_label_shift(fitted), _drifts(fitted)
+    label = _assumes_label_shift(fitted)
     spike, slab, new = default_masses() if masses is None else masses
     groups = [(anchored & label, spike / 2), (anchored & ~label, spike / 2), (drift & label, slab / 2),
               (drift & ~label, slab / 2), (~anchored & ~drift, new)]
@@ -114,6 +123,12 @@ def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
         if members.any():
             prior[members] = mass / members.sum()
     return prior / prior.sum()
+
+
+def _mean_reference_evidence(models):
+    """log of the mean of p(Y_ref | S_ref) over the anchored ``models`` (their prior equal); NaN for none."""
+    values = np.array([m.reference_log_evidence for m in models], dtype=float)
+    return float(special.logsumexp(values) - np.log(values.size)) if values.size else float("nan")
 
 
 def default_masses():
