@@ -52,7 +52,7 @@ def test_every_score_model_is_registered_in_the_order_of_its_random_stream():
     """The order of the registry is the order of the average and of the models' random streams: a model added
     anywhere but last would change every seed's numbers."""
     assert list(REGISTRY) == ["mixture", "hybrid", "calibrated", "platt", "piecewise", "contaminated",
-                              "uninformative", "reference"]
+                              "uninformative", "reference", "reference-covariate"]
     for name, model in REGISTRY.items():
         assert model.name == name and model.about and callable(model.fit) and callable(model.averaged)
 

@@ -230,3 +230,44 @@ def test_the_cli_reads_a_reference_file_and_names_a_bad_row(tmp_path, capsys):
     one_class = _write(tmp_path / "neg.csv", "score,label", [(0.1, 0), (0.2, 0)])
     assert main(["estimate", scores, "--reference", one_class]) == 2
     assert "both classes" in capsys.readouterr().err
+
+
+def test_the_reference_map_draws_the_bbq_posterior_exactly():
+    """reference_map: binnings drawn by their posterior given the reference labels, each bin's rate from its Beta
+    posterior (exact draws, equal weights)."""
+    rng = np.random.default_rng(3)
+    ref_s, ref_y = pool(3000, 0.3, rng)
+    binnings = candidate_binnings(ref_s, ref_y)
+    fitted = reference.reference_map(ref_s, ref_y, draws=20000, rng=4, binnings=binnings)
+    log_ev = np.array([b.log_evidence for b in binnings])
+    posterior = np.exp(log_ev - special.logsumexp(log_ev))
+    k = fitted.draws[:, 0].astype(int)
+    frequency = np.bincount(k, minlength=len(binnings)) / k.size
+    np.testing.assert_allclose(frequency, posterior, atol=4 * np.sqrt(0.25 / k.size))
+    j = int(np.argmax(posterior))
+    a, b = binnings[j].posterior
+    rows = fitted.draws[k == j, 2:2 + binnings[j].n_bins]
+    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)) / rows.shape[0])
+    assert np.all(np.abs(rows.mean(axis=0) - a / (a + b)) < 5 * sd)
+    assert np.all(fitted.draws[:, 1] == 0) and np.all(fitted.weights == fitted.weights[0])
+    assert fitted.log_evidence == pytest.approx(special.logsumexp(log_ev) - np.log(len(binnings)))
+
+
+def test_under_covariate_shift_the_reference_map_carried_unchanged_finds_the_pools_prevalence():
+    """The pool's scores moved (toward the middle) while p(y | s) stayed the reference's: the BBQ map carried
+    unchanged (``reference-covariate``) estimates the pool's prevalence; read as a label shift (``reference``) it
+    does not."""
+    rng = np.random.default_rng(8)
+    truth = lambda s: special.expit(6 * (s - 0.5))  # noqa: E731 - the map both sets share
+    ref_s = rng.random(4000)
+    ref_y = (rng.random(4000) < truth(ref_s)).astype(int)
+    s = rng.beta(4, 4, 5000)
+    expected = truth(s).mean()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        covariate = spe.evaluate(s, None, reference=(ref_s, ref_y), score_model="reference-covariate", draws=500,
+                                 rng=1)
+        label = spe.evaluate(s, None, reference=(ref_s, ref_y), score_model="reference", draws=500, rng=1)
+    p = covariate.prevalence()
+    assert p.lo <= expected <= p.hi and abs(p.mean - expected) < 0.02
+    assert abs(label.prevalence().mean - expected) > 2 * abs(p.mean - expected)

@@ -6,7 +6,7 @@ score densities are the reference's and only the prevalence differs;
 Saerens, Latinne & Decaestecker 2002) or a *covariate shift* (the map
 p(y = 1 | s) is the reference's and only the scores' distribution differs:
 what NannyML's CBPE assumes). Its models are *anchored*: the reference set's
-own map (:mod:`spe.models.reference`, BBQ, under label shift) and every score
+own map (:mod:`spe.models.reference`, BBQ, under either shift) and every score
 model that learns the map from the reference's labels and is carried to the
 pool under either assumption (:mod:`spe.models.shift`, ``reference-<name>``
 and ``reference-<name>-covariate``). Each one's evidence is p(Y_ref, Y_L |

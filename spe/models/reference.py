@@ -1,4 +1,5 @@
-r"""The calibration map learned on a labeled reference set, carried to the pool under prior shift.
+r"""The calibration map learned on a labeled reference set, carried to the pool under prior shift (and, as
+``reference-covariate``, unchanged: covariate shift, :func:`reference_map`).
 
 A user often has the classifier's own validation data: scores with every
 label (the *reference set*, R items). Its calibration map p_ref(y = 1 | s)
@@ -81,7 +82,7 @@ from ..shared_reference import kept
 from .average import systematic_resample
 from .base import FittedScoreModel
 from .registry import ScoreModel, register
-from .shift import EPS, SHIFT_PRIOR_SD, PriorShiftLikelihood
+from .shift import EPS, SHIFT_PRIOR_SD, PriorShiftLikelihood, carry_to_pool
 
 __all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "NAME", "SHIFT_PRIOR_SD",
            "EQUIVALENT_SAMPLE_SIZE", "MIN_ITEMS_PER_BIN", "MAX_BINS"]
@@ -480,6 +481,67 @@ def _report(fitted, entry, alone):
 
 register(ScoreModel(name=NAME, fit=_fit_registered, averaged=_has_reference, needs_reference=True, report=_report,
                     about="the reference set's calibration map alone (needs --reference)"))
+
+
+#: The BBQ map carried under covariate shift, in tables.
+COVARIATE_NAME = "reference-covariate"
+
+
+def reference_map(reference_scores, reference_labels, *, draws=1000, rng=None, binnings=None):
+    """The reference set's own BBQ map p_ref(y = 1 | s) as exact posterior draws, the pool left out (Naeini et al.
+    2015, §3): the binning by its posterior probability given the reference labels (eq. 4, the binnings a priori
+    equally likely), then each bin's rate from its Beta posterior.
+
+    What :func:`spe.models.shift.carry_to_pool` carries to a pool under covariate shift (``reference-covariate``):
+    the map unchanged, as NannyML's CBPE assumes, beside :func:`fit_reference`'s label shift.
+
+    Parameters
+    ----------
+    reference_scores : array, shape (R,)
+        Score units.
+    reference_labels : 0/1 array, shape (R,)
+        Both classes present.
+    draws : int
+        M.
+    rng : numpy.random.Generator, int or None
+    binnings : list of Binning, optional
+        :func:`candidate_binnings` of the reference (computed here when not given).
+
+    Returns
+    -------
+    FittedScoreModel
+        ``draws`` (M, 2 + B_max) = (binning index, 0, the bins' rates, NaN-padded), equal ``weights``;
+        ``probability`` the interpolated map; ``log_evidence`` = log p(Y_ref | S_ref).
+    """
+    rng = np.random.default_rng(rng)
+    ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
+    binnings = candidate_binnings(ref_s, ref_y) if binnings is None else binnings
+    log_ev = np.array([b.log_evidence for b in binnings])
+    k = np.sort(systematic_resample(np.exp(log_ev - special.logsumexp(log_ev)), draws, rng))
+    rates = np.full((draws, max(b.n_bins for b in binnings)), np.nan)
+    for j in np.unique(k):
+        rows, b = np.flatnonzero(k == j), binnings[j]
+        rates[rows, :b.n_bins] = np.clip(rng.beta(*b.posterior, size=(rows.size, b.n_bins)), EPS, 1 - EPS)
+    model = FittedScoreModel(name=NAME, draws=np.column_stack([k, np.zeros(draws), rates]),
+                             weights=np.full(draws, 1.0 / draws), probability=partial(_reference_probability, binnings),
+                             diagnostics={"model": NAME, "fitted_on": "the reference set"})
+    model.log_evidence = float(special.logsumexp(log_ev) - np.log(len(binnings)))
+    return model
+
+
+def _fit_covariate(data, rng):
+    fit_rng, carry_rng = rng.spawn(2)
+    binnings = kept(data.reference, "binnings", lambda: candidate_binnings(*data.reference))
+    bbq = kept(data.reference, ("bbq map", data.draws),
+               lambda: reference_map(*data.reference, draws=data.draws, rng=fit_rng, binnings=binnings))
+    return carry_to_pool(bbq, data.reference_cells, data.pool_cells, data.scores[data.labeled_index],
+                         data.labeled_value, name=COVARIATE_NAME, draws=data.draws, rng=carry_rng,
+                         assumption="covariate")
+
+
+register(ScoreModel(name=COVARIATE_NAME, fit=_fit_covariate, averaged=_has_reference, needs_reference=True,
+                    about="the reference set's calibration map alone, unchanged on the pool: covariate shift "
+                          "(needs --reference)"))
 
 
 def _reference_probability(binnings, d, v):
