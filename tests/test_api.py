@@ -211,7 +211,7 @@ def test_no_labels_warns_and_answers():
     assert any("no labeled items" in w for w in ev.warnings)
     # without labels no model can be preferred: equal weights, and a wide interval that holds the truth
     weights = [m["weight"] for m in ev.diagnostics["score_models"]]
-    without_reference = [m for m in score_model_names() if m != "reference"]  # no reference set given
+    without_reference = [m for m in score_model_names() if not REGISTRY[m].needs_reference]  # no reference given
     assert len(weights) == len(without_reference) and np.allclose(weights, 1 / len(weights))
     prev = ev.prevalence()
     assert prev.lo <= y.mean() <= prev.hi and prev.hi - prev.lo > 0.3
@@ -505,7 +505,8 @@ def test_a_registered_score_model_is_one_the_api_fits_and_averages(monkeypatch):
     assert seen == [(600, 20, "log-odds", 200)]
     assert [m["model"] for m in alone.diagnostics["score_models"]] == ["prevalence only"]
     both = _quiet(s, _labels(y, 20, 2), draws=200, rng=0, families="truncnorm,truncnorm")
-    assert len(both.diagnostics["score_models"]) == len(score_model_names()) - 1  # all but the reference model
+    assert len(both.diagnostics["score_models"]) == len(  # all but the models of a reference set
+        [m for m in score_model_names() if not REGISTRY[m].needs_reference])
     with pytest.raises(ValueError, match="already registered"):
         spe.models.registry.register(ScoreModel(name="toy", fit=fit, about=""))
 

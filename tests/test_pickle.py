@@ -39,7 +39,9 @@ def test_every_score_model_pickles(model):
     s, y = simulate(1500, 0.2, 6)
     rng = np.random.default_rng(7)
     known = {int(i): int(y[i]) for i in rng.choice(s.size, 30, replace=False)}
-    options = {"reference": (s[:300], y[:300].astype(int))} if model == "reference" else {"score_model": model}
+    options = {"score_model": model}
+    if REGISTRY[model].needs_reference:
+        options["reference"] = (s[:300], y[:300].astype(int))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = spe.evaluate(s, known, draws=200, rng=0, **options)
