@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .chunks import item_keys, period_keys, rows_key, slice_keys
+from .chunks import groups, item_keys, period_keys, rows_key, slice_keys
 from .dask_engine import LabelKeys, labeled_rows, labeled_scores, scheduler_context
 from .exceptions import SpeInputError
 from .pool import CELLS, CellLayout, ScorePool, ScoreStats, SparseCells, tree_combine
 from .progress import stage
 
-__all__ = ["PooledChunk", "Keying", "Parts", "CountedUnits", "count_units", "parts_of", "CELL_BUDGET"]
+__all__ = ["PooledChunk", "Keying", "Parts", "CountedUnits", "count_units", "parts_of", "decision_bounds",
+           "CELL_BUDGET"]
 
 #: The most cells (over the chunks of one batch of the second pass) held at once: 2²³, about 270 MB.
 CELL_BUDGET = 1 << 23
@@ -131,6 +132,11 @@ class Parts:
     names: list
     rows: np.ndarray
     has_ids: bool
+
+    @property
+    def n_items(self) -> int:
+        """N, the items of every part."""
+        return int(self.rows.sum())
 
     @property
     def offsets(self):
@@ -289,20 +295,20 @@ def count_units(data, labels, keying, *, pos_label=None, cells=CELLS, scheduler=
         with stage("reading the scores, chunk by chunk (Dask, first pass)"):
             first = dask.compute(*[dask.delayed(_first_pass)(r, name, int(o), keying, keys)
                                    for r, name, o in zip(parts.read, parts.names, parts.offsets)])
-        if int(parts.rows.sum()) < 4:
-            raise SpeInputError(f"need at least 4 scores, got {int(parts.rows.sum())}", argument="scores")
+        if parts.n_items < 4:
+            raise SpeInputError(f"need at least 4 scores, got {parts.n_items}", argument="scores")
         found = _units_found(first)
-        lab_scores = labeled_scores(keys, [f["labeled"][:2] for f in first], int(parts.rows.sum()))
+        lab_scores = labeled_scores(keys, [f["labeled"][:2] for f in first], parts.n_items)
         lab_units = [None if found[j] is None else np.concatenate([f["labeled"][2][j] for f in first])
                      for j in (0, 1)]
         lab_order = np.concatenate([f["labeled"][0] for f in first])
         pools = _count_cells(parts, keying, found, cells)
     units = [[_pooled(keying, j, key, pools[(j, key)], lab_scores, keys.values, lab_units[j], lab_order,
-                      int(parts.rows.sum()))
+                      parts.n_items)
               for key in _ordered(keying, j, found[j])] for j in (0, 1)]
     stats = tree_combine([f["stats"] for f in first if f["stats"].n])
-    return CountedUnits(units[0], units[1], int(parts.rows.sum()), int(keys.keys.size), stats.lo, stats.hi,
-                        _decision_bounds(first))
+    return CountedUnits(units[0], units[1], parts.n_items, int(keys.keys.size), stats.lo, stats.hi,
+                        _combined_bounds(first))
 
 
 def parts_of(data, columns, score_column="score", id_column="id", *, scheduler=None, workers=None):
@@ -340,20 +346,24 @@ def _first_pass(part, name, offset, keying, labels):
     except SpeInputError as e:
         raise SpeInputError(f"{name} (its items counted from 0): {e.message}", argument=e.argument) from None
     which, rows = labeled_rows(scores.size, ids, offset, labels)
-    bounds = None
-    if decisions is not None:
-        yes, no = scores[decisions == 1], scores[decisions == 0]
-        bounds = (float(yes.min()) if yes.size else np.inf, float(no.max()) if no.size else -np.inf)
     return {"units": [None if k is None else _stats_by_key(scores, k, offset) for k in units],
             "labeled": (which, scores[rows], [None if k is None else k[rows] for k in units]),
-            "stats": ScoreStats.of(scores), "decisions": bounds}
+            "stats": ScoreStats.of(scores), "decisions": decision_bounds(scores, decisions)}
+
+
+def decision_bounds(scores, decisions):
+    """The bounds of the classifier's own decisions: (the lowest score decided 1 (inf: none), the highest decided 0
+    (−inf: none)), score units, from scores (m,) and decisions (m,) 0/1; None without decisions. Every item scored
+    at least the first is decided 1 exactly when the second is below it (then it is the operating threshold)."""
+    if decisions is None:
+        return None
+    yes, no = scores[decisions == 1], scores[decisions == 0]
+    return float(yes.min()) if yes.size else np.inf, float(no.max()) if no.size else -np.inf
 
 
 def _stats_by_key(scores, keys, offset):
     """{key: (ScoreStats of its scores, in the part's order; its first item)} of one part."""
-    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    members = np.split(order, np.cumsum(np.bincount(inverse, minlength=distinct.size))[:-1])
+    distinct, first, members = groups(keys)
     return {k: (ScoreStats.of(scores[m]), offset + int(f)) for k, f, m in zip(distinct.tolist(), first, members)}
 
 
@@ -432,9 +442,7 @@ def _second_pass(part, offset, keying, layouts):
     for j in (0, 1):
         if keys[j] is None or not any(u[0] == j for u in layouts):
             continue
-        distinct, inverse = np.unique(keys[j], return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        members = np.split(order, np.cumsum(np.bincount(inverse, minlength=distinct.size))[:-1])
+        distinct, _, members = groups(keys[j])
         for k, m in zip(distinct.tolist(), members):
             if (j, k) in layouts:
                 out[(j, k)] = SparseCells.of(scores[m], layouts[(j, k)])
@@ -455,16 +463,14 @@ def _pooled(keying, family, key, cells, lab_scores, lab_values, lab_units, lab_o
     if lab_units is not None and lab_order.size:
         mine[lab_order[lab_units == key]] = True
     pool = ScorePool.from_cells(cells.dense(), lab_scores[mine], lab_values[mine])
-    if family == 1:
-        return PooledChunk(str(key), pool)
-    if keying.column is not None or keying.period is not None:
+    if family == 1 or keying.starts is None:  # a slice, or a chunk by a column's value or a period
         return PooledChunk(str(key), pool)
     start = keying.starts[key]
     end = keying.starts[key + 1] if key + 1 < len(keying.starts) else n
     return PooledChunk("all" if keying.whole else rows_key(start, end), pool, int(start), int(end))
 
 
-def _decision_bounds(first):
+def _combined_bounds(first):
     """(lowest score decided 1, highest decided 0) over the parts, or None without decisions."""
     bounds = [f["decisions"] for f in first if f["decisions"] is not None]
     if not bounds:

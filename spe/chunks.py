@@ -16,7 +16,7 @@ import numpy as np
 from .exceptions import SpeInputError
 
 __all__ = ["Chunk", "chunks_by_size", "chunks_by_number", "chunks_by_value", "chunks_by_period", "slices_by",
-           "PERIODS", "item_keys", "period_keys", "slice_keys", "chunk_starts", "rows_key"]
+           "PERIODS", "item_keys", "period_keys", "slice_keys", "chunk_starts", "rows_key", "groups"]
 
 #: Calendar periods of ``chunks_by_period`` (pandas' period aliases): day, week, month, quarter, year.
 PERIODS = ("D", "W", "M", "Q", "Y")
@@ -119,7 +119,7 @@ def chunks_by_value(values, argument="chunk_column"):
     SpeInputError
         A missing value (NaN, None): it would belong to no chunk.
     """
-    distinct, first, members = _groups(item_keys(values, argument))
+    distinct, first, members = groups(item_keys(values, argument))
     return [Chunk(str(distinct[g]), members[g]) for g in np.argsort(first, kind="stable")]
 
 
@@ -137,7 +137,7 @@ def chunks_by_period(timestamps, period):
     SpeInputError
         As :func:`period_keys`.
     """
-    distinct, _, members = _groups(period_keys(timestamps, period))
+    distinct, _, members = groups(period_keys(timestamps, period))
     return [Chunk(str(p), m) for p, m in zip(distinct, members)]  # the periods sort in time order
 
 
@@ -173,7 +173,7 @@ def slices_by(columns):
     SpeInputError
         As :func:`slice_keys`.
     """
-    distinct, _, members = _groups(slice_keys(columns))
+    distinct, _, members = groups(slice_keys(columns))
     return [Chunk(str(k), m) for k, m in zip(distinct, members)]
 
 
@@ -191,9 +191,9 @@ def slice_keys(columns):
     return np.array([", ".join(f"{name}={k}" for name, k in zip(columns, row)) for row in zip(*keys)])
 
 
-def _groups(keys):
-    """The distinct values of ``keys`` (N,), sorted; each one's first position; and each one's positions,
-    ascending — in O(N log N), not one pass over the N items per value."""
+def groups(keys):
+    """The distinct values of ``keys`` (N,), sorted (D,); each one's first position (D,); and each one's positions,
+    ascending (D int arrays) — in O(N log N), not one pass over the N items per value."""
     distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     members = np.split(order, np.cumsum(np.bincount(inverse, minlength=distinct.size))[:-1])

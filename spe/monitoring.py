@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
+from .chunk_pools import Parts, PooledChunk, decision_bounds
 from .chunks import Chunk, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
 from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
@@ -361,7 +362,6 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
 def _by_dask(scores, engine):
     """Whether the Dask engine counts the chunks: asked for, or ``"auto"`` with a Dask DataFrame or Parquet
     shards' path."""
-    from .chunk_pools import Parts
     from .dask_engine import is_dask_collection, require_dask
     from .engines import ENGINES
     from .inputs import check_choice
@@ -389,16 +389,11 @@ def _counted(scores, labels, threshold, pos_label, scheduler, workers, *, chunk_
     from .models.mixture import natural_threshold
 
     _one_chunking(chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)
-    names = tuple(_names(by))
-    columns = [c for c in (chunk_column, timestamp_column) if c] + list(names)
-    parts = parts_of(scores, columns, scheduler=scheduler, workers=workers)
-    if chunk_column is not None or chunk_period is not None:
-        keying = Keying(column=chunk_column, period=chunk_period, timestamp=timestamp_column, by=names)
-    elif chunk_size is None and chunk_number is None and names:
-        keying = Keying(by=names)
-    else:
-        starts = chunk_starts(int(parts.rows.sum()), chunk_size, chunk_number)
-        keying = Keying(starts=tuple(starts), by=names, whole=chunk_size is None and chunk_number is None)
+    keying = Keying(column=chunk_column, period=chunk_period, timestamp=timestamp_column, by=tuple(_names(by)))
+    parts = parts_of(scores, keying.columns(), scheduler=scheduler, workers=workers)
+    rows = chunk_size is not None or chunk_number is not None
+    if rows or not (chunk_column or chunk_period or keying.by):  # consecutive rows, or all items as one chunk
+        keying = replace(keying, starts=tuple(chunk_starts(parts.n_items, chunk_size, chunk_number)), whole=not rows)
     counted = count_units(parts, labels, keying, pos_label=pos_label, scheduler=scheduler, workers=workers)
     natural = natural_threshold(np.array([counted.lo, counted.hi]))
     return ([*counted.chunks, *counted.slices], len(counted.chunks), (None, None, None),
@@ -415,7 +410,7 @@ def _in_memory(scores, labels, threshold, pos_label, chunk_size, chunk_number, c
     series = scores_of_frame(frame) if frame is not None else scores
     s = as_scores(series)
     index, value = normalize_labels(labels, s.size, item_ids(series), pos_label)
-    threshold = _operating_threshold(threshold, _decision_bounds(s, _predictions(frame)), natural_threshold(s))
+    threshold = _operating_threshold(threshold, decision_bounds(s, _predictions(frame)), natural_threshold(s))
     chunks = _chunks(s.size, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column, by)
     slices = slices_by({b: columns[b] for b in _names(by)}) if by else []
     return [*chunks, *slices], len(chunks), (s, index, value), threshold
@@ -535,15 +530,6 @@ def _predictions(frame):
         raise SpeInputError(f"the 'prediction' column: {e.message}", argument="scores") from None
 
 
-def _decision_bounds(s, predictions):
-    """(the lowest score predicted 1 (inf: none), the highest predicted 0 (−inf: none)), or None without
-    predictions."""
-    if predictions is None:
-        return None
-    yes, no = s[predictions == 1], s[predictions == 0]
-    return float(yes.min()) if yes.size else np.inf, float(no.max()) if no.size else -np.inf
-
-
 def _operating_threshold(threshold, bounds, natural):
     """The threshold given; else the one the classifier's own decisions imply (``bounds``: the lowest score
     predicted positive, the highest predicted negative — when every item scored at least the first is predicted
@@ -619,7 +605,7 @@ def pooled_priors(said):
 def _engine_report(units):
     """``{"engine": "memory"}``, or with the Dask engine ``{"engine": "dask", "pool": {"cells", "max_error"}}``:
     G per chunk and the largest distance of an item's score to its cell's value (score units)."""
-    pools = [u.pool for u in units if hasattr(u, "pool")]
+    pools = [u.pool for u in units if isinstance(u, PooledChunk)]
     if not pools:
         return {"engine": "memory"}
     return {"engine": "dask", "pool": {"cells": pools[0].cells, "max_error": max(p.max_error for p in pools)}}

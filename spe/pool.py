@@ -254,11 +254,11 @@ class SparseCells:
 
     @classmethod
     def _grouped(cls, cell, count, lo, hi, cells):
+        if not cell.size:
+            return cls(cell, count, lo, hi, cells)
         order = np.argsort(cell, kind="stable")
         cell = cell[order]
-        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else np.zeros(0, dtype=np.int64)
-        if not starts.size:
-            return cls(cell, count[:0], lo[:0].astype(float), hi[:0].astype(float), cells)
+        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
         return cls(cell[starts], np.add.reduceat(count[order], starts), np.minimum.reduceat(lo[order], starts),
                    np.maximum.reduceat(hi[order], starts), cells)
 

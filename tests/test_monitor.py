@@ -201,7 +201,8 @@ def test_the_threshold_the_classifiers_own_decisions_imply_and_parquet_columns(t
     """A 'prediction' column sets the default threshold (the lowest score predicted 1) and one that is not a
     threshold on the score is refused; Parquet shards give the same columns as CSV."""
     from spe.io import read_scores_and_columns
-    from spe.monitoring import _decision_bounds, _operating_threshold, _predictions
+    from spe.chunk_pools import decision_bounds as _decision_bounds
+    from spe.monitoring import _operating_threshold, _predictions
 
     s = np.array([0.1, 0.7, 0.4, 0.9])
     decided = _decision_bounds(s, _predictions(pd.DataFrame({"prediction": [0, 1, 0, 1]})))

@@ -405,12 +405,8 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     """
     rng = np.random.default_rng(rng)
     s = np.asarray(scores, dtype=float)
-    ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
-    if not (np.any(ref_y == 0) and np.any(ref_y == 1)):
-        raise ValueError("the reference labels must hold both classes")
-    binnings = candidate_binnings(ref_s, ref_y) if binnings is None else binnings
-    log_ev = np.array([b.log_evidence for b in binnings])
-    log_prior = log_ev - special.logsumexp(log_ev)
+    ref_y = np.asarray(reference_labels, dtype=int)
+    binnings, log_prior, reference_evidence = _binnings_posterior(reference_scores, ref_y, binnings)
     weights = None if counts is None else np.asarray(counts, dtype=float)
     power = min(1.0, ref_y.size / (s.size if weights is None else weights.sum()))
     k, rates, delta, log_ratio = _draw(binnings, log_prior, s, power, draws, rng, weights)
@@ -421,7 +417,6 @@ def fit_reference(scores, labeled_index, labeled_value, reference_scores, refere
     log_posterior = log_ratio + log_lik.sum(axis=1)  # importance ratios of the draws given the pool's labels too
     weights, pareto_k = psis(log_posterior)
     label_evidence = float(special.logsumexp(log_posterior) - special.logsumexp(log_ratio)) if y.size else 0.0
-    reference_evidence = float(special.logsumexp(log_ev) - np.log(len(binnings)))  # the binnings equally likely
 
     probability = partial(_reference_probability, binnings)
 
@@ -462,9 +457,8 @@ def _constrained(binnings, u):
 
 
 def _fit_registered(data, rng):
-    binnings = kept(data.reference, "binnings", lambda: candidate_binnings(*data.reference))
     return fit_reference(data.scores, data.labeled_index, data.labeled_value, *data.reference, draws=data.draws,
-                         rng=rng, counts=data.counts, binnings=binnings)
+                         rng=rng, counts=data.counts, binnings=_binnings_of(data))
 
 
 def _has_reference(data):
@@ -512,12 +506,15 @@ def reference_map(reference_scores, reference_labels, *, draws=1000, rng=None, b
     FittedScoreModel
         ``draws`` (M, 2 + B_max) = (binning index, 0, the bins' rates, NaN-padded), equal ``weights``;
         ``probability`` the interpolated map; ``log_evidence`` = log p(Y_ref | S_ref).
+
+    Raises
+    ------
+    ValueError
+        If the reference labels do not hold both classes (as :func:`fit_reference`).
     """
     rng = np.random.default_rng(rng)
-    ref_s, ref_y = np.asarray(reference_scores, dtype=float), np.asarray(reference_labels, dtype=int)
-    binnings = candidate_binnings(ref_s, ref_y) if binnings is None else binnings
-    log_ev = np.array([b.log_evidence for b in binnings])
-    k = np.sort(systematic_resample(np.exp(log_ev - special.logsumexp(log_ev)), draws, rng))
+    binnings, log_prior, reference_evidence = _binnings_posterior(reference_scores, reference_labels, binnings)
+    k = np.sort(systematic_resample(np.exp(log_prior), draws, rng))
     rates = np.full((draws, max(b.n_bins for b in binnings)), np.nan)
     for j in np.unique(k):
         rows, b = np.flatnonzero(k == j), binnings[j]
@@ -525,13 +522,30 @@ def reference_map(reference_scores, reference_labels, *, draws=1000, rng=None, b
     model = FittedScoreModel(name=NAME, draws=np.column_stack([k, np.zeros(draws), rates]),
                              weights=np.full(draws, 1.0 / draws), probability=partial(_reference_probability, binnings),
                              diagnostics={"model": NAME, "fitted_on": "the reference set"})
-    model.log_evidence = float(special.logsumexp(log_ev) - np.log(len(binnings)))
+    model.log_evidence = reference_evidence
     return model
+
+
+def _binnings_posterior(reference_scores, reference_labels, binnings=None):
+    """The reference's candidate binnings (given, or :func:`candidate_binnings`), their log posterior
+    probabilities given its labels (K,) and log p(Y_ref | S_ref), the binnings a priori equally likely (Naeini et
+    al. 2015, eq. 4); ValueError unless the labels hold both classes."""
+    ref_y = np.asarray(reference_labels, dtype=int)
+    if not (np.any(ref_y == 0) and np.any(ref_y == 1)):
+        raise ValueError("the reference labels must hold both classes")
+    binnings = candidate_binnings(np.asarray(reference_scores, dtype=float), ref_y) if binnings is None else binnings
+    log_ev = np.array([b.log_evidence for b in binnings])
+    return binnings, log_ev - special.logsumexp(log_ev), float(special.logsumexp(log_ev) - np.log(len(binnings)))
+
+
+def _binnings_of(data):
+    """The reference's candidate binnings, computed once per :class:`~spe.shared_reference.SharedReference`."""
+    return kept(data.reference, "binnings", lambda: candidate_binnings(*data.reference))
 
 
 def _fit_covariate(data, rng):
     fit_rng, carry_rng = rng.spawn(2)
-    binnings = kept(data.reference, "binnings", lambda: candidate_binnings(*data.reference))
+    binnings = _binnings_of(data)
     bbq = kept(data.reference, ("bbq map", data.draws),
                lambda: reference_map(*data.reference, draws=data.draws, rng=fit_rng, binnings=binnings))
     return carry_to_pool(bbq, data.reference_cells, data.pool_cells, data.scores[data.labeled_index],
