@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .chunks import groups, item_keys, period_keys, rows_key, slice_keys
-from .dask_engine import LabelKeys, labeled_rows, labeled_scores, scheduler_context
+from .dask_engine import LabelKeys, items_of, labeled_rows, labeled_scores, offsets_of, scheduler_context
 from .exceptions import SpeInputError
 from .pool import CELLS, CellLayout, ScorePool, ScoreStats, SparseCells, tree_combine
 from .progress import stage
@@ -133,15 +133,8 @@ class Parts:
     rows: np.ndarray
     has_ids: bool
 
-    @property
-    def n_items(self) -> int:
-        """N, the items of every part."""
-        return int(self.rows.sum())
-
-    @property
-    def offsets(self):
-        """Each part's first item, (C,)."""
-        return np.concatenate([[0], np.cumsum(self.rows)[:-1]]).astype(np.int64)
+    n_items = property(lambda self: items_of(self.rows), doc="N, the items of every part.")
+    offsets = property(lambda self: offsets_of(self.rows), doc="Each part's first item, (C,).")
 
     @classmethod
     def from_parquet(cls, path, columns, score_column="score", id_column="id"):

@@ -44,7 +44,8 @@ from .pool import CELLS, CellLayout, CellSummary, ScorePool, ScoreStats, tree_co
 from .progress import stage
 
 __all__ = ["require_dask", "is_dask_collection", "ScoreSource", "LabelKeys", "label_keys_from_file", "dask_pool",
-           "write_items", "StagedDirectory", "scheduler_context", "labeled_rows", "labeled_scores", "SCHEDULER_TIMEOUT"]
+           "write_items", "StagedDirectory", "scheduler_context", "labeled_rows", "labeled_scores", "items_of",
+           "offsets_of", "SCHEDULER_TIMEOUT"]
 
 
 #: Seconds to wait for a ``dask.distributed`` scheduler to answer.
@@ -93,15 +94,8 @@ class ScoreSource:
     has_ids: bool
     score_chunks: list | None = None
 
-    @property
-    def n_items(self) -> int:
-        """N, the items of every chunk."""
-        return int(self.rows.sum())
-
-    @property
-    def offsets(self):
-        """The position of each chunk's first item, (C,)."""
-        return np.concatenate([[0], np.cumsum(self.rows)[:-1]]).astype(np.int64)
+    n_items = property(lambda self: items_of(self.rows), doc="N, the items of every chunk.")
+    offsets = property(lambda self: offsets_of(self.rows), doc="The position of each chunk's first item, (C,).")
 
     @classmethod
     def from_parquet(cls, path, score_column="score", id_column="id"):
@@ -187,6 +181,16 @@ class ScoreSource:
         blocks = obj.to_delayed().ravel().tolist()
         chunks = [delayed(_array_chunk, pure=True)(b) for b in blocks]
         return cls(chunks, [f"block {k}" for k in range(len(blocks))], np.asarray(obj.chunks[0], dtype=np.int64), False)
+
+
+def items_of(rows):
+    """N, the items of chunks of ``rows`` (C,) items each."""
+    return int(np.sum(rows))
+
+
+def offsets_of(rows):
+    """The position of each chunk's first item, (C,) int64, for chunks of ``rows`` (C,) items each."""
+    return np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64)
 
 
 def _shard_chunk(read, f, score_column, id_column, has_ids):
