@@ -150,6 +150,9 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
         The classifier's score for every item, score units (higher = more
         positive); finite. Never modified. A pandas Series indexed by item id, or a DataFrame with a ``score``
         column and optionally an ``id`` column (``pd.read_csv`` of ``spe estimate``'s SCORES.csv), carries ids.
+        A multiclass classifier's scores, an (N, K) array or a DataFrame with one column per class and no
+        ``score`` column, go to :func:`spe.multiclass.evaluate_classes` (K ≥ 3: a
+        :class:`~spe.multiclass.MulticlassEvaluation`; K = 2: this function on the second class's column).
     labels : None, mapping, Series, DataFrame, array or (index, value) pair
         The known labels; see :func:`normalize_labels`. Positions are
         0-based indices into ``scores``, or its ids when it carries them; a DataFrame has a ``label`` column and
@@ -370,6 +373,15 @@ def evaluate(scores, labels=None, *, families="auto", draws=1000, level=0.9, inf
     >>> 0.1 < ev.prevalence().mean < 0.3
     True
     """
+    from .multiclass.scores import is_multiclass  # the multiclass layer sits above; imported only here
+    if is_multiclass(scores):
+        from .multiclass import evaluate_classes
+        return evaluate_classes(scores, labels, draws=draws, level=level, rng=rng, families=families,
+                                inference=inference, proposal=proposal, score_space=score_space,
+                                score_model=score_model, score_type=score_type, temper=temper, monotone=monotone,
+                                progressbar=progressbar, score_bins=score_bins, likelihood_bins=likelihood_bins,
+                                workers=workers, reference=reference, label_selection=label_selection,
+                                engine=engine, scheduler=scheduler)
     level = check_level(level)
     check_choice("label_selection", label_selection, LABEL_SELECTIONS)
     seed = seed_of(rng)

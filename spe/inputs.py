@@ -86,7 +86,7 @@ def item_ids(scores):
     return None if np.array_equal(ids, np.arange(ids.size)) else ids
 
 
-def normalize_labels(labels, n_items, ids=None, pos_label=None):
+def normalize_labels(labels, n_items, ids=None, pos_label=None, encode=None):
     """Normalise the ``labels`` argument to (index (n,), value (n,)) arrays.
 
     Parameters
@@ -145,7 +145,7 @@ def normalize_labels(labels, n_items, ids=None, pos_label=None):
     keep = ~is_missing(values)
     items, values = items[keep], values[keep]
     idx = _positions(items, ids)
-    return _checked_labels(idx, encoded_labels(values, idx, pos_label), n_items)
+    return _checked_labels(idx, encoded_labels(values, idx, pos_label, encode), n_items)
 
 
 def _as_values(values):
@@ -158,16 +158,16 @@ def _as_values(values):
     return arr.astype(object) if arr.dtype.kind in "USV" else arr
 
 
-def encoded_labels(values, items, pos_label=None):
-    """:func:`binary_labels` of ``values`` (n,), its error naming the item (``items`` (n,): positions or ids) and
-    the value as given: 0/1 int array (n,).
+def encoded_labels(values, items, pos_label=None, encode=None):
+    """:func:`binary_labels` (or ``encode``) of ``values`` (n,), its error naming the item (``items`` (n,):
+    positions or ids) and the value as given: 0/1 int array (n,) (``encode``'s codes).
 
     Raises
     ------
     SpeInputError
         (argument ``labels``) As :func:`binary_labels`."""
     try:
-        return binary_labels(values, pos_label)
+        return binary_labels(values, pos_label) if encode is None else encode(values)
     except LabelValueError as e:
         k = e.position
         item, value = plain(items[k]), plain(values[k])

@@ -21,6 +21,7 @@ is the one they gave.
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import re
 from dataclasses import dataclass
@@ -507,6 +508,23 @@ def _buffer(source):
             yield mapped
 
 
+def read_header(path):
+    """The column names of a scores file (CSV: its header row; Parquet: its first shard's schema), or None when it
+    is no regular file (standard input, a pipe: read once, with the rest)."""
+    from .parquet import is_parquet, parquet_files
+
+    text = str(path)
+    if is_parquet(text):
+        import pyarrow.parquet as pq
+
+        return [n for n in pq.read_schema(parquet_files(text)[0]).names if not n.startswith("__")]
+    if text == STDIN or not Path(text).is_file():
+        return None
+    with open(text, "rb") as f:
+        line = f.readline().decode("utf-8", errors="replace")
+    return [c.strip() for c in next(csv.reader([line]), [])]
+
+
 def read_scores(path, score_column="score", id_column="id"):
     """Read a scores file.
 
@@ -659,7 +677,8 @@ def _parquet_text_columns(files, columns, optional=()):
     return {c: np.concatenate([p[c] for p in parts]) for c in columns}
 
 
-def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels", pos_label=None):
+def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", what="labels", pos_label=None,
+                encode=None):
     """Read a labels file and match it to the scores.
 
     Parameters
@@ -672,6 +691,9 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     pos_label : str or None
         The label of the positive class, as written in the file (``--pos-label``); None: labels are 0/1, -1/1 or
         true/false (:func:`spe.inputs.binary_labels`).
+    encode : callable, optional
+        label texts (n,) → int codes, raising :class:`spe.inputs.LabelValueError` (a multiclass problem's class
+        names, :func:`spe.multiclass.scores.class_encoder`); default: 0/1 as above.
 
     Returns
     -------
@@ -689,7 +711,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
         without rows is no labels (empty arrays); blank lines are skipped
         (each row names its item).
     """
-    ids, lab, rows = read_label_table(path, id_column, label_column, what, pos_label)
+    ids, lab, rows = read_label_table(path, id_column, label_column, what, pos_label, encode)
     path = _display_path(path)
     if scores.ids is not None:
         index = _positions(scores.ids, ids)
@@ -703,7 +725,7 @@ def read_labels(path, scores: ScoresFile, id_column="id", label_column="label", 
     return index, lab
 
 
-def read_label_table(path, id_column="id", label_column="label", what="labels", pos_label=None):
+def read_label_table(path, id_column="id", label_column="label", what="labels", pos_label=None, encode=None):
     """A labels file as it is, before it is matched to any scores: what :func:`read_labels` and the Dask engine
     (which matches the ids shard by shard, :mod:`spe.dask_engine`) read.
 
@@ -724,7 +746,7 @@ def read_label_table(path, id_column="id", label_column="label", what="labels", 
     """
     df, rows = _read_table(path, [id_column, label_column], allow_empty=True, what=what)
     path = _display_path(path)
-    lab = _zero_one(df, label_column, path, rows, pos_label)
+    lab = _zero_one(df, label_column, path, rows, pos_label, encode)
     ids = _checked_ids(df, id_column, path, rows, "id {!r} is labeled twice")
     return ids, lab, np.asarray(rows)
 
@@ -741,18 +763,18 @@ def _checked_ids(df, id_column, path, rows, repeated):
     return ids
 
 
-def _zero_one(df, label_column, path, rows, pos_label=None):
+def _zero_one(df, label_column, path, rows, pos_label=None, encode=None):
     """The label column as 0/1 ints (rows,) by :func:`spe.inputs.binary_labels` (0/1, -1/1, true/false, or two
-    values with ``pos_label``), refusing anything else, naming the row."""
+    values with ``pos_label``), or as ``encode``'s codes, refusing anything else, naming the row."""
     from .inputs import LabelValueError, binary_labels
 
     raw_labels = df[label_column].to_numpy(zero_copy_only=False)
     empty = np.flatnonzero(raw_labels == "")
     if empty.size:
-        raise SpeInputError("the label is empty (expected 0 or 1: a labels file lists labeled items only)", path=path,
+        raise SpeInputError("the label is empty (a labels file lists labeled items only)", path=path,
                             row=int(rows[empty[0]]), column=label_column)
     try:
-        return binary_labels(raw_labels, pos_label)
+        return binary_labels(raw_labels, pos_label) if encode is None else encode(raw_labels)
     except LabelValueError as e:
         r = e.position
         raise SpeInputError(e.message, path=path, row=int(rows[r]), column=label_column) from None

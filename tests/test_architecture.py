@@ -67,7 +67,7 @@ LAYERS = [
     {"performance"},
     {"evaluation", "idata"},
     {"baselines", "plot", "api", "benchmark", "report"},
-    {"comparison", "monitoring", "saved", "calibration", "prevalence"},
+    {"comparison", "monitoring", "saved", "calibration", "prevalence", "multiclass"},
     {"active"},
     {"cli", "__main__", "__init__"},
 ]

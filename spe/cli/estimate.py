@@ -53,6 +53,12 @@ score within diagnostics.pool.max_error of its cell's value), by Dask when
 Dask is installed; --report and --truth keep every item's own score in
 memory.
 
+Multiclass classifiers: a SCORES file with one column per class (no
+'score' column; or --class-columns / --class-prefix) gives accuracy, top-k
+accuracy, macro and weighted F1, each class's prevalence, precision, recall,
+F1, AP and PR curve, the confusion matrix and the calibration error, with
+intervals; LABELS.csv then names classes.
+
 examples:
   spe estimate examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --json out.json --plot pr.png --seed 0
@@ -91,6 +97,13 @@ def add_arguments(est):
     est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
                           "its workers need spe installed and the input's paths readable); default: this machine")
+    est.add_argument("--class-columns", metavar="A,B,...", action=Once,
+                     help="multiclass scores: the columns holding each class's score (probabilities, logits or "
+                          "decision values), named by class; labels are class names or 0-based class positions. "
+                          "Without it, a file with no 'score' column and two or more columns besides 'id' is "
+                          "multiclass over those columns")
+    est.add_argument("--class-prefix", metavar="PREFIX", action=Once,
+                     help="multiclass scores: the columns starting with PREFIX (e.g. prob_), named without it")
     est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")
@@ -99,7 +112,11 @@ def add_arguments(est):
 def run(args):
     """Run ``spe estimate``; returns the exit status."""
     from ..io import read_scores, read_truth
+    from .classes import class_columns, run_classes
 
+    columns = class_columns(args)
+    if columns is not None:
+        return run_classes(args, columns)
     engine = _engine(args)
     if engine == "dask":
         return _run_dask(args)

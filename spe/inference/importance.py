@@ -254,7 +254,7 @@ def _weighted_moments(u, w):
 
 
 def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="full", max_rounds=4,
-                      min_ess=None, curvature_log_posterior=None):
+                      min_ess=None, curvature_log_posterior=None, hessian_at_map=None):
     """Importance sampling of the posterior around its MAP.
 
     Parameters
@@ -278,6 +278,9 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
         A smooth version of ``log_posterior`` for the Hessian (e.g. without a
         hard identification constraint, so finite differences at a MAP near
         the constraint's boundary stay finite). Default: ``log_posterior``.
+    hessian_at_map : array, shape (P, P), optional
+        The log posterior's exact Hessian at the MAP, when the caller has it (then no finite differences;
+        ``proposal="diagonal"`` keeps its diagonal).
 
     Returns
     -------
@@ -291,7 +294,11 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     check_choice("proposal", proposal, PROPOSALS)
     rng = np.random.default_rng(rng)
     u_map = np.asarray(u_map, dtype=float)
-    h = hessian(curvature_log_posterior or log_posterior, u_map, diagonal_only=proposal == "diagonal")
+    if hessian_at_map is None:
+        h = hessian(curvature_log_posterior or log_posterior, u_map, diagonal_only=proposal == "diagonal")
+    else:
+        h = np.asarray(hessian_at_map, dtype=float)
+        h = np.diag(np.diag(h)) if proposal == "diagonal" else h
     cov = _positive_definite_cov(h)
     mean = u_map
     rounds, best, laplace = [], None, None

@@ -1,0 +1,91 @@
+"""``spe estimate`` on a multiclass classifier's scores: one column per class (DESIGN.md, "Multiclass")."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..exceptions import SpeInputError
+from .common import finish, plan_outputs
+
+__all__ = ["class_columns", "run_classes", "UNSUPPORTED"]
+
+#: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
+UNSUPPORTED = (("plot", "--plot"), ("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
+               ("requirement", "--requirement"), ("truth", "--truth"), ("reference", "--reference"))
+
+
+def class_columns(args):
+    """The class columns the scores file holds, or None for a binary scores file: ``--class-columns``, the
+    columns starting with ``--class-prefix``, or — with neither, no ``score`` column and no ``--score-column`` —
+    every column but ``id`` when there are two or more.
+
+    Raises
+    ------
+    SpeInputError
+        Both options given, a named column absent, a prefix that matches fewer than two columns.
+    """
+    from ..io import read_header
+
+    if args.class_columns and args.class_prefix:
+        raise SpeInputError("give --class-columns or --class-prefix, not both")
+    header = read_header(args.scores)
+    if args.class_columns:
+        names = [c.strip() for c in args.class_columns.split(",") if c.strip()]
+        absent = [c for c in names if header is not None and c not in header]
+        if absent:
+            raise SpeInputError(f"--class-columns: no column {absent[0]!r} in {args.scores} (it has {header})")
+        return names
+    if header is None:
+        return None
+    if args.class_prefix:
+        names = [c for c in header if c.startswith(args.class_prefix)]
+        if len(names) < 2:
+            raise SpeInputError(f"--class-prefix {args.class_prefix!r}: {len(names)} column(s) of {args.scores} "
+                                f"start with it (it has {header}); a multiclass file needs two or more")
+        return names
+    others = [c for c in header if c != "id"]
+    if args.score_column != "score" or "score" in header or len(others) < 2:
+        return None
+    return others
+
+
+def run_classes(args, columns):
+    """Estimate from K class columns; writes ``--json`` and prints the summary. Returns the exit status."""
+    import numpy as np
+
+    from ..io import read_labels, read_score_columns
+    from ..multiclass import evaluate_multiclass
+    from ..multiclass.scores import class_encoder
+
+    _refuse_unsupported(args)
+    plan = plan_outputs(args, ("--json", args.json, True))
+    files = read_score_columns(args.scores, columns)
+    prefix = args.class_prefix or ""
+    names = [c[len(prefix):] for c in columns]
+    matrix = np.column_stack([f.scores for f in files])
+    labels = None
+    if args.labels is not None:
+        index, value = read_labels(args.labels, files[0], encode=class_encoder(names))
+        labels = (index, np.asarray(names, dtype=object)[value])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed)
+    out = [(plan["--json"], _json(ev))] if "--json" in plan else []
+    finish(plan, ev.summary() + f"\nseed {ev.diagnostics['seed']}", out, warnings=ev.warnings,
+           command="spe estimate")
+    return 0
+
+
+def _json(ev):
+    from ..output import json_bytes
+
+    return json_bytes(ev.to_dict())
+
+
+def _refuse_unsupported(args):
+    for attribute, flag in UNSUPPORTED:
+        if getattr(args, attribute, None):
+            raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it (the JSON holds "
+                                "every estimate)")
+    if getattr(args, "engine", "auto") == "dask":
+        raise SpeInputError("--engine dask is not available for multiclass scores yet")

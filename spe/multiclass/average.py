@@ -1,0 +1,75 @@
+"""Every registered multiclass score model fitted, and averaged by its evidence on the labeled items.
+
+Model k's posterior probability is ``w_k ∝ p(Y_L | S, k)`` (equal prior model probabilities; Hoeting et al.
+1999), as :mod:`spe.models.average` does for one score. The averaged model keeps M draws in all: each of the M
+slots picks a model by systematic resampling of ``w``, and a model's slots resample its own weighted draws the
+same way, so every draw of the average weighs 1/M.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ..models.average import systematic_resample
+from .models import CLASS_MODELS
+
+__all__ = ["AveragedClassModel", "fit_class_models", "average_class_models"]
+
+
+@dataclass
+class AveragedClassModel:
+    """M equally weighted posterior draws of p(y | s) from one or more models.
+
+    Attributes
+    ----------
+    segments : list of (FittedClassModel, array (m_k, P_k))
+        Each model's resampled draws, in order; Σ m_k = M.
+    models : list of FittedClassModel
+        Every model fitted (also those given no draw).
+    model_weights : array, shape (len(models),)
+        Their posterior probabilities.
+    """
+
+    segments: list
+    models: list
+    model_weights: np.ndarray
+
+    @property
+    def n_draws(self) -> int:
+        return sum(theta.shape[0] for _, theta in self.segments)
+
+    def blocks(self, log_probs, size):
+        """Yield (start, probabilities (B, N, K)) over the M draws, B ≤ ``size`` at a time: p(y = k | s_i, θ_m)."""
+        start = 0
+        for model, theta in self.segments:
+            for lo in range(0, theta.shape[0], size):
+                part = theta[lo:lo + size]
+                yield start + lo, np.exp(model.log_probabilities(part, log_probs))
+            start += theta.shape[0]
+
+    def table(self):
+        """Each model's evidence, weight and sampler diagnostics, as a list of dicts (the JSON's
+        ``diagnostics.score_models``)."""
+        return [{"name": m.name, "weight": float(w), "log_evidence": m.log_evidence,
+                 "elpd_loo": float(np.sum(m.loo)), **m.diagnostics}
+                for m, w in zip(self.models, self.model_weights)]
+
+
+def fit_class_models(log_probs, labeled_index, labeled_class, *, names, draws, rng):
+    """Fit the models ``names`` (each with its own random stream, in registry order) → list of FittedClassModel."""
+    k = log_probs.shape[1]
+    chosen = [m for m in CLASS_MODELS.values() if m.name in names and m.fits(k)]
+    streams = rng.spawn(len(chosen))
+    return [m.fit(log_probs, labeled_index, labeled_class, draws, s) for m, s in zip(chosen, streams)]
+
+
+def average_class_models(models, *, draws, rng) -> AveragedClassModel:
+    """The evidence-weighted average of fitted models as M equally weighted draws."""
+    log_ev = np.array([m.log_evidence for m in models])
+    weights = np.exp(log_ev - special.logsumexp(log_ev))
+    slots = np.bincount(systematic_resample(weights, draws, rng), minlength=len(models))
+    segments = [(m, m.draws[systematic_resample(m.weights, int(c), rng)]) for m, c in zip(models, slots) if c > 0]
+    return AveragedClassModel(segments, list(models), weights)

@@ -1,0 +1,249 @@
+"""A multiclass classifier's estimated performance on one pool, and its queries.
+
+Every number comes from the same M label draws (:mod:`spe.multiclass.performance`): a metric's interval is
+the equal-tailed ``level`` interval of its M values. Precision, recall and F1 are at the classifier's argmax
+decision; F1 is 2·TP / (2·TP + FP + FN), a class's value undefined (left out of that draw) when it has no item
+and no prediction; the macro F1 averages the classes that have an item or a prediction in the draw
+(scikit-learn's ``f1_score(average="macro")`` on those labels), the weighted F1 weighs them by their items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..evaluation import CurveBand, Interval, PERFORMANCE_KINDS, summarise_draws
+from ..inputs import check_choice, check_level
+from ..metrics.curves import RECALL_GRID
+from ..output import jsonable, save_json
+
+__all__ = ["MulticlassEvaluation", "CLASS_METRICS"]
+
+#: The per-class metrics of :meth:`MulticlassEvaluation.per_class`.
+CLASS_METRICS = ("precision", "recall", "f1", "average_precision", "roc_auc")
+
+
+@dataclass
+class MulticlassEvaluation:
+    """SPE's estimate of a K-class classifier's performance on one pool.
+
+    Attributes
+    ----------
+    scores : spe.multiclass.scores.ClassScores
+    labeled_index, labeled_class : int arrays, shape (n,)
+    model : spe.multiclass.average.AveragedClassModel
+    performance : spe.multiclass.performance.ClassPerformance
+    level : float
+    diagnostics : dict
+    warnings : list of str
+    """
+
+    scores: object
+    labeled_index: np.ndarray
+    labeled_class: np.ndarray
+    model: object
+    performance: object
+    level: float = 0.9
+    diagnostics: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    @property
+    def classes(self) -> tuple:
+        return self.scores.classes
+
+    @property
+    def n_items(self) -> int:
+        return self.scores.n_items
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.labeled_index.size)
+
+    def _level(self, level):
+        return self.level if level is None else check_level(level)
+
+    def _interval(self, values, level):
+        values = np.asarray(values, dtype=float)
+        return summarise_draws(values, np.full(values.shape[0], 1.0 / values.shape[0]), self._level(level))
+
+    def confusion_draws(self, performance="sample"):
+        """The K × K confusion counts per draw (M, K, K): row = true class, column = predicted; ``"sample"``
+        counts the drawn labels of these N items, ``"population"`` the counts expected under each draw."""
+        check_choice("performance", performance, PERFORMANCE_KINDS)
+        p = self.performance
+        return p.confusion.astype(float) if performance == "sample" else p.expected_confusion
+
+    def accuracy(self, level=None, performance="sample") -> Interval:
+        """The share of items whose argmax class is their true class."""
+        c = self.confusion_draws(performance)
+        return self._interval(np.trace(c, axis1=1, axis2=2) / self.n_items, level)
+
+    def top_k_accuracy(self, k, level=None) -> Interval:
+        """The share of items whose true class is among their k highest-scored (k < K; sample)."""
+        if k not in self.performance.top_k:
+            raise ValueError(f"top-k accuracy is kept for k in {sorted(self.performance.top_k)}")
+        return self._interval(self.performance.top_k[k], level)
+
+    def prevalence(self, level=None, performance="sample") -> dict:
+        """Each class's share of the pool: class name → Interval."""
+        c = self.confusion_draws(performance)
+        share = c.sum(axis=2) / self.n_items
+        return {name: self._interval(share[:, j], level) for j, name in enumerate(self.classes)}
+
+    def class_metric_draws(self, metric, performance="sample"):
+        """One of :data:`CLASS_METRICS` per draw and class, (M, K); NaN where undefined in a draw. The ranking
+        metrics (average precision, ROC AUC) are of the drawn labels (sample) either way."""
+        check_choice("metric", metric, CLASS_METRICS)
+        if metric in ("average_precision", "roc_auc"):
+            return getattr(self.performance, metric)
+        c = self.confusion_draws(performance)
+        tp = np.diagonal(c, axis1=1, axis2=2)
+        true, predicted = c.sum(axis=2), c.sum(axis=1)
+        denominator = {"precision": predicted, "recall": true, "f1": (true + predicted) / 2}[metric]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(denominator > 0, tp / denominator, np.nan)
+
+    def per_class(self, level=None, performance="sample") -> dict:
+        """class name → {metric: Interval} for every metric of :data:`CLASS_METRICS`."""
+        draws = {m: self.class_metric_draws(m, performance) for m in CLASS_METRICS}
+        return {name: {m: self._interval(d[:, j], level) for m, d in draws.items()}
+                for j, name in enumerate(self.classes)}
+
+    def macro_f1(self, level=None, performance="sample") -> Interval:
+        """The mean F1 over the classes with an item or a prediction in each draw."""
+        return self._interval(np.nanmean(self.class_metric_draws("f1", performance), axis=1), level)
+
+    def weighted_f1(self, level=None, performance="sample") -> Interval:
+        """The classes' F1 weighed by their items in each draw."""
+        f1 = np.nan_to_num(self.class_metric_draws("f1", performance))
+        true = self.confusion_draws(performance).sum(axis=2)
+        return self._interval(np.sum(f1 * true, axis=1) / true.sum(axis=1), level)
+
+    def macro_average_precision(self, level=None) -> Interval:
+        """The mean one-vs-rest average precision over the classes present in each draw."""
+        return self._interval(np.nanmean(self.performance.average_precision, axis=1), level)
+
+    def macro_roc_auc(self, level=None) -> Interval:
+        """The mean one-vs-rest ROC AUC over the classes present in each draw."""
+        return self._interval(np.nanmean(self.performance.roc_auc, axis=1), level)
+
+    def calibration_error(self, kind="top-label", level=None) -> Interval:
+        """The expected calibration error of the classifier's stated probabilities on this pool (15 equal-width
+        bins): ``"top-label"`` (of the predicted class's probability against being right; Guo et al. 2017) or
+        ``"classwise"`` (every class's probability against its one-vs-rest label, averaged; Kull et al. 2019)."""
+        check_choice("kind", kind, ("top-label", "classwise"))
+        p = self.performance
+        return self._interval(p.calibration_error if kind == "top-label" else p.classwise_calibration_error, level)
+
+    def confusion_matrix(self, normalize="true", level=None, performance="sample") -> dict:
+        """The expected confusion matrix with its intervals: ``{"mean", "lo", "hi"}`` each (K, K), row = true
+        class. ``normalize="true"``: rates (each row sums to one, as ``sklearn.metrics.confusion_matrix``'s);
+        ``None``: counts."""
+        if normalize not in ("true", None):
+            raise ValueError(f"normalize must be 'true' or None, got {normalize!r}")
+        c = self.confusion_draws(performance)
+        if normalize == "true":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                c = c / c.sum(axis=2, keepdims=True)
+        level = self._level(level)
+        lo, hi = np.nanquantile(c, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        return {"mean": np.nanmean(c, axis=0), "lo": lo, "hi": hi}
+
+    def pr_curve(self, cls, level=None) -> CurveBand:
+        """One class's one-vs-rest precision against recall (the classifier's probability of the class ranks the
+        items), median and band per recall of the grid."""
+        j = self._class_index(cls)
+        values = self.performance.precision_at_recall[:, j, :].astype(float)
+        level = self._level(level)
+        with np.errstate(invalid="ignore"):
+            lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        return CurveBand(RECALL_GRID, med, lo, hi, level)
+
+    def _class_index(self, cls):
+        if cls in self.classes:
+            return self.classes.index(cls)
+        if isinstance(cls, (int, np.integer)) and 0 <= cls < len(self.classes):
+            return int(cls)
+        raise ValueError(f"{cls!r} is not one of the classes {list(self.classes)}")
+
+    def to_dict(self, level=None, performance="sample") -> dict:
+        """JSON-ready dict; ``spe estimate --json`` on K-class scores writes exactly this (DESIGN.md, "Multiclass").
+        """
+        level = self._level(level)
+
+        def est(i):
+            return jsonable(i.to_dict())
+
+        per_class = self.per_class(level, performance)
+        out = {
+            "n_items": self.n_items, "n_labeled": self.n_labeled, "level": level, "performance": performance,
+            "classes": list(self.classes), "score_type": self.scores.score_type,
+            "accuracy": est(self.accuracy(level, performance)),
+            "top_k_accuracy": {str(k): est(self.top_k_accuracy(k, level)) for k in sorted(self.performance.top_k)},
+            "macro_f1": est(self.macro_f1(level, performance)),
+            "weighted_f1": est(self.weighted_f1(level, performance)),
+            "macro_average_precision": est(self.macro_average_precision(level)),
+            "macro_roc_auc": est(self.macro_roc_auc(level)),
+            "calibration_error": est(self.calibration_error("top-label", level)),
+            "classwise_calibration_error": est(self.calibration_error("classwise", level)),
+            "prevalence": {k: est(v) for k, v in self.prevalence(level, performance).items()},
+            "per_class": {name: {**{m: est(v) for m, v in metrics.items()},
+                                 "pr_curve": self._pr_dict(name, level)}
+                          for name, metrics in per_class.items()},
+            "confusion_matrix": self._confusion_dict(level, performance),
+            "diagnostics": jsonable(self.diagnostics),
+            "warnings": list(self.warnings),
+        }
+        return out
+
+    def _pr_dict(self, name, level):
+        band = self.pr_curve(name, level)
+        return {"recall": jsonable(band.x), "precision": jsonable(band.median), "precision_lo": jsonable(band.lo),
+                "precision_hi": jsonable(band.hi)}
+
+    def _confusion_dict(self, level, performance):
+        rates = self.confusion_matrix("true", level, performance)
+        counts = self.confusion_matrix(None, level, performance)
+        return {"rates": jsonable(rates["mean"]), "rates_lo": jsonable(rates["lo"]),
+                "rates_hi": jsonable(rates["hi"]), "counts": jsonable(counts["mean"]),
+                "counts_lo": jsonable(counts["lo"]), "counts_hi": jsonable(counts["hi"])}
+
+    def save(self, path, level=None, performance="sample"):
+        """Write :meth:`to_dict` as JSON to ``path`` (whole or not at all)."""
+        save_json(self.to_dict(level, performance), path)
+
+    def summary(self, level=None, performance="sample") -> str:
+        """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read."""
+        level = self._level(level)
+        pct = f"{100 * level:g}%"
+        lines = [f"{self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; scores read as "
+                 f"{self.scores.score_type}",
+                 f"accuracy            {self.accuracy(level, performance)}   ({pct} interval)",
+                 *[f"top-{k} accuracy      {self.top_k_accuracy(k, level)}" for k in sorted(self.performance.top_k)],
+                 f"macro F1            {self.macro_f1(level, performance)}",
+                 f"macro AP            {self.macro_average_precision(level)}",
+                 f"calibration error   {self.calibration_error('top-label', level)}  (top-label ECE of the "
+                 "classifier's probabilities)"]
+        lines += self._class_lines(level, performance)
+        lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
+                                               for m in self.diagnostics.get("score_models", []))]
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def _class_lines(self, level, performance, most=20):
+        prevalence = self.prevalence(level, performance)
+        per_class = self.per_class(level, performance)
+        width = max(5, *(len(str(c)) for c in self.classes[:most]))
+        lines = [f"{'class':<{width}}  prevalence            precision             recall                AP"]
+        for name in self.classes[:most]:
+            m = per_class[name]
+            lines.append(f"{name:<{width}}  {prevalence[name]!s:<20}  {m['precision']!s:<20}  {m['recall']!s:<20}  "
+                         f"{m['average_precision']}")
+        if len(self.classes) > most:
+            lines.append(f"… {len(self.classes) - most} more classes in the JSON")
+        return lines
+
+    def __repr__(self):
+        return (f"<MulticlassEvaluation: {self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; "
+                f"accuracy {self.accuracy()}>")

@@ -1,0 +1,7 @@
+"""Multiclass score models (plug-ins), one module each; importing this package registers them in
+:data:`~.base.CLASS_MODELS`, in import order (the order of the average and of the models' random streams)."""
+
+from .base import CLASS_MODELS, ClassModel, FittedClassModel, register
+from . import temperature, vector, dirichlet  # noqa: F401  (registers)
+
+__all__ = ["CLASS_MODELS", "ClassModel", "FittedClassModel", "register"]

@@ -1,0 +1,202 @@
+r"""What every multiclass score model is, and the one fit they share: a Bayesian softmax calibration map.
+
+A map reads the classifier's log-probabilities ``L`` (N, K) and gives calibrated logits linear in its parameters
+θ (P,),
+
+.. math::
+    p(y = k \mid s, θ) = \operatorname{softmax}_k\big(z(L, θ)\big),\qquad z_{ik} = \sum_p X_{ikp}(L)\, θ_p,
+
+with a Normal prior on θ. The posterior given the n labeled items is log-concave: its MAP is found by Newton's
+method with the exact gradient and Hessian (:func:`newton_map`), and M draws come from importance sampling
+around it (:func:`spe.inference.importance.importance_sample`, PSIS-smoothed weights, Pareto k̂), whose raw
+ratios also give the evidence p(Y_L | S) = ∫ Π_i p(y_i | s_i, θ) p(θ) dθ that the models are averaged by
+(:mod:`spe.multiclass.average`). Each labeled item's leave-one-out predictive (PSIS-LOO) is kept beside it.
+
+A model registers a :class:`ClassModel`; :func:`fit_map` fits any :class:`CalibrationMap`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special
+
+from ...inference.importance import importance_sample, psis_loo
+from ...registries import add_unique
+
+__all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
+           "sum_zero_basis", "gaussian_log_prior"]
+
+#: name → ClassModel, in registration order (the order of the average and of the models' random streams).
+CLASS_MODELS: dict = {}
+
+
+@dataclass(frozen=True)
+class CalibrationMap:
+    """A softmax calibration map linear in its P parameters, with a Normal prior.
+
+    Attributes
+    ----------
+    prior_mean, prior_sd : array, shape (P,)
+    design : callable
+        L (n, K) → X (n, K, P), the logits' derivatives (used on the labeled items only).
+    logits : callable
+        (θ (B, P), L (N, K)) → z (B, N, K), without forming X (used on all N items).
+    """
+
+    prior_mean: np.ndarray
+    prior_sd: np.ndarray
+    design: object
+    logits: object
+
+    @property
+    def n_params(self) -> int:
+        return self.prior_mean.size
+
+
+@dataclass
+class FittedClassModel:
+    """A multiclass score model's weighted posterior draws, what sits behind the seam.
+
+    Attributes
+    ----------
+    name : str
+    draws : array, shape (M, P)
+    weights : array, shape (M,), normalised
+    logits : callable
+        (θ (B, P), L (N, K)) → (B, N, K).
+    log_evidence : float
+        log p(Y_L | S) in nats.
+    loo : array, shape (n,)
+        Each labeled item's leave-one-out log predictive density.
+    diagnostics : dict
+        ``ess``, ``pareto_k``, ``proposal``, ``n_params``.
+    """
+
+    name: str
+    draws: np.ndarray
+    weights: np.ndarray
+    logits: object
+    log_evidence: float
+    loo: np.ndarray
+    diagnostics: dict = field(default_factory=dict)
+
+    def log_probabilities(self, theta, log_probs):
+        """log p(y = k | s_i, θ_m): (B, N, K) for draws θ (B, P) and log-probabilities (N, K)."""
+        return special.log_softmax(self.logits(theta, log_probs), axis=-1)
+
+
+@dataclass(frozen=True)
+class ClassModel:
+    """A registered multiclass score model: ``fit(log_probs, labeled_index, labeled_class, draws, rng)`` →
+    :class:`FittedClassModel`; ``applies(n_classes)`` says whether it is fitted for K classes."""
+
+    name: str
+    fit: object
+    about: str
+    applies: object = None
+
+    def fits(self, n_classes) -> bool:
+        return self.applies is None or bool(self.applies(n_classes))
+
+
+def register(model: ClassModel):
+    """Add a model to :data:`CLASS_MODELS` (a name joins once)."""
+    return add_unique(CLASS_MODELS, model.name, model, "multiclass score model")
+
+
+def sum_zero_basis(k):
+    """An orthonormal basis of the vectors of length K that sum to zero, (K, K−1): b = Q β with β ~ N(0, σ² I)
+    gives every class the same prior (no class is the reference)."""
+    q, _ = np.linalg.qr(np.eye(k) - 1.0 / k)
+    return q[:, : k - 1]
+
+
+def gaussian_log_prior(theta, mean, sd):
+    """The normalised Normal log density of θ (B, P) → (B,)."""
+    z = (theta - mean) / sd
+    return -0.5 * np.sum(z * z, axis=-1) - np.sum(np.log(sd)) - 0.5 * mean.size * np.log(2 * np.pi)
+
+
+def _log_likelihood(theta, x, y):
+    """log p(y_i | θ_m) (B, n) for θ (B, P), designs X (n, K, P), classes y (n,)."""
+    z = np.einsum("nkp,bp->bnk", x, theta)
+    return special.log_softmax(z, axis=-1)[:, np.arange(y.size), y]
+
+
+def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
+    """The MAP of the softmax map's posterior by Newton's method with a backtracking line search (the log
+    posterior is concave: the MAP is unique), and −Hessian there.
+
+    Parameters
+    ----------
+    x : array, shape (n, K, P)
+    y : int array, shape (n,)
+    mean, sd : array, shape (P,)
+
+    Returns
+    -------
+    theta : array, shape (P,)
+    precision : array, shape (P, P)
+        The negative Hessian of the log posterior at the MAP.
+    """
+    theta = mean.copy()
+    value = _log_posterior_value(theta, x, y, mean, sd)
+    for _ in range(iterations):
+        grad, precision = _gradient_and_precision(theta, x, y, mean, sd)
+        step = np.linalg.solve(precision, grad)
+        t = 1.0
+        while t > 1e-10:
+            candidate = _log_posterior_value(theta + t * step, x, y, mean, sd)
+            if candidate >= value - 1e-12:
+                break
+            t /= 2
+        theta, value = theta + t * step, candidate
+        if np.max(np.abs(t * step)) < tol:
+            break
+    return theta, _gradient_and_precision(theta, x, y, mean, sd)[1]
+
+
+def _log_posterior_value(theta, x, y, mean, sd):
+    return float(_log_likelihood(theta[None], x, y).sum() + gaussian_log_prior(theta[None], mean, sd)[0])
+
+
+def _gradient_and_precision(theta, x, y, mean, sd):
+    p = special.softmax(np.einsum("nkp,p->nk", x, theta), axis=-1)
+    onehot = np.eye(x.shape[1])[y]
+    grad = np.einsum("nkp,nk->p", x, onehot - p) - (theta - mean) / sd**2
+    xp = np.einsum("nkp,nk->np", x, p)
+    precision = np.einsum("nkp,nk,nkq->pq", x, p, x) - xp.T @ xp + np.diag(1.0 / sd**2)
+    return grad, precision
+
+
+def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class, *, draws, rng):
+    """Posterior draws of a :class:`CalibrationMap` given the labeled items, their evidence and LOO.
+
+    Parameters
+    ----------
+    log_probs : array, shape (N, K)
+    labeled_index, labeled_class : int arrays, shape (n,)
+    draws : int
+        M.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    FittedClassModel
+    """
+    x = cmap.design(log_probs[labeled_index])
+    y = np.asarray(labeled_class, dtype=int)
+    mean, sd = cmap.prior_mean, cmap.prior_sd
+    theta_map, precision = newton_map(x, y, mean, sd)
+
+    def log_posterior(theta):
+        theta = np.atleast_2d(theta)
+        return _log_likelihood(theta, x, y).sum(axis=1) + gaussian_log_prior(theta, mean, sd)
+
+    post = importance_sample(log_posterior, theta_map, draws=draws, rng=rng, hessian_at_map=-precision)
+    loo = psis_loo(_log_likelihood(post.u, x, y), post.weights)[0] if y.size else np.zeros(0)
+    diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
+                   "n_params": int(mean.size)}
+    return FittedClassModel(name, post.u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)

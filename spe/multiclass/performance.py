@@ -1,0 +1,215 @@
+"""Label draws and every multiclass metric per draw — the seam's other side for K classes.
+
+Under each posterior draw θ_m the unlabeled items' classes are drawn from p(y | s_i, θ_m) (categorical; the
+labeled items keep their labels), and this pool's metrics are counted from the drawn labels (the *sample*
+performance, as Welinder et al. 2013, §3, for one score). The *population* performance takes the expected
+counts under θ_m instead (no label draw).
+
+One pass over the draws keeps, per draw: the K × K confusion counts at the argmax decision (row = true class,
+column = predicted), the top-k hits, each class's one-vs-rest average precision and ROC AUC and its precision
+on a recall grid (the classifier's own probability of the class ranks the items; ties as
+``sklearn.metrics``), and the top-label and class-wise expected calibration errors of the classifier's stated
+probabilities. Memory is O(M·K² + M·K·G + N·K), never O(M·N·K): the draws' probabilities are formed
+``block`` draws at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..metrics.curves import RECALL_GRID
+
+__all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "TOP_K", "CALIBRATION_BINS"]
+
+#: The k of top-k accuracy reported (those below K).
+TOP_K = (2, 5)
+#: Equal-width bins of the expected calibration errors (Guo et al. 2017 use 15).
+CALIBRATION_BINS = 15
+
+
+@dataclass
+class ClassPerformance:
+    """Per-draw multiclass metrics.
+
+    Attributes
+    ----------
+    confusion : array, shape (M, K, K)
+        Counts (sample) of items with true class j (row) and predicted class k (column).
+    expected_confusion : array, shape (M, K, K)
+        The same, expected under θ_m (population).
+    top_k : dict k → array (M,)
+        Top-k accuracy of the drawn labels.
+    average_precision, roc_auc : arrays, shape (M, K)
+        One-vs-rest, NaN for a class with no item (or, for ROC AUC, every item) in a draw.
+    precision_at_recall : array, shape (M, K, G)
+        Precision at :data:`~spe.metrics.curves.RECALL_GRID`.
+    calibration_error, classwise_calibration_error : arrays, shape (M,)
+        Top-label and class-wise expected calibration error of the classifier's probabilities.
+    """
+
+    confusion: np.ndarray
+    expected_confusion: np.ndarray
+    top_k: dict
+    average_precision: np.ndarray
+    roc_auc: np.ndarray
+    precision_at_recall: np.ndarray
+    calibration_error: np.ndarray
+    classwise_calibration_error: np.ndarray
+
+
+class Rankings:
+    """What the labels of a draw are counted against, computed once from the log-probabilities (N, K).
+
+    For class k: each item's tie group in the descending order of ``L[:, k]`` (``group``), the number of items
+    scored at or above that group (``depth``), its ascending mid-rank (``midrank``); each item's rank of every
+    class (``class_rank``, 0 = its top class); its calibration bin of every class's probability (``bin``) and
+    their sums (``bin_mass``)."""
+
+    def __init__(self, log_probs, predicted):
+        n, k = log_probs.shape
+        self.n_items, self.n_classes = n, k
+        self.predicted = predicted
+        self.group = np.empty((n, k), dtype=np.int64)
+        self.depth = np.empty((n, k))
+        self.midrank = np.empty((n, k))
+        for c in range(k):
+            self.group[:, c], self.depth[:, c], self.midrank[:, c] = _ranking_of(log_probs[:, c])
+        self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
+        probs = np.exp(log_probs)
+        self.bin = np.minimum((probs * CALIBRATION_BINS).astype(np.int64), CALIBRATION_BINS - 1)
+        self.bin_mass = np.zeros((k, CALIBRATION_BINS))
+        for c in range(k):
+            self.bin_mass[c] = np.bincount(self.bin[:, c], weights=probs[:, c], minlength=CALIBRATION_BINS)
+        self.confidence = probs[np.arange(n), predicted]
+        self.top_bin = self.bin[np.arange(n), predicted]
+        self.top_mass = np.bincount(self.top_bin, weights=self.confidence, minlength=CALIBRATION_BINS)
+        order = np.argsort(predicted, kind="stable")
+        self.by_prediction = order
+        self.prediction_starts = np.searchsorted(predicted[order], np.arange(k))
+
+
+def _ranking_of(score):
+    """Tie group (0 = the highest score), depth (items scored ≥ the group) and ascending mid-rank (1-based) of
+    each item for one score column (N,)."""
+    values, inverse, counts = np.unique(-score, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    depth = ends[inverse].astype(float)
+    n = score.size
+    midrank = n - (ends - (counts - 1) / 2.0)[inverse] + 1  # ascending rank of the group's middle
+    return inverse.ravel(), depth.ravel(), midrank.ravel()
+
+
+def _draw_labels(probs, rng):
+    """One class per item per draw from probabilities (B, N, K) → (B, N)."""
+    cdf = np.cumsum(probs, axis=-1)
+    u = rng.random(probs.shape[:2])[..., None] * cdf[..., -1:]
+    return np.minimum((cdf < u).sum(axis=-1), probs.shape[-1] - 1)
+
+
+def _ranking_metrics(y, r: Rankings, grid):
+    """(AP (K,), ROC AUC (K,), precision at the recall grid (K, G)) of one draw's labels y (N,)."""
+    n, k = r.n_items, r.n_classes
+    items = np.arange(n)
+    pos = np.bincount(y, minlength=k).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ranks = np.bincount(y, weights=r.midrank[items, y], minlength=k)
+        auc = (ranks - pos * (pos + 1) / 2) / (pos * (n - pos))
+        g = r.group[items, y]
+        key = y * n + g
+        order = np.argsort(key, kind="stable")
+        ks, ys = key[order], y[order]
+        starts = np.searchsorted(ks, np.arange(k) * n)
+        tp_end = np.searchsorted(ks, ks, side="right") - starts[ys]
+        precision = tp_end / r.depth[items, y][order]
+        ap = np.bincount(ys, weights=precision, minlength=k) / pos
+        recall = tp_end / pos[ys]
+        at = np.searchsorted(ys + 0.5 * recall, (np.arange(k)[:, None] + 0.5 * (grid[None, :] - 1e-12)).ravel())
+        at = np.minimum(at, n - 1).reshape(k, -1)
+        curve = precision[at]
+    curve[:, grid <= 0] = _top_precision(y, r)[:, None]
+    curve[pos == 0] = np.nan
+    return ap, np.where((pos > 0) & (pos < n), auc, np.nan), curve
+
+
+def _top_precision(y, r: Rankings):
+    """Each class's precision at its highest threshold (its top tie group), (K,)."""
+    k = r.n_classes
+    items = np.arange(r.n_items)
+    top = r.group[items, y] == 0
+    hits = np.bincount(y[top], minlength=k).astype(float)
+    size = (r.group == 0).sum(axis=0)
+    return hits / size
+
+
+def _calibration_errors(y, r: Rankings):
+    """(top-label ECE, class-wise ECE) of the classifier's probabilities against labels y (N,)."""
+    n, k = r.n_items, r.n_classes
+    correct = (y == r.predicted).astype(float)
+    top = np.abs(np.bincount(r.top_bin, weights=correct, minlength=CALIBRATION_BINS) - r.top_mass).sum() / n
+    hits = np.bincount(y * CALIBRATION_BINS + r.bin[np.arange(n), y], minlength=k * CALIBRATION_BINS)
+    classwise = np.abs(hits.reshape(k, CALIBRATION_BINS) - r.bin_mass).sum() / (n * k)
+    return top, classwise
+
+
+def _expected_confusion(probs, r: Rankings):
+    """Expected counts (K, K) under one draw's probabilities (N, K): row = true class, column = predicted."""
+    k = r.n_classes
+    sums = np.add.reduceat(probs[r.by_prediction], np.minimum(r.prediction_starts, r.n_items - 1), axis=0)
+    present = np.diff(np.r_[r.prediction_starts, r.n_items]) > 0
+    out = np.zeros((k, k))
+    out[:, present] = sums[present].T
+    return out
+
+
+def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=8,
+                             grid=RECALL_GRID) -> ClassPerformance:
+    """Draw the labels under each of the model's M draws and count every metric.
+
+    Parameters
+    ----------
+    model : AveragedClassModel
+    log_probs : array, shape (N, K)
+    predicted : int array, shape (N,)
+        The classifier's decision (argmax).
+    labeled_index, labeled_class : int arrays, shape (n,)
+    rng : numpy.random.Generator
+    block : int
+        Draws whose probabilities are held at once (B·N·K floats).
+
+    Returns
+    -------
+    ClassPerformance
+    """
+    n, k = log_probs.shape
+    m = model.n_draws
+    r = Rankings(log_probs, predicted)
+    top_ks = [t for t in TOP_K if t < k]
+    out = _empty(m, k, len(grid), top_ks)
+    onehot = np.eye(k)[labeled_class]
+    for start, probs in model.blocks(log_probs, block):
+        probs[:, labeled_index] = onehot
+        labels = _draw_labels(probs, rng)
+        for b in range(probs.shape[0]):
+            _count(out, start + b, labels[b], probs[b], r, grid, top_ks)
+    return out
+
+
+def _empty(m, k, g, top_ks):
+    return ClassPerformance(
+        confusion=np.zeros((m, k, k), dtype=np.int64), expected_confusion=np.zeros((m, k, k)),
+        top_k={t: np.zeros(m) for t in top_ks}, average_precision=np.zeros((m, k)), roc_auc=np.zeros((m, k)),
+        precision_at_recall=np.zeros((m, k, g), dtype=np.float32), calibration_error=np.zeros(m),
+        classwise_calibration_error=np.zeros(m))
+
+
+def _count(out, i, y, probs, r, grid, top_ks):
+    k = r.n_classes
+    out.confusion[i] = np.bincount(y * k + r.predicted, minlength=k * k).reshape(k, k)
+    out.expected_confusion[i] = _expected_confusion(probs, r)
+    rank = r.class_rank[np.arange(r.n_items), y]
+    for t in top_ks:
+        out.top_k[t][i] = np.mean(rank < t)
+    out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i] = _ranking_metrics(y, r, grid)
+    out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(y, r)

@@ -1,0 +1,227 @@
+"""A multiclass classifier's scores and labels, read once.
+
+The scores are an N × K matrix, one column per class: probabilities (every row in [0, 1] and summing to one),
+logits, or per-class decision values. Every model reads them as log-probabilities ``L`` (N, K), rows whose
+exponentials sum to one: the log of the probabilities (floored at :data:`PROBABILITY_FLOOR`, renormalised), or
+the log-softmax of logits and decision values (which softmax reads as logits). The labels are class indices
+0..K−1, given as class names or as 0-based positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy import special
+
+from ..exceptions import SpeInputError, plain
+from ..inputs import LabelValueError, normalize_labels
+
+__all__ = ["ClassScores", "class_scores", "class_labels", "class_encoder", "is_multiclass", "PROBABILITY_FLOOR",
+           "ROW_SUM_TOLERANCE", "SCORE_TYPES"]
+
+#: Probabilities below this are read as it before the log (a float32 softmax gives exact zeros).
+PROBABILITY_FLOOR = 1e-12
+#: Rows summing to one within this are probabilities (six significant digits in a CSV stay well inside it).
+ROW_SUM_TOLERANCE = 1e-3
+#: How the scores were read: probabilities, or logits (decision values read as logits).
+SCORE_TYPES = ("probabilities", "logits")
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    """N items' scores for K classes, as log-probabilities.
+
+    Attributes
+    ----------
+    log_probs : array, shape (N, K)
+        log p(class k | item i) as the classifier states it (rows log-sum-exp to 0).
+    classes : tuple of str, length K
+        The classes' names, in column order.
+    score_type : {"probabilities", "logits"}
+        How the scores were read.
+    ids : array, shape (N,), or None
+        The items' ids, when the scores carry them.
+    """
+
+    log_probs: np.ndarray
+    classes: tuple
+    score_type: str
+    ids: np.ndarray | None = None
+
+    @property
+    def n_items(self) -> int:
+        return self.log_probs.shape[0]
+
+    @property
+    def n_classes(self) -> int:
+        return self.log_probs.shape[1]
+
+    @cached_property
+    def predicted(self) -> np.ndarray:
+        """The classifier's decision, the argmax class of each item (the first on ties), int (N,)."""
+        return np.argmax(self.log_probs, axis=1)
+
+    @cached_property
+    def confidence(self) -> np.ndarray:
+        """The stated probability of the predicted class, (N,)."""
+        return np.exp(self.log_probs[np.arange(self.n_items), self.predicted])
+
+
+def is_multiclass(scores) -> bool:
+    """Whether ``scores`` are a multiclass matrix: a 2-D array with ≥ 2 columns, or a DataFrame with no
+    ``score`` column and ≥ 2 columns besides ``id``."""
+    if hasattr(scores, "columns"):
+        cols = [c for c in scores.columns if c != "id"]
+        return "score" not in scores.columns and len(cols) >= 2
+    return np.ndim(scores) == 2 and np.shape(scores)[1] >= 2
+
+
+def class_scores(scores, classes=None, *, argument="scores") -> ClassScores:
+    """Read an N × K score matrix.
+
+    Parameters
+    ----------
+    scores : array-like (N, K) or pandas DataFrame
+        One column per class. A DataFrame's columns other than ``id`` are the classes (its ``id`` column, when
+        present, gives the items' ids; otherwise its index does, unless it is the default 0..N−1).
+    classes : sequence of str, optional
+        The classes' names (default: the DataFrame's column names, or ``"0"``…``"K-1"``).
+
+    Returns
+    -------
+    ClassScores
+
+    Raises
+    ------
+    SpeInputError
+        Fewer than 2 classes or 4 items, a non-finite or non-numeric value (naming its row and class), class names
+        that repeat or do not match the columns.
+    """
+    values, names, ids = _matrix_of(scores, argument)
+    if classes is not None:
+        names = _checked_names(classes, values.shape[1], argument)
+    log_probs, score_type = _log_probabilities(values)
+    return ClassScores(log_probs, tuple(names), score_type, ids)
+
+
+def _matrix_of(scores, argument):
+    if hasattr(scores, "columns"):
+        frame = scores.set_index("id") if "id" in scores.columns else scores
+        ids = None if _default_index(frame.index, len(frame)) else np.asarray(frame.index)
+        names = [str(c) for c in frame.columns]
+        values = _numeric(frame.to_numpy(), names, argument)
+    else:
+        try:
+            values = np.asarray(scores, dtype=float)
+        except (TypeError, ValueError):
+            raise SpeInputError("multiclass scores must be numbers", argument=argument) from None
+        if values.ndim != 2:
+            raise SpeInputError(f"multiclass scores must be an (N, K) matrix; got shape {values.shape}",
+                                argument=argument)
+        names, ids = [str(k) for k in range(values.shape[1])], None
+        _check_finite(values, names, argument)
+    n, k = values.shape
+    if k < 2 or n < 4:
+        raise SpeInputError(f"need at least 2 classes and 4 items; got {n} items × {k} classes", argument=argument)
+    if len(set(names)) != k:
+        raise SpeInputError(f"class names must differ; got {names}", argument=argument)
+    return values, names, ids
+
+
+def _default_index(index, n):
+    return index.dtype.kind in "iu" and np.array_equal(np.asarray(index), np.arange(n))
+
+
+def _numeric(raw, names, argument):
+    try:
+        values = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        for j, name in enumerate(names):
+            try:
+                np.asarray(raw[:, j], dtype=float)
+            except (TypeError, ValueError):
+                row = next(i for i, v in enumerate(raw[:, j]) if not _is_number(v))
+                raise SpeInputError(f"row {row}, class {name!r}: {plain(raw[row, j])!r} is not a number",
+                                    argument=argument) from None
+        raise
+    _check_finite(values, names, argument)
+    return values
+
+
+def _is_number(v):
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_finite(values, names, argument):
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise SpeInputError(f"row {row}, class {names[col]!r}: {values[row, col]} is not a finite number",
+                            argument=argument)
+
+
+def _checked_names(classes, k, argument):
+    names = [str(c) for c in classes]
+    if len(names) != k:
+        raise SpeInputError(f"{len(names)} class names for {k} score columns", argument=argument)
+    return names
+
+
+def _log_probabilities(values):
+    """(N, K) log-probabilities and the score type: probabilities when every value is in [0, 1] and every row sums
+    to one within :data:`ROW_SUM_TOLERANCE`; otherwise logits (log-softmax)."""
+    rows = values.sum(axis=1)
+    if values.min() >= 0 and values.max() <= 1 and np.all(np.abs(rows - 1) <= ROW_SUM_TOLERANCE):
+        logp = np.log(np.maximum(values, PROBABILITY_FLOOR))
+        return logp - special.logsumexp(logp, axis=1, keepdims=True), "probabilities"
+    return special.log_softmax(values, axis=1), "logits"
+
+
+def class_encoder(classes):
+    """values (n,) → class indices (n,): a value is a class name, or else an integer 0..K−1 (its position).
+
+    Raises :class:`~spe.inputs.LabelValueError` at the first value that is neither."""
+    names = {str(c): k for k, c in enumerate(classes)}
+
+    def encode(values):
+        out = np.empty(len(values), dtype=np.int64)
+        for i, v in enumerate(np.asarray(values, dtype=object).tolist()):
+            out[i] = _class_index(v, names, i)
+        return out
+
+    return encode
+
+
+def _class_index(value, names, position):
+    text = str(plain(value)).strip()
+    if text in names:
+        return names[text]
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None and number.is_integer() and 0 <= number < len(names):
+        return int(number)
+    raise LabelValueError(f"a label must be one of the classes {list(names)} or its position 0..{len(names) - 1}",
+                          position)
+
+
+def class_labels(labels, scores: ClassScores):
+    """The labeled items' positions (n,) and class indices (n,), sorted by position.
+
+    ``labels`` takes every form :func:`spe.inputs.normalize_labels` reads (dict, Series, a DataFrame with
+    ``id,label``, an (N,) array with NaN/None for unlabeled items, an (index, value) pair); a label is a class
+    name or a 0-based class position.
+
+    Raises
+    ------
+    SpeInputError
+        A label that is no class (naming the item), positions outside 0..N−1, an item labeled twice.
+    """
+    return normalize_labels(labels, scores.n_items, scores.ids, encode=class_encoder(scores.classes))

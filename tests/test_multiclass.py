@@ -1,0 +1,202 @@
+"""Multiclass classifiers: the scores' reading, the maps' posterior, the per-draw metrics against scikit-learn,
+and the command line."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, special
+from sklearn import metrics as skm
+
+import spe
+from spe.exceptions import SpeInputError
+from spe.metrics.curves import RECALL_GRID, pr_at_recall
+from spe.multiclass import MulticlassEvaluation, class_scores, evaluate_multiclass
+from spe.multiclass.models import CLASS_MODELS
+from spe.multiclass.models.base import gaussian_log_prior, newton_map
+from spe.multiclass.models.temperature import temperature_map
+from spe.multiclass.performance import Rankings, _ranking_metrics
+from spe.multiclass.scores import class_labels
+
+
+def _softmax_pool(n=600, k=4, temperature=2.0, seed=0):
+    """Logits whose softmax at 1/temperature gives the true classes: an over-confident classifier."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 3.0, size=(k, k))
+    y_hidden = rng.integers(0, k, n)
+    logits = centres[y_hidden] + rng.normal(0, 2.0, size=(n, k))
+    truth = special.softmax(logits / temperature, axis=1)
+    y = (truth.cumsum(1) > rng.random(n)[:, None]).argmax(1)
+    return logits, y
+
+
+def test_probability_rows_are_read_as_probabilities_and_others_as_logits():
+    p = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]])
+    read = class_scores(p)
+    assert read.score_type == "probabilities"
+    np.testing.assert_allclose(np.exp(read.log_probs), p)
+    logits = np.log(p) + 3.0
+    read = class_scores(logits)
+    assert read.score_type == "logits"
+    np.testing.assert_allclose(np.exp(read.log_probs), p)
+    np.testing.assert_array_equal(read.predicted, [0, 2, 2, 0])
+
+
+def test_bad_scores_are_named_by_row_and_class():
+    frame = pd.DataFrame({"cat": [0.2, 0.5, 0.1, 0.3], "dog": [0.8, np.inf, 0.9, 0.7]})
+    with pytest.raises(SpeInputError, match="row 1, class 'dog'"):
+        class_scores(frame)
+    with pytest.raises(SpeInputError, match="at least 2 classes"):
+        class_scores(np.ones((10, 1)))
+
+
+def test_labels_are_class_names_or_positions_and_a_stranger_is_named():
+    frame = pd.DataFrame({"id": ["a", "b", "c", "d"], "cat": [0.2, 0.5, 0.1, 0.3], "dog": [0.8, 0.5, 0.9, 0.7]})
+    data = class_scores(frame)
+    index, value = class_labels({"b": "dog", "d": 0}, data)
+    np.testing.assert_array_equal(index, [1, 3])
+    np.testing.assert_array_equal(value, [1, 0])
+    with pytest.raises(SpeInputError, match="item 2 has label 'bird'"):
+        class_labels({"c": "bird"}, data)
+
+
+def test_newton_map_is_the_posterior_maximum():
+    logits, y = _softmax_pool(n=40, k=3)
+    log_probs = special.log_softmax(logits, axis=1)
+    cmap = temperature_map(3)
+    x = cmap.design(log_probs)
+    theta, precision = newton_map(x, y, cmap.prior_mean, cmap.prior_sd)
+
+    def negative(t):
+        z = np.einsum("nkp,p->nk", x, t)
+        return -(special.log_softmax(z, axis=1)[np.arange(y.size), y].sum()
+                 + gaussian_log_prior(t[None], cmap.prior_mean, cmap.prior_sd)[0])
+
+    reference = optimize.minimize(negative, cmap.prior_mean, method="BFGS")
+    np.testing.assert_allclose(theta, reference.x, atol=1e-4)
+    assert theta[0] < 0.8  # the pool is over-confident: a = 1/T below one
+    assert np.all(np.linalg.eigvalsh(precision) > 0)
+
+
+def test_each_draws_ranking_metrics_are_sklearns():
+    rng = np.random.default_rng(1)
+    p = np.round(rng.dirichlet(np.full(4, 0.7), size=500), 2)  # ties in every class's score
+    p /= p.sum(axis=1, keepdims=True)
+    log_probs = np.log(np.maximum(p, 1e-12))
+    y = rng.integers(0, 4, 500)
+    ap, auc, curve = _ranking_metrics(y, Rankings(log_probs, log_probs.argmax(1)), RECALL_GRID)
+    for c in range(4):
+        truth = (y == c).astype(int)
+        assert ap[c] == pytest.approx(skm.average_precision_score(truth, log_probs[:, c]), abs=1e-12)
+        assert auc[c] == pytest.approx(skm.roc_auc_score(truth, log_probs[:, c]), abs=1e-12)
+        _, groups = np.unique(-log_probs[:, c], return_inverse=True)
+        tp = np.cumsum(np.bincount(groups, weights=truth))[None]
+        fp = np.cumsum(np.bincount(groups))[None] - tp
+        np.testing.assert_allclose(curve[c], pr_at_recall(tp, fp)[0], atol=1e-6)
+
+
+def test_every_item_labeled_gives_sklearns_metrics_exactly():
+    logits, y = _softmax_pool(n=300, k=4)
+    ev = evaluate_multiclass(logits, y, draws=100, rng=0)
+    predicted = logits.argmax(1)
+    assert ev.accuracy().lo == ev.accuracy().hi == pytest.approx(skm.accuracy_score(y, predicted))
+    assert ev.macro_f1().mean == pytest.approx(skm.f1_score(y, predicted, average="macro"))
+    assert ev.weighted_f1().mean == pytest.approx(skm.f1_score(y, predicted, average="weighted"))
+    assert ev.top_k_accuracy(2).mean == pytest.approx(skm.top_k_accuracy_score(y, logits, k=2))
+    np.testing.assert_allclose(ev.confusion_matrix()["mean"], skm.confusion_matrix(y, predicted, normalize="true"))
+    per_class = ev.per_class()
+    for c, name in enumerate(ev.classes):
+        assert per_class[name]["precision"].mean == pytest.approx(
+            skm.precision_score(y, predicted, labels=[c], average=None)[0])
+        assert per_class[name]["average_precision"].mean == pytest.approx(
+            skm.average_precision_score(y == c, special.softmax(logits, axis=1)[:, c]))
+
+
+def test_an_overconfident_classifiers_accuracy_is_found_from_a_few_labels():
+    """Simulated: the true classes follow softmax(logits / 2); the stated confidence overstates accuracy; the
+    interval from 60 labels holds the pool's accuracy and the estimate is nearer than the stated confidence."""
+    logits, y = _softmax_pool(n=2000, k=4, seed=3)
+    rng = np.random.default_rng(3)
+    labeled = rng.choice(2000, 60, replace=False)
+    ev = evaluate_multiclass(logits, {int(i): int(y[i]) for i in labeled}, draws=400, rng=1)
+    truth = np.mean(logits.argmax(1) == y)
+    stated = special.softmax(logits, axis=1).max(axis=1).mean()
+    acc = ev.accuracy()
+    assert acc.lo <= truth <= acc.hi
+    assert abs(acc.mean - truth) < abs(stated - truth)
+
+
+def test_the_same_seed_gives_the_same_result_and_labels_as_names_or_positions_agree():
+    logits, y = _softmax_pool(n=300, k=3)
+    frame = pd.DataFrame(logits, columns=["a", "b", "c"])
+    names = {i: "abc"[y[i]] for i in range(0, 300, 15)}
+    positions = {i: int(y[i]) for i in range(0, 300, 15)}
+    one = spe.evaluate(frame, names, draws=200, rng=4)
+    two = spe.evaluate(frame, positions, draws=200, rng=4)
+    assert isinstance(one, MulticlassEvaluation)
+    assert one.to_dict() == two.to_dict()
+
+
+def test_two_class_columns_give_the_one_column_answer():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    s = special.expit((2 * y - 1) * 1.2 + rng.normal(size=400))
+    labels = {int(i): int(y[i]) for i in rng.choice(400, 30, replace=False)}
+    one = spe.evaluate(s, labels, draws=200, rng=2)
+    two = spe.evaluate(np.c_[1 - s, s], labels, draws=200, rng=2)
+    assert two.average_precision() == one.average_precision()
+
+
+def test_registered_models_are_fitted_where_they_apply():
+    assert list(CLASS_MODELS)[:3] == ["temperature", "vector", "dirichlet"]
+    logits, y = _softmax_pool(n=200, k=3)
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(20)}, draws=100, rng=0)
+    table = {m["name"]: m for m in ev.diagnostics["score_models"]}
+    assert set(table) == {"temperature", "vector", "dirichlet"}
+    assert sum(m["weight"] for m in table.values()) == pytest.approx(1.0)
+    assert not CLASS_MODELS["dirichlet"].fits(11)
+
+
+def _write_pool(tmp_path, n=300):
+    logits, y = _softmax_pool(n=n, k=3)
+    p = special.softmax(logits, axis=1).round(6)
+    frame = pd.DataFrame(p, columns=["prob_ant", "prob_bee", "prob_cat"])
+    frame.insert(0, "id", [f"x{i}" for i in range(n)])
+    frame.to_csv(tmp_path / "scores.csv", index=False)
+    labels = pd.DataFrame({"id": [f"x{i}" for i in range(0, n, 10)], "label": [["ant", "bee", "cat"][v]
+                                                                               for v in y[::10]]})
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    return y
+
+
+def test_the_command_writes_the_multiclass_contract(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    out = tmp_path / "out.json"
+    code = main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--class-prefix", "prob_", "--json", str(out), "--draws", "200", "--seed", "0"])
+    assert code == 0
+    d = json.loads(out.read_text())
+    assert d["classes"] == ["ant", "bee", "cat"]
+    assert {"n_items", "n_labeled", "level", "accuracy", "top_k_accuracy", "macro_f1", "weighted_f1",
+            "macro_average_precision", "macro_roc_auc", "calibration_error", "prevalence", "per_class",
+            "confusion_matrix", "diagnostics", "warnings"} <= set(d)
+    assert set(d["accuracy"]) == {"mean", "median", "lo", "hi"}
+    assert set(d["per_class"]["bee"]) >= {"precision", "recall", "f1", "average_precision", "roc_auc", "pr_curve"}
+    rates = np.array(d["confusion_matrix"]["rates"])
+    np.testing.assert_allclose(rates.sum(axis=1), 1.0)
+    assert "accuracy" in capsys.readouterr().out
+
+
+def test_the_command_names_a_label_that_is_no_class(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    (tmp_path / "bad.csv").write_text("id,label\nx0,ant\nx10,bird\n")
+    code = main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "bad.csv"),
+                 "--class-prefix", "prob_"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and "row" in err and "label" in err
