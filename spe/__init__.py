@@ -23,6 +23,8 @@ _LAZY = {
     "Monitoring": "monitoring",
     "Comparison": "comparison",
     "Evaluation": "evaluation",
+    "MulticlassEvaluation": "multiclass",
+    "evaluate_multiclass": "multiclass",
     "Interval": "evaluation",
     "CurveBand": "evaluation",
     "load": "saved",

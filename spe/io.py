@@ -771,7 +771,8 @@ def _zero_one(df, label_column, path, rows, pos_label=None, encode=None):
     raw_labels = df[label_column].to_numpy(zero_copy_only=False)
     empty = np.flatnonzero(raw_labels == "")
     if empty.size:
-        raise SpeInputError("the label is empty (a labels file lists labeled items only)", path=path,
+        expected = "expected 0 or 1" if encode is None else "expected a class"
+        raise SpeInputError(f"the label is empty ({expected}: a labels file lists labeled items only)", path=path,
                             row=int(rows[empty[0]]), column=label_column)
     try:
         return binary_labels(raw_labels, pos_label) if encode is None else encode(raw_labels)

@@ -7,6 +7,7 @@ import pytest
 from scipy import special
 
 import spe
+from spe.multiclass import is_multiclass
 from spe.baselines import pr_curve_from_labels
 from spe.exceptions import SpeInputError, SpeWarning
 from spe.models.mixture.fit import fit_mixture
@@ -120,7 +121,9 @@ def test_the_csv_files_read_by_pandas_are_the_same_inputs_as_a_series_by_id():
     np.testing.assert_array_equal(as_frames.ids, scores["id"])
     assert scores_of_frame(scores[["score"]]).equals(scores["score"])
     with pytest.raises(SpeInputError, match=r"scores: a DataFrame needs a 'score' column .*it has: id, a, b"):
-        spe.evaluate(scores.rename(columns={"score": "a"}).assign(b=1.0), labels)
+        spe.evaluate(scores.rename(columns={"score": "a"}).assign(b="x"), labels)
+    # two numeric columns besides id and no 'score': a multiclass classifier's scores (DESIGN.md, "Multiclass")
+    assert is_multiclass(scores.rename(columns={"score": "a"}).assign(b=1.0))
     with pytest.raises(SpeInputError, match=r"labels: a DataFrame needs a 'label' column .*it has: id, y, z"):
         spe.evaluate(scores, labels.rename(columns={"label": "y"}).assign(z=1))
 

@@ -70,11 +70,13 @@ class ClassScores:
 
 
 def is_multiclass(scores) -> bool:
-    """Whether ``scores`` are a multiclass matrix: a 2-D array with ≥ 2 columns, or a DataFrame with no
-    ``score`` column and ≥ 2 columns besides ``id``."""
+    """Whether ``scores`` are a multiclass matrix: a 2-D array with ≥ 2 columns, or a pandas DataFrame with no
+    ``score`` column and ≥ 2 numeric columns besides ``id`` (a Dask DataFrame is not read as one)."""
     if hasattr(scores, "columns"):
+        if not type(scores).__module__.startswith("pandas") or "score" in scores.columns:
+            return False
         cols = [c for c in scores.columns if c != "id"]
-        return "score" not in scores.columns and len(cols) >= 2
+        return len(cols) >= 2 and all(scores[c].dtype.kind in "biuf" for c in cols)
     return np.ndim(scores) == 2 and np.shape(scores)[1] >= 2
 
 
