@@ -11,8 +11,10 @@ Cases:
   network trained on 40% of the images, scoring the other 60% (1,078 items).
 
 Per trial: the absolute error of the accuracy and of the macro F1 (spe's posterior mean; the labeled items'
-own accuracy and macro F1), whether spe's interval at ``--level`` holds the truth, and the share of classes
-whose average-precision interval holds the class's true AP. Prints one row per case and number of labels, and
+own accuracy and macro F1; with ``--ssme``, SSME's estimator on the same trial, :mod:`ssme_baseline`, which
+needs statsmodels: ``pip install -r benchmarks/requirements-reference.txt``), whether spe's interval at
+``--level`` holds the truth, and the share of classes whose average-precision interval holds the class's true
+AP. Prints one row per case and number of labels, and
 writes every trial to ``--out`` (CSV).
 
     python benchmarks/multiclass.py --multinli DIR --labels 20 --seeds 10 --out results/multiclass.csv
@@ -71,7 +73,7 @@ def _truth(probs, y):
     return skm.accuracy_score(y, predicted), skm.f1_score(y, predicted, average="macro"), ap
 
 
-def trial(probs, y, n_labels, seed, pool, level, draws):
+def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False):
     rng = np.random.default_rng(seed)
     if pool and pool < len(y):
         keep = rng.choice(len(y), pool, replace=False)
@@ -88,7 +90,12 @@ def trial(probs, y, n_labels, seed, pool, level, draws):
     ap = ev.per_class()
     ap_hits = [ap[name]["average_precision"].lo <= t <= ap[name]["average_precision"].hi
                for name, t in zip(ev.classes, true_ap) if np.isfinite(t)]
-    return {"accuracy_error": abs(acc.mean - true_acc),
+    extra = {}
+    if ssme:
+        from ssme_baseline import ssme_accuracy
+
+        extra["accuracy_ssme_error"] = abs(ssme_accuracy(probs, labeled, y[labeled], rng=seed) - true_acc)
+    return {**extra, "accuracy_error": abs(acc.mean - true_acc),
             "accuracy_labeled_error": abs(np.mean(predicted == y[labeled]) - true_acc),
             "accuracy_hit": acc.lo <= true_acc <= acc.hi,
             "macro_f1_error": abs(f1.mean - true_f1),
@@ -108,6 +115,7 @@ def main(argv=None):
     parser.add_argument("--level", type=float, default=0.9)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--out", help="CSV of every trial")
+    parser.add_argument("--ssme", action="store_true", help="also SSME's estimator (benchmarks/ssme_baseline.py)")
     args = parser.parse_args(argv)
     cases = {} if args.no_digits else digits_cases()
     if args.multinli:
@@ -119,7 +127,7 @@ def main(argv=None):
         for n in (int(v) for v in args.labels.split(",")):
             for seed in range(args.seeds):
                 rows.append({"case": name, "labels": n, "seed": seed,
-                             **trial(probs, y, n, seed, args.pool, args.level, args.draws)})
+                             **trial(probs, y, n, seed, args.pool, args.level, args.draws, args.ssme)})
             _print(pd.DataFrame([r for r in rows if r["case"] == name and r["labels"] == n]), name, n)
     frame = pd.DataFrame(rows)
     if args.out:
@@ -135,7 +143,9 @@ def _print(part, name, n):
           f"ratio {m.accuracy_error / m.accuracy_labeled_error:.2f}) hits {m.accuracy_hit:.2f} | macro-F1 error "
           f"{m.macro_f1_error:.4f} (labeled-only {m.macro_f1_labeled_error:.4f}, ratio "
           f"{m.macro_f1_error / m.macro_f1_labeled_error:.2f}) hits {m.macro_f1_hit:.2f} | AP hits {m.ap_hits:.2f} "
-          f"| {m.seconds:.1f} s", flush=True)
+          f"| {m.seconds:.1f} s" + (f" | SSME accuracy error {m.accuracy_ssme_error:.4f} "
+                                     f"(ratio {m.accuracy_ssme_error / m.accuracy_labeled_error:.2f})"
+                                     if "accuracy_ssme_error" in m else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,11 @@ from spe.exceptions import SpeInputError
 from spe.metrics.curves import RECALL_GRID, pr_at_recall
 from spe.multiclass import MulticlassEvaluation, class_scores, evaluate_multiclass
 from spe.multiclass.models import CLASS_MODELS
-from spe.multiclass.models.base import gaussian_log_prior, newton_map
+from spe.inference.map import hessian
+from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map
+from spe.multiclass.models.dirichlet import dirichlet_map
 from spe.multiclass.models.temperature import temperature_map
+from spe.multiclass.models.vector import vector_map
 from spe.multiclass.performance import Rankings, _ranking_metrics
 from spe.multiclass.scores import class_labels
 
@@ -61,22 +64,24 @@ def test_labels_are_class_names_or_positions_and_a_stranger_is_named():
         class_labels({"c": "bird"}, data)
 
 
-def test_newton_map_is_the_posterior_maximum():
+@pytest.mark.parametrize("make", [temperature_map, vector_map, dirichlet_map])
+def test_newton_map_is_the_posterior_maximum_and_its_curvature_exact(make):
     logits, y = _softmax_pool(n=40, k=3)
     log_probs = special.log_softmax(logits, axis=1)
-    cmap = temperature_map(3)
+    cmap = make(3)
     x = cmap.design(log_probs)
-    theta, precision = newton_map(x, y, cmap.prior_mean, cmap.prior_sd)
+    u, precision = newton_map(x, y, cmap.prior_mean, cmap.prior_sd)
 
-    def negative(t):
-        z = np.einsum("nkp,p->nk", x, t)
-        return -(special.log_softmax(z, axis=1)[np.arange(y.size), y].sum()
-                 + gaussian_log_prior(t[None], cmap.prior_mean, cmap.prior_sd)[0])
+    def log_posterior(t):
+        t = np.atleast_2d(t)
+        z = np.einsum("nkp,bp->bnk", x, linear(t))
+        return (special.log_softmax(z, axis=2)[:, np.arange(y.size), y].sum(axis=1)
+                + gaussian_log_prior(t, cmap.prior_mean, cmap.prior_sd))
 
-    reference = optimize.minimize(negative, cmap.prior_mean, method="BFGS")
-    np.testing.assert_allclose(theta, reference.x, atol=1e-4)
-    assert theta[0] < 0.8  # the pool is over-confident: a = 1/T below one
-    assert np.all(np.linalg.eigvalsh(precision) > 0)
+    reference = optimize.minimize(lambda t: -log_posterior(t)[0], cmap.prior_mean, method="BFGS")
+    np.testing.assert_allclose(u, reference.x, atol=1e-4)
+    np.testing.assert_allclose(precision, -hessian(log_posterior, u), rtol=1e-3, atol=1e-3)
+    assert u[0] < np.log(0.8)  # the pool is over-confident: a = 1/T below one
 
 
 def test_each_draws_ranking_metrics_are_sklearns():

@@ -6,8 +6,9 @@ A map reads the classifier's log-probabilities ``L`` (N, K) and gives calibrated
 .. math::
     p(y = k \mid s, θ) = \operatorname{softmax}_k\big(z(L, θ)\big),\qquad z_{ik} = \sum_p X_{ikp}(L)\, θ_p,
 
-with a Normal prior on θ. The posterior given the n labeled items is log-concave: its MAP is found by Newton's
-method with the exact gradient and Hessian (:func:`newton_map`), and M draws come from importance sampling
+with a Normal prior on u, where θ = u but for the inverse temperature θ₀ = a = e^{u₀} (a scale: its prior is
+log-normal, as wide toward over- as toward under-confidence). The MAP is found by Newton's method with the
+exact gradient and a backtracking line search (:func:`newton_map`), and M draws come from importance sampling
 around it (:func:`spe.inference.importance.importance_sample`, PSIS-smoothed weights, Pareto k̂), whose raw
 ratios also give the evidence p(Y_L | S) = ∫ Π_i p(y_i | s_i, θ) p(θ) dθ that the models are averaged by
 (:mod:`spe.multiclass.average`). Each labeled item's leave-one-out predictive (PSIS-LOO) is kept beside it.
@@ -26,7 +27,7 @@ from ...inference.importance import importance_sample, psis_loo
 from ...registries import add_unique
 
 __all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
-           "sum_zero_basis", "gaussian_log_prior"]
+           "sum_zero_basis", "gaussian_log_prior", "linear"]
 
 #: name → ClassModel, in registration order (the order of the average and of the models' random streams).
 CLASS_MODELS: dict = {}
@@ -39,6 +40,7 @@ class CalibrationMap:
     Attributes
     ----------
     prior_mean, prior_sd : array, shape (P,)
+        The Normal prior of u (the first coordinate is log a).
     design : callable
         L (n, K) → X (n, K, P), the logits' derivatives (used on the labeled items only).
     logits : callable
@@ -63,6 +65,7 @@ class FittedClassModel:
     ----------
     name : str
     draws : array, shape (M, P)
+        Draws of u (the first coordinate log a).
     weights : array, shape (M,), normalised
     logits : callable
         (θ (B, P), L (N, K)) → (B, N, K).
@@ -84,7 +87,7 @@ class FittedClassModel:
 
     def log_probabilities(self, theta, log_probs):
         """log p(y = k | s_i, θ_m): (B, N, K) for draws θ (B, P) and log-probabilities (N, K)."""
-        return special.log_softmax(self.logits(theta, log_probs), axis=-1)
+        return special.log_softmax(self.logits(linear(theta), log_probs), axis=-1)
 
 
 @dataclass(frozen=True)
@@ -119,15 +122,22 @@ def gaussian_log_prior(theta, mean, sd):
     return -0.5 * np.sum(z * z, axis=-1) - np.sum(np.log(sd)) - 0.5 * mean.size * np.log(2 * np.pi)
 
 
-def _log_likelihood(theta, x, y):
-    """log p(y_i | θ_m) (B, n) for θ (B, P), designs X (n, K, P), classes y (n,)."""
-    z = np.einsum("nkp,bp->bnk", x, theta)
+def linear(u):
+    """The map's linear parameters θ from u (…, P): θ₀ = e^{u₀}, the rest unchanged."""
+    theta = np.array(u, dtype=float, copy=True)
+    theta[..., 0] = np.exp(theta[..., 0])
+    return theta
+
+
+def _log_likelihood(u, x, y):
+    """log p(y_i | u_m) (B, n) for u (B, P), designs X (n, K, P), classes y (n,)."""
+    z = np.einsum("nkp,bp->bnk", x, linear(u))
     return special.log_softmax(z, axis=-1)[:, np.arange(y.size), y]
 
 
 def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
-    """The MAP of the softmax map's posterior by Newton's method with a backtracking line search (the log
-    posterior is concave: the MAP is unique), and −Hessian there.
+    """The MAP of the map's posterior over u, by Newton's method (Fisher scoring: its curvature is positive
+    definite) with a backtracking line search, and the exact −Hessian there.
 
     Parameters
     ----------
@@ -137,38 +147,46 @@ def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
 
     Returns
     -------
-    theta : array, shape (P,)
+    u : array, shape (P,)
     precision : array, shape (P, P)
         The negative Hessian of the log posterior at the MAP.
     """
-    theta = mean.copy()
-    value = _log_posterior_value(theta, x, y, mean, sd)
+    u = mean.copy()
+    value = _log_posterior_value(u, x, y, mean, sd)
     for _ in range(iterations):
-        grad, precision = _gradient_and_precision(theta, x, y, mean, sd)
-        step = np.linalg.solve(precision, grad)
+        grad, fisher, _ = _derivatives(u, x, y, mean, sd)
+        step = np.linalg.solve(fisher, grad)
         t = 1.0
         while t > 1e-10:
-            candidate = _log_posterior_value(theta + t * step, x, y, mean, sd)
+            candidate = _log_posterior_value(u + t * step, x, y, mean, sd)
             if candidate >= value - 1e-12:
                 break
             t /= 2
-        theta, value = theta + t * step, candidate
+        u, value = u + t * step, candidate
         if np.max(np.abs(t * step)) < tol:
             break
-    return theta, _gradient_and_precision(theta, x, y, mean, sd)[1]
+    return u, _derivatives(u, x, y, mean, sd)[2]
 
 
-def _log_posterior_value(theta, x, y, mean, sd):
-    return float(_log_likelihood(theta[None], x, y).sum() + gaussian_log_prior(theta[None], mean, sd)[0])
+def _log_posterior_value(u, x, y, mean, sd):
+    return float(_log_likelihood(u[None], x, y).sum() + gaussian_log_prior(u[None], mean, sd)[0])
 
 
-def _gradient_and_precision(theta, x, y, mean, sd):
+def _derivatives(u, x, y, mean, sd):
+    """Gradient of the log posterior in u, its Fisher-scoring curvature and its exact negative Hessian."""
+    theta = linear(u)
     p = special.softmax(np.einsum("nkp,p->nk", x, theta), axis=-1)
-    onehot = np.eye(x.shape[1])[y]
-    grad = np.einsum("nkp,nk->p", x, onehot - p) - (theta - mean) / sd**2
+    residual = np.eye(x.shape[1])[y] - p
+    grad_theta = np.einsum("nkp,nk->p", x, residual)
+    jac = np.ones_like(u)
+    jac[0] = theta[0]  # dθ₀/du₀ = a
     xp = np.einsum("nkp,nk->np", x, p)
-    precision = np.einsum("nkp,nk,nkq->pq", x, p, x) - xp.T @ xp + np.diag(1.0 / sd**2)
-    return grad, precision
+    information = np.einsum("nkp,nk,nkq->pq", x, p, x) - xp.T @ xp
+    prior = np.diag(1.0 / sd**2)
+    fisher = jac[:, None] * information * jac[None, :] + prior
+    exact = fisher.copy()
+    exact[0, 0] -= grad_theta[0] * theta[0]  # d²θ₀/du₀² = a
+    return grad_theta * jac - (u - mean) / sd**2, fisher, exact
 
 
 def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class, *, draws, rng):
@@ -189,13 +207,13 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
     x = cmap.design(log_probs[labeled_index])
     y = np.asarray(labeled_class, dtype=int)
     mean, sd = cmap.prior_mean, cmap.prior_sd
-    theta_map, precision = newton_map(x, y, mean, sd)
+    u_map, precision = newton_map(x, y, mean, sd)
 
-    def log_posterior(theta):
-        theta = np.atleast_2d(theta)
-        return _log_likelihood(theta, x, y).sum(axis=1) + gaussian_log_prior(theta, mean, sd)
+    def log_posterior(u):
+        u = np.atleast_2d(u)
+        return _log_likelihood(u, x, y).sum(axis=1) + gaussian_log_prior(u, mean, sd)
 
-    post = importance_sample(log_posterior, theta_map, draws=draws, rng=rng, hessian_at_map=-precision)
+    post = importance_sample(log_posterior, u_map, draws=draws, rng=rng, hessian_at_map=-precision)
     loo = psis_loo(_log_likelihood(post.u, x, y), post.weights)[0] if y.size else np.zeros(0)
     diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
                    "n_params": int(mean.size)}

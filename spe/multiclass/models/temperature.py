@@ -6,8 +6,10 @@ r"""Bayesian temperature scaling with a prior-shift term (Guo et al. 2017, §4.2
 ``L`` the classifier's log-probabilities, ``a = 1/T`` the inverse temperature (a < 1: the classifier is
 over-confident) and ``b`` the log ratio of the pool's class prior to the classifier's (a prior shift moves the
 log-odds of every class by it), summing to zero over the classes (``Q``: :func:`~.base.sum_zero_basis`).
-Priors: a ~ N(1, 0.5²) ("about as confident as it says"), β ~ N(0, 0.5²) per axis (class priors within a factor
-e of the classifier's for most of its mass). P = K parameters.
+Priors: log a ~ N(0, 0.75²) ("about as confident as it says", and as ready to be twice too confident as twice
+too unsure: 90% of its mass within a factor 3.4 of 1, the range of the temperatures fitted to deep networks and
+of regularised linear models), β ~ N(0, 0.5²) per axis (class priors within a factor e of the classifier's for
+most of its mass). P = K parameters.
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ from .base import CalibrationMap, ClassModel, fit_map, register, sum_zero_basis
 
 __all__ = ["temperature_map", "INVERSE_TEMPERATURE_PRIOR", "PRIOR_SHIFT_SD"]
 
-#: a = 1/T ~ N(mean, sd²).
-INVERSE_TEMPERATURE_PRIOR = (1.0, 0.5)
+#: log a = −log T ~ N(mean, sd²).
+INVERSE_TEMPERATURE_PRIOR = (0.0, 0.75)
 #: The prior-shift coordinates' prior sd (log ratio of class priors).
 PRIOR_SHIFT_SD = 0.5
 
 
 def temperature_map(k) -> CalibrationMap:
-    """The map for K classes: θ = (a, β (K−1))."""
+    """The map for K classes: θ = (a, β (K−1)); the prior is on u = (log a, β)."""
     q = sum_zero_basis(k)
     mean = np.r_[INVERSE_TEMPERATURE_PRIOR[0], np.zeros(k - 1)]
     sd = np.r_[INVERSE_TEMPERATURE_PRIOR[1], np.full(k - 1, PRIOR_SHIFT_SD)]
