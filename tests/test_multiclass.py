@@ -19,7 +19,7 @@ from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map
 from spe.multiclass.models.dirichlet import dirichlet_map
 from spe.multiclass.models.temperature import temperature_map
 from spe.multiclass.models.vector import vector_map
-from spe.multiclass.performance import Rankings, _ranking_metrics
+from spe.multiclass.performance import Rankings, expected_confusion, ranking_metrics
 from spe.multiclass.scores import class_labels
 
 
@@ -90,7 +90,7 @@ def test_each_draws_ranking_metrics_are_sklearns():
     p /= p.sum(axis=1, keepdims=True)
     log_probs = np.log(np.maximum(p, 1e-12))
     y = rng.integers(0, 4, 500)
-    ap, auc, curve = _ranking_metrics(y, Rankings(log_probs, log_probs.argmax(1)), RECALL_GRID)
+    ap, auc, curve = ranking_metrics(y, Rankings(log_probs, log_probs.argmax(1)), RECALL_GRID)
     for c in range(4):
         truth = (y == c).astype(int)
         assert ap[c] == pytest.approx(skm.average_precision_score(truth, log_probs[:, c]), abs=1e-12)
@@ -99,6 +99,14 @@ def test_each_draws_ranking_metrics_are_sklearns():
         tp = np.cumsum(np.bincount(groups, weights=truth))[None]
         fp = np.cumsum(np.bincount(groups))[None] - tp
         np.testing.assert_allclose(curve[c], pr_at_recall(tp, fp)[0], atol=1e-6)
+
+
+def test_the_expected_confusion_is_the_probabilities_summed_by_prediction():
+    rng = np.random.default_rng(2)
+    probs = rng.dirichlet(np.ones(5), size=200)
+    predicted = rng.choice([1, 3], size=200)  # classes 0, 2 and 4 never predicted, 4 the last
+    rankings = Rankings(np.log(probs), predicted)
+    np.testing.assert_allclose(expected_confusion(probs, rankings), probs.T @ np.eye(5)[predicted])
 
 
 def test_every_item_labeled_gives_sklearns_metrics_exactly():
@@ -205,3 +213,31 @@ def test_the_command_names_a_label_that_is_no_class(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "bad.csv" in err and "row" in err and "label" in err
+
+
+def test_a_file_without_a_score_column_is_multiclass_over_its_columns(tmp_path):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    out = tmp_path / "out.json"
+    code = main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--json", str(out), "--draws", "100", "--seed", "0"])
+    assert code == 2  # the labels name 'ant', the classes are 'prob_ant', ...: the label is no class
+    (tmp_path / "labels.csv").write_text("id,label\nx0,prob_ant\nx10,2\n")
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--json", str(out), "--draws", "100", "--seed", "0"]) == 0
+    assert json.loads(out.read_text())["classes"] == ["prob_ant", "prob_bee", "prob_cat"]
+
+
+def test_class_options_are_checked_before_any_work(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    scores = str(tmp_path / "scores.csv")
+    assert main(["estimate", scores, "--class-columns", "prob_ant,prob_owl"]) == 2
+    assert "no column 'prob_owl'" in capsys.readouterr().err
+    assert main(["estimate", scores, "--class-prefix", "z_"]) == 2
+    assert "z_" in capsys.readouterr().err
+    assert main(["estimate", scores, "--class-prefix", "prob_", "--plot", str(tmp_path / "x.png")]) == 2
+    assert "--plot is not available for multiclass" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()

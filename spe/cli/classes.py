@@ -71,7 +71,7 @@ def run_classes(args, columns):
         warnings.simplefilter("ignore")
         ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed)
     out = [(plan["--json"], _json(ev))] if "--json" in plan else []
-    finish(plan, ev.summary() + f"\nseed {ev.diagnostics['seed']}", out, warnings=ev.warnings,
+    finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings,
            command="spe estimate")
     return 0
 

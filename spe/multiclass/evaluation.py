@@ -213,8 +213,9 @@ class MulticlassEvaluation:
         """Write :meth:`to_dict` as JSON to ``path`` (whole or not at all)."""
         save_json(self.to_dict(level, performance), path)
 
-    def summary(self, level=None, performance="sample") -> str:
-        """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read."""
+    def summary(self, level=None, performance="sample", warnings=True) -> str:
+        """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read (and the
+        warnings, unless ``warnings=False``: the command prints them on standard error)."""
         level = self._level(level)
         pct = f"{100 * level:g}%"
         lines = [f"{self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; scores read as "
@@ -228,7 +229,8 @@ class MulticlassEvaluation:
         lines += self._class_lines(level, performance)
         lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
                                                for m in self.diagnostics.get("score_models", []))]
-        lines += [f"warning: {w}" for w in self.warnings]
+        lines += [f"seed {self.diagnostics.get('seed')}"]
+        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
         return "\n".join(lines)
 
     def _class_lines(self, level, performance, most=20):

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..metrics.curves import RECALL_GRID
 
-__all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "TOP_K", "CALIBRATION_BINS"]
+__all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "ranking_metrics", "expected_confusion", "TOP_K",
+           "CALIBRATION_BINS"]
 
 #: The k of top-k accuracy reported (those below K).
 TOP_K = (2, 5)
@@ -108,7 +109,7 @@ def _draw_labels(probs, rng):
     return np.minimum((cdf < u).sum(axis=-1), probs.shape[-1] - 1)
 
 
-def _ranking_metrics(y, r: Rankings, grid):
+def ranking_metrics(y, r: Rankings, grid):
     """(AP (K,), ROC AUC (K,), precision at the recall grid (K, G)) of one draw's labels y (N,)."""
     n, k = r.n_items, r.n_classes
     items = np.arange(n)
@@ -153,10 +154,11 @@ def _calibration_errors(y, r: Rankings):
     return top, classwise
 
 
-def _expected_confusion(probs, r: Rankings):
+def expected_confusion(probs, r: Rankings):
     """Expected counts (K, K) under one draw's probabilities (N, K): row = true class, column = predicted."""
     k = r.n_classes
-    sums = np.add.reduceat(probs[r.by_prediction], np.minimum(r.prediction_starts, r.n_items - 1), axis=0)
+    padded = np.vstack([probs[r.by_prediction], np.zeros((1, k))])  # a zero row: every start, N included, valid
+    sums = np.add.reduceat(padded, r.prediction_starts, axis=0)
     present = np.diff(np.r_[r.prediction_starts, r.n_items]) > 0
     out = np.zeros((k, k))
     out[:, present] = sums[present].T
@@ -207,9 +209,9 @@ def _empty(m, k, g, top_ks):
 def _count(out, i, y, probs, r, grid, top_ks):
     k = r.n_classes
     out.confusion[i] = np.bincount(y * k + r.predicted, minlength=k * k).reshape(k, k)
-    out.expected_confusion[i] = _expected_confusion(probs, r)
+    out.expected_confusion[i] = expected_confusion(probs, r)
     rank = r.class_rank[np.arange(r.n_items), y]
     for t in top_ks:
         out.top_k[t][i] = np.mean(rank < t)
-    out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i] = _ranking_metrics(y, r, grid)
+    out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i] = ranking_metrics(y, r, grid)
     out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(y, r)
