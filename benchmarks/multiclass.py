@@ -14,7 +14,9 @@ Per trial: the absolute error of the accuracy and of the macro F1 (spe's posteri
 own accuracy and macro F1; with ``--ssme``, SSME's estimator on the same trial, :mod:`ssme_baseline`, which
 needs statsmodels: ``pip install -r benchmarks/requirements-reference.txt``), whether spe's interval at
 ``--level`` holds the truth, and the share of classes whose average-precision interval holds the class's true
-AP. Prints one row per case and number of labels, and
+AP. With ``--reference R``, every trial also holds R labeled items of the same classifier drawn from outside
+its pool (for a case of fewer than pool + R items, the pool is what is left): the reference set of
+``spe.evaluate(..., reference=...)``. Prints one row per case and number of labels, and
 writes every trial to ``--out`` (CSV).
 
     python benchmarks/multiclass.py --multinli DIR --labels 20 --seeds 10 --out results/multiclass.csv
@@ -73,17 +75,22 @@ def _truth(probs, y):
     return skm.accuracy_score(y, predicted), skm.f1_score(y, predicted, average="macro"), ap
 
 
-def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False):
+def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=0):
     rng = np.random.default_rng(seed)
-    if pool and pool < len(y):
-        keep = rng.choice(len(y), pool, replace=False)
-        probs, y = probs[keep], y[keep]
+    order = rng.permutation(len(y))
+    reference = None
+    if n_reference:
+        reference = (probs[order[:n_reference]], y[order[:n_reference]])
+        order = order[n_reference:]
+    keep = order[:pool] if pool else order
+    probs, y = probs[keep], y[keep]
     true_acc, true_f1, true_ap = _truth(probs, y)
     labeled = rng.choice(len(y), n_labels, replace=False)
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, level=level, rng=seed)
+        ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, level=level, rng=seed,
+                                 reference=reference)
     seconds = time.perf_counter() - started
     acc, f1 = ev.accuracy(), ev.macro_f1()
     predicted = probs[labeled].argmax(1)
@@ -116,6 +123,8 @@ def main(argv=None):
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--out", help="CSV of every trial")
     parser.add_argument("--ssme", action="store_true", help="also SSME's estimator (benchmarks/ssme_baseline.py)")
+    parser.add_argument("--reference", type=int, default=0, metavar="R",
+                        help="R labeled reference items per trial, from outside the pool")
     args = parser.parse_args(argv)
     cases = {} if args.no_digits else digits_cases()
     if args.multinli:
@@ -127,7 +136,8 @@ def main(argv=None):
         for n in (int(v) for v in args.labels.split(",")):
             for seed in range(args.seeds):
                 rows.append({"case": name, "labels": n, "seed": seed,
-                             **trial(probs, y, n, seed, args.pool, args.level, args.draws, args.ssme)})
+                             **trial(probs, y, n, seed, args.pool, args.level, args.draws, args.ssme,
+                                                     args.reference)})
             _print(pd.DataFrame([r for r in rows if r["case"] == name and r["labels"] == n]), name, n)
     frame = pd.DataFrame(rows)
     if args.out:

@@ -161,12 +161,22 @@ def test_two_class_columns_give_the_one_column_answer():
     assert two.average_precision() == one.average_precision()
 
 
+def test_the_stated_probabilities_evidence_is_the_labels_probability():
+    logits, y = _softmax_pool(n=200, k=3)
+    labels = {i: int(y[i]) for i in range(0, 200, 10)}
+    ev = evaluate_multiclass(logits, labels, draws=100, rng=0, score_model="stated")
+    log_probs = special.log_softmax(logits, axis=1)
+    stated = ev.diagnostics["score_models"][0]
+    assert stated["log_evidence"] == pytest.approx(sum(log_probs[i, c] for i, c in labels.items()))
+    assert ev.accuracy(performance="population").mean == pytest.approx(np.exp(log_probs.max(axis=1)).mean())
+
+
 def test_registered_models_are_fitted_where_they_apply():
-    assert list(CLASS_MODELS)[:3] == ["temperature", "vector", "dirichlet"]
+    assert list(CLASS_MODELS)[:4] == ["stated", "temperature", "vector", "dirichlet"]
     logits, y = _softmax_pool(n=200, k=3)
     ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(20)}, draws=100, rng=0)
     table = {m["name"]: m for m in ev.diagnostics["score_models"]}
-    assert set(table) == {"temperature", "vector", "dirichlet"}
+    assert set(table) == {"stated", "temperature", "vector", "dirichlet"}
     assert sum(m["weight"] for m in table.values()) == pytest.approx(1.0)
     assert not CLASS_MODELS["dirichlet"].fits(11)
 
@@ -241,3 +251,35 @@ def test_class_options_are_checked_before_any_work(tmp_path, capsys):
     assert main(["estimate", scores, "--class-prefix", "prob_", "--plot", str(tmp_path / "x.png")]) == 2
     assert "--plot is not available for multiclass" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_labeled_reference_set_pins_the_temperature():
+    """Simulated over-confident logits: with 500 labeled reference items of the same classifier, 10 pool labels
+    give an accuracy interval that holds the truth and is narrower than without the reference."""
+    logits, y = _softmax_pool(n=2500, k=4, seed=5)
+    pool, ref = np.arange(2000), np.arange(2000, 2500)
+    labels = {int(i): int(y[i]) for i in range(0, 2000, 200)}
+    alone = evaluate_multiclass(logits[pool], labels, draws=300, rng=0)
+    with_ref = evaluate_multiclass(logits[pool], labels, draws=300, rng=0, reference=(logits[ref], y[ref]))
+    truth = np.mean(logits[pool].argmax(1) == y[pool])
+    acc = with_ref.accuracy()
+    assert acc.lo <= truth <= acc.hi
+    assert acc.hi - acc.lo < 0.5 * (alone.accuracy().hi - alone.accuracy().lo)
+    assert with_ref.diagnostics["reference"] == {"n_items": 500}
+
+
+def test_the_command_reads_a_multiclass_reference_file(tmp_path):
+    from spe.cli.main import main
+
+    y = _write_pool(tmp_path)
+    frame = pd.read_csv(tmp_path / "scores.csv").drop(columns="id")
+    frame["label"] = np.array(["ant", "bee", "cat"])[y]
+    frame.iloc[:150].to_csv(tmp_path / "ref.csv", index=False)
+    out = tmp_path / "out.json"
+    args = ["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--reference", str(tmp_path / "ref.csv"), "--json", str(out), "--draws", "100", "--seed", "0"]
+    assert main(args) == 0
+    assert json.loads(out.read_text())["diagnostics"]["reference"] == {"n_items": 150}
+    frame.loc[3, "label"] = "owl"
+    frame.iloc[:150].to_csv(tmp_path / "ref.csv", index=False)
+    assert main(args) == 2

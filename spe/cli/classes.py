@@ -11,7 +11,7 @@ __all__ = ["class_columns", "run_classes", "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
 UNSUPPORTED = (("plot", "--plot"), ("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
-               ("requirement", "--requirement"), ("truth", "--truth"), ("reference", "--reference"))
+               ("requirement", "--requirement"), ("truth", "--truth"))
 
 
 def class_columns(args):
@@ -67,13 +67,33 @@ def run_classes(args, columns):
     if args.labels is not None:
         index, value = read_labels(args.labels, files[0], encode=class_encoder(names))
         labels = (index, np.asarray(names, dtype=object)[value])
+    reference = _reference(args.reference, columns, names) if args.reference is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed)
+        ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed,
+                                 reference=reference)
     out = [(plan["--json"], _json(ev))] if "--json" in plan else []
     finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings,
            command="spe estimate")
     return 0
+
+
+def _reference(path, columns, names):
+    """REF.csv with the pool's class columns and ``label`` (every row labeled) → (scores (R, K), class names (R,)),
+    a bad value named by file, row and column."""
+    import numpy as np
+
+    from ..inputs import LabelValueError
+    from ..io import read_score_columns, read_scores_and_columns
+    from ..multiclass.scores import class_encoder
+
+    files = read_score_columns(path, columns)
+    _, text = read_scores_and_columns(path, ["label"], score_column=columns[0])
+    try:
+        value = class_encoder(names)(text["label"])
+    except LabelValueError as e:
+        raise SpeInputError(e.message, path=str(path), row=e.position + 1, column="label") from None
+    return np.column_stack([f.scores for f in files]), np.asarray(names, dtype=object)[value]
 
 
 def _json(ev):

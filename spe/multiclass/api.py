@@ -10,13 +10,13 @@ from .average import average_class_models, fit_class_models
 from .evaluation import MulticlassEvaluation
 from .models import CLASS_MODELS
 from .performance import sample_class_performance
-from .scores import class_labels, class_scores
+from .scores import class_labels, class_reference, class_scores
 
 __all__ = ["evaluate_multiclass", "evaluate_classes"]
 
 
 def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None,
-                        score_model="average"):
+                        score_model="average", reference=None):
     """Estimate a K-class classifier's performance on a pool from all its scores and a few labels.
 
     Every registered multiclass score model of p(y | s) (:data:`spe.multiclass.models.CLASS_MODELS`: Bayesian
@@ -43,6 +43,11 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
         Seed or generator; the same seed gives the same result.
     score_model : "average" or a name of ``CLASS_MODELS``
         The evidence-weighted average of every model (default), or one model alone.
+    reference : pandas DataFrame, (scores, labels) pair or None
+        A labeled reference set of the same classifier (its validation set, an earlier period): a DataFrame with
+        one column per class and ``label``, or an (R, K) matrix and R labels
+        (:func:`~spe.multiclass.scores.class_reference`). Its labels teach every model the map; the pool's class
+        shares may differ from the reference's (a prior shift, :func:`spe.multiclass.models.base.fit_map`).
 
     Returns
     -------
@@ -61,14 +66,18 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
     seed = seed_of(rng)
     data = class_scores(scores, classes)
     index, value = class_labels(labels, data)
+    ref = None if reference is None else class_reference(reference, data.classes)
     gen = np.random.default_rng(seed)
     fit_rng, average_rng, label_rng = gen.spawn(3)
     names = tuple(CLASS_MODELS) if score_model == "average" else (score_model,)
-    fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng)
+    fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng,
+                              reference=ref)
     model = average_class_models(fitted, draws=int(draws), rng=average_rng)
     performance = sample_class_performance(model, data.log_probs, data.predicted, index, value, rng=label_rng)
-    diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table()}
-    return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics, _warnings(data, value))
+    diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table(),
+                   **({} if ref is None else {"reference": {"n_items": int(ref[1].size)}})}
+    return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics,
+                                _warnings(data, value, ref is not None))
 
 
 def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None, score_model="average",
@@ -98,8 +107,10 @@ def _positive_score(scores, data):
     return data.log_probs[:, 1] - data.log_probs[:, 0]
 
 
-def _warnings(data, labeled_class):
+def _warnings(data, labeled_class, has_reference=False):
     out = []
+    if has_reference:
+        return out
     missing = [c for j, c in enumerate(data.classes) if not np.any(labeled_class == j)]
     if labeled_class.size and missing:
         shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")

@@ -58,12 +58,13 @@ class AveragedClassModel:
                 for m, w in zip(self.models, self.model_weights)]
 
 
-def fit_class_models(log_probs, labeled_index, labeled_class, *, names, draws, rng):
-    """Fit the models ``names`` (each with its own random stream, in registry order) → list of FittedClassModel."""
+def fit_class_models(log_probs, labeled_index, labeled_class, *, names, draws, rng, reference=None):
+    """Fit the models ``names`` (each with its own random stream, in registry order) → list of FittedClassModel;
+    ``reference``: a labeled reference set's (log-probabilities (R, K), classes (R,)), or None."""
     k = log_probs.shape[1]
     chosen = [m for m in CLASS_MODELS.values() if m.name in names and m.fits(k)]
     streams = rng.spawn(len(chosen))
-    return [m.fit(log_probs, labeled_index, labeled_class, draws, s) for m, s in zip(chosen, streams)]
+    return [m.fit(log_probs, labeled_index, labeled_class, draws, s, reference) for m, s in zip(chosen, streams)]
 
 
 def average_class_models(models, *, draws, rng) -> AveragedClassModel:

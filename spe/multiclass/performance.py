@@ -191,10 +191,12 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     out = _empty(m, k, len(grid), top_ks)
     onehot = np.eye(k)[labeled_class]
     for start, probs in model.blocks(log_probs, block):
+        for b in range(probs.shape[0]):  # the population's counts from θ alone, labeled items included
+            out.expected_confusion[start + b] = expected_confusion(probs[b], r)
         probs[:, labeled_index] = onehot
         labels = _draw_labels(probs, rng)
         for b in range(probs.shape[0]):
-            _count(out, start + b, labels[b], probs[b], r, grid, top_ks)
+            _count(out, start + b, labels[b], r, grid, top_ks)
     return out
 
 
@@ -206,10 +208,9 @@ def _empty(m, k, g, top_ks):
         classwise_calibration_error=np.zeros(m))
 
 
-def _count(out, i, y, probs, r, grid, top_ks):
+def _count(out, i, y, r, grid, top_ks):
     k = r.n_classes
     out.confusion[i] = np.bincount(y * k + r.predicted, minlength=k * k).reshape(k, k)
-    out.expected_confusion[i] = expected_confusion(probs, r)
     rank = r.class_rank[np.arange(r.n_items), y]
     for t in top_ks:
         out.top_k[t][i] = np.mean(rank < t)

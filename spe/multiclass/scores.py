@@ -18,7 +18,7 @@ from scipy import special
 from ..exceptions import SpeInputError, plain
 from ..inputs import LabelValueError, normalize_labels
 
-__all__ = ["ClassScores", "class_scores", "class_labels", "class_encoder", "is_multiclass", "PROBABILITY_FLOOR",
+__all__ = ["ClassScores", "class_scores", "class_labels", "class_encoder", "is_multiclass", "class_reference", "PROBABILITY_FLOOR",
            "ROW_SUM_TOLERANCE", "SCORE_TYPES"]
 
 #: Probabilities below this are read as it before the log (a float32 softmax gives exact zeros).
@@ -227,3 +227,48 @@ def class_labels(labels, scores: ClassScores):
         A label that is no class (naming the item), positions outside 0..N−1, an item labeled twice.
     """
     return normalize_labels(labels, scores.n_items, scores.ids, encode=class_encoder(scores.classes))
+
+
+def class_reference(reference, classes):
+    """A labeled reference set for K classes → (log-probabilities (R, K), classes (R,)).
+
+    Parameters
+    ----------
+    reference : pandas DataFrame or (scores, labels) pair
+        A DataFrame holds one column per class (named as the pool's) and a ``label`` column (an ``id`` column is
+        ignored); a pair holds an (R, K) matrix (columns in the pool's class order) and R labels. Every item is
+        labeled: a class name or a 0-based class position.
+    classes : sequence of str
+        The pool's classes.
+
+    Raises
+    ------
+    SpeInputError
+        (argument ``reference``) Columns that are not the pool's classes, a missing label, a label that is no
+        class (naming its row), bad scores (as :func:`class_scores`).
+    """
+    if hasattr(reference, "columns"):
+        if "label" not in reference.columns:
+            raise SpeInputError("a reference DataFrame needs a 'label' column", argument="reference")
+        missing = [c for c in classes if c not in reference.columns]
+        if missing:
+            raise SpeInputError(f"no column for the class {missing[0]!r} (the pool's classes are {list(classes)})",
+                                argument="reference")
+        scores, labels = reference[list(classes)], reference["label"].to_numpy()
+    else:
+        try:
+            scores, labels = reference
+        except (TypeError, ValueError):
+            raise SpeInputError("must be a DataFrame or a (scores, labels) pair", argument="reference") from None
+    data = class_scores(np.asarray(scores, dtype=float) if not hasattr(scores, "columns") else scores.to_numpy(),
+                        classes, argument="reference")
+    labels = np.asarray(labels, dtype=object)
+    if labels.shape != (data.n_items,):
+        raise SpeInputError(f"{labels.size} labels for {data.n_items} reference items", argument="reference")
+    encode = class_encoder(classes)
+    try:
+        value = encode(labels)
+    except LabelValueError as e:
+        raise SpeInputError(f"row {e.position}: {e.message}; got {plain(labels[e.position])!r}",
+                            argument="reference") from None
+    return data.log_probs, value

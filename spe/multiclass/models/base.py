@@ -27,7 +27,8 @@ from ...inference.importance import importance_sample, psis_loo
 from ...registries import add_unique
 
 __all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
-           "sum_zero_basis", "gaussian_log_prior", "linear"]
+           "sum_zero_basis", "gaussian_log_prior", "linear",
+           "REFERENCE_SHIFT_SD"]
 
 #: name → ClassModel, in registration order (the order of the average and of the models' random streams).
 CLASS_MODELS: dict = {}
@@ -40,7 +41,7 @@ class CalibrationMap:
     Attributes
     ----------
     prior_mean, prior_sd : array, shape (P,)
-        The Normal prior of u (the first coordinate is log a).
+        The Normal prior of u (the first coordinate is log a; the last K − 1 are the prior shift β, b = Qβ).
     design : callable
         L (n, K) → X (n, K, P), the logits' derivatives (used on the labeled items only).
     logits : callable
@@ -87,13 +88,14 @@ class FittedClassModel:
 
     def log_probabilities(self, theta, log_probs):
         """log p(y = k | s_i, θ_m): (B, N, K) for draws θ (B, P) and log-probabilities (N, K)."""
-        return special.log_softmax(self.logits(linear(theta), log_probs), axis=-1)
+        return special.log_softmax(self.logits(linear(theta) if theta.shape[1] else theta, log_probs), axis=-1)
 
 
 @dataclass(frozen=True)
 class ClassModel:
-    """A registered multiclass score model: ``fit(log_probs, labeled_index, labeled_class, draws, rng)`` →
-    :class:`FittedClassModel`; ``applies(n_classes)`` says whether it is fitted for K classes."""
+    """A registered multiclass score model: ``fit(log_probs, labeled_index, labeled_class, draws, rng,
+    reference)`` → :class:`FittedClassModel` (``reference``: see :func:`fit_map`); ``applies(n_classes)`` says
+    whether it is fitted for K classes."""
 
     name: str
     fit: object
@@ -189,8 +191,13 @@ def _derivatives(u, x, y, mean, sd):
     return grad_theta * jac - (u - mean) / sd**2, fisher, exact
 
 
-def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class, *, draws, rng):
-    """Posterior draws of a :class:`CalibrationMap` given the labeled items, their evidence and LOO.
+#: The prior sd of each coordinate of the reference set's own prior shift (its class shares against the pool's).
+REFERENCE_SHIFT_SD = 0.5
+
+
+def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class, *, draws, rng, reference=None):
+    """Posterior draws of a :class:`CalibrationMap` given the labeled items (and a labeled reference set), their
+    evidence and LOO.
 
     Parameters
     ----------
@@ -199,6 +206,11 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
     draws : int
         M.
     rng : numpy.random.Generator
+    reference : (array (R, K), int array (R,)) or None
+        A labeled reference set's log-probabilities and classes (the classifier's validation set, an earlier
+        period). Its items share the map with the pool but for the prior shift: the reference's is the pool's
+        minus Q·β_ref, β_ref ~ N(0, :data:`REFERENCE_SHIFT_SD`²) per axis (its class shares may differ, a label
+        shift). Its labels are evidence for the map; the LOO is the pool's labels'.
 
     Returns
     -------
@@ -207,14 +219,32 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
     x = cmap.design(log_probs[labeled_index])
     y = np.asarray(labeled_class, dtype=int)
     mean, sd = cmap.prior_mean, cmap.prior_sd
-    u_map, precision = newton_map(x, y, mean, sd)
+    x_all, y_all = x, y
+    if reference is not None:
+        x, x_all, y_all, mean, sd = _with_reference(cmap, x, y, reference)
+    u_map, precision = newton_map(x_all, y_all, mean, sd)
 
     def log_posterior(u):
         u = np.atleast_2d(u)
-        return _log_likelihood(u, x, y).sum(axis=1) + gaussian_log_prior(u, mean, sd)
+        return _log_likelihood(u, x_all, y_all).sum(axis=1) + gaussian_log_prior(u, mean, sd)
 
     post = importance_sample(log_posterior, u_map, draws=draws, rng=rng, hessian_at_map=-precision)
     loo = psis_loo(_log_likelihood(post.u, x, y), post.weights)[0] if y.size else np.zeros(0)
     diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
                    "n_params": int(mean.size)}
-    return FittedClassModel(name, post.u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)
+    u = post.u[:, :cmap.n_params]  # the pool's map: the reference's own shift left out
+    return FittedClassModel(name, u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)
+
+
+def _with_reference(cmap, x, y, reference):
+    """The designs with the reference's shift coordinates appended: (pool X (n, K, P + K − 1), every labeled
+    item's X, their classes, prior mean and sd). A map's last K − 1 coordinates are its prior shift β."""
+    ref_log_probs, ref_class = reference
+    k = x.shape[1]
+    q = sum_zero_basis(k)
+    x_ref = cmap.design(ref_log_probs)
+    pool = np.concatenate([x, np.zeros((x.shape[0], k, k - 1))], axis=2)
+    ref = np.concatenate([x_ref, np.broadcast_to(-q, (x_ref.shape[0], k, k - 1))], axis=2)
+    mean = np.r_[cmap.prior_mean, np.zeros(k - 1)]
+    sd = np.r_[cmap.prior_sd, np.full(k - 1, REFERENCE_SHIFT_SD)]
+    return pool, np.concatenate([pool, ref]), np.r_[y, np.asarray(ref_class, dtype=int)], mean, sd

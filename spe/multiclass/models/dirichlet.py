@@ -43,9 +43,9 @@ def dirichlet_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng):
+def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
     return fit_map("dirichlet", dirichlet_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng)
+                   draws=draws, rng=rng, reference=reference)
 
 
 register(ClassModel(name="dirichlet", fit=_fit, applies=lambda k: k <= MAX_CLASSES,

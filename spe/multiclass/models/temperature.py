@@ -42,9 +42,9 @@ def temperature_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng):
+def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
     return fit_map("temperature", temperature_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng)
+                   draws=draws, rng=rng, reference=reference)
 
 
 register(ClassModel(name="temperature", fit=_fit,
