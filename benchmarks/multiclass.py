@@ -102,7 +102,8 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
         from ssme_baseline import ssme_accuracy
 
         extra["accuracy_ssme_error"] = abs(ssme_accuracy(probs, labeled, y[labeled], rng=seed) - true_acc)
-    return {**extra, "accuracy_error": abs(acc.mean - true_acc),
+    return {**extra, "accuracy_error": abs(acc.mean - true_acc), "accuracy_bias": acc.mean - true_acc,
+            "accuracy_width": acc.hi - acc.lo, "accuracy_labeled": float(np.mean(predicted == y[labeled])),
             "accuracy_labeled_error": abs(np.mean(predicted == y[labeled]) - true_acc),
             "accuracy_hit": acc.lo <= true_acc <= acc.hi,
             "macro_f1_error": abs(f1.mean - true_f1),

@@ -176,7 +176,7 @@ def test_registered_models_are_fitted_where_they_apply():
     logits, y = _softmax_pool(n=200, k=3)
     ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(20)}, draws=100, rng=0)
     table = {m["name"]: m for m in ev.diagnostics["score_models"]}
-    assert set(table) == {"stated", "temperature", "vector", "dirichlet"}
+    assert set(table) == {"temperature", "vector", "dirichlet"}  # "stated" is fitted alone only
     assert sum(m["weight"] for m in table.values()) == pytest.approx(1.0)
     assert not CLASS_MODELS["dirichlet"].fits(11)
 

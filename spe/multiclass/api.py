@@ -69,7 +69,7 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
     ref = None if reference is None else class_reference(reference, data.classes)
     gen = np.random.default_rng(seed)
     fit_rng, average_rng, label_rng = gen.spawn(3)
-    names = tuple(CLASS_MODELS) if score_model == "average" else (score_model,)
+    names = tuple(n for n, m in CLASS_MODELS.items() if m.averaged) if score_model == "average" else (score_model,)
     fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng,
                               reference=ref)
     model = average_class_models(fitted, draws=int(draws), rng=average_rng)

@@ -95,12 +95,13 @@ class FittedClassModel:
 class ClassModel:
     """A registered multiclass score model: ``fit(log_probs, labeled_index, labeled_class, draws, rng,
     reference)`` → :class:`FittedClassModel` (``reference``: see :func:`fit_map`); ``applies(n_classes)`` says
-    whether it is fitted for K classes."""
+    whether it is fitted for K classes; ``averaged``, whether ``score_model="average"`` includes it."""
 
     name: str
     fit: object
     about: str
     applies: object = None
+    averaged: bool = True
 
     def fits(self, n_classes) -> bool:
         return self.applies is None or bool(self.applies(n_classes))
