@@ -41,14 +41,14 @@ class AveragedClassModel:
     def n_draws(self) -> int:
         return sum(theta.shape[0] for _, theta in self.segments)
 
-    def blocks(self, log_probs, size):
-        """Yield (start, probabilities (B, N, K)) over the M draws, B ≤ ``size`` at a time: p(y = k | s_i, θ_m)."""
-        start = 0
+    def blocks(self, size):
+        """The M draws in blocks of at most ``size``: a list of (start, model, θ (B, P)); a block's probabilities
+        are ``model.probabilities(θ, log_probs)``."""
+        out, start = [], 0
         for model, theta in self.segments:
-            for lo in range(0, theta.shape[0], size):
-                part = theta[lo:lo + size]
-                yield start + lo, np.exp(model.log_probabilities(part, log_probs))
+            out += [(start + lo, model, theta[lo:lo + size]) for lo in range(0, theta.shape[0], size)]
             start += theta.shape[0]
+        return out
 
     def table(self):
         """Each model's evidence, weight and sampler diagnostics, as a list of dicts (the JSON's

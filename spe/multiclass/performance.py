@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics.curves import RECALL_GRID
+from ..parallel import resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "ranking_metrics", "expected_confusion", "TOP_K",
            "CALIBRATION_BINS"]
@@ -77,6 +78,7 @@ class Rankings:
         self.midrank = np.empty((n, k))
         for c in range(k):
             self.group[:, c], self.depth[:, c], self.midrank[:, c] = _ranking_of(log_probs[:, c])
+        self.top_group_size = (self.group == 0).sum(axis=0)
         self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
         probs = np.exp(log_probs)
         self.bin = np.minimum((probs * CALIBRATION_BINS).astype(np.int64), CALIBRATION_BINS - 1)
@@ -88,7 +90,9 @@ class Rankings:
         self.top_mass = np.bincount(self.top_bin, weights=self.confidence, minlength=CALIBRATION_BINS)
         order = np.argsort(predicted, kind="stable")
         self.by_prediction = order
+        self.sorted_by_prediction = bool(np.all(np.diff(predicted) >= 0))
         self.prediction_starts = np.searchsorted(predicted[order], np.arange(k))
+        self.prediction_counts = np.bincount(predicted, minlength=k)
 
 
 def _ranking_of(score):
@@ -105,7 +109,7 @@ def _ranking_of(score):
 def _draw_labels(probs, rng):
     """One class per item per draw from probabilities (B, N, K) → (B, N)."""
     cdf = np.cumsum(probs, axis=-1)
-    u = rng.random(probs.shape[:2])[..., None] * cdf[..., -1:]
+    u = rng.random(probs.shape[:2], dtype=np.float32)[..., None] * cdf[..., -1:]
     return np.minimum((cdf < u).sum(axis=-1), probs.shape[-1] - 1)
 
 
@@ -140,8 +144,7 @@ def _top_precision(y, r: Rankings):
     items = np.arange(r.n_items)
     top = r.group[items, y] == 0
     hits = np.bincount(y[top], minlength=k).astype(float)
-    size = (r.group == 0).sum(axis=0)
-    return hits / size
+    return hits / r.top_group_size
 
 
 def _calibration_errors(y, r: Rankings):
@@ -157,16 +160,15 @@ def _calibration_errors(y, r: Rankings):
 def expected_confusion(probs, r: Rankings):
     """Expected counts (K, K) under one draw's probabilities (N, K): row = true class, column = predicted."""
     k = r.n_classes
-    padded = np.vstack([probs[r.by_prediction], np.zeros((1, k))])  # a zero row: every start, N included, valid
-    sums = np.add.reduceat(padded, r.prediction_starts, axis=0)
-    present = np.diff(np.r_[r.prediction_starts, r.n_items]) > 0
     out = np.zeros((k, k))
-    out[:, present] = sums[present].T
+    present = np.flatnonzero(r.prediction_counts)
+    rows = probs if r.sorted_by_prediction else probs[r.by_prediction]
+    out[:, present] = np.add.reduceat(rows, r.prediction_starts[present], axis=0, dtype=np.float64).T
     return out
 
 
 def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=8,
-                             grid=RECALL_GRID) -> ClassPerformance:
+                             grid=RECALL_GRID, workers=None) -> ClassPerformance:
     """Draw the labels under each of the model's M draws and count every metric.
 
     Parameters
@@ -177,26 +179,39 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
         The classifier's decision (argmax).
     labeled_index, labeled_class : int arrays, shape (n,)
     rng : numpy.random.Generator
+        Each block of draws gets its own stream from it: the same seed gives the same draws whatever the workers.
     block : int
-        Draws whose probabilities are held at once (B·N·K floats).
+        Draws whose probabilities are held at once (B·N·K float32 per worker).
+    workers : int or None
+        Threads (:func:`spe.parallel.thread_map`; numpy releases the GIL): None, the usable cores.
 
     Returns
     -------
     ClassPerformance
     """
-    n, k = log_probs.shape
-    m = model.n_draws
-    r = Rankings(log_probs, predicted)
+    k = log_probs.shape[1]
+    order = np.argsort(predicted, kind="stable")  # items by predicted class: the population's sums are contiguous
+    log_probs, predicted = log_probs[order], predicted[order]
+    labeled_index = np.argsort(order)[labeled_index]
+    r = Rankings(log_probs, predicted)  # the rankings from the scores as given (float64: ties as scikit-learn's)
+    log_probs = log_probs.astype(np.float32)
     top_ks = [t for t in TOP_K if t < k]
-    out = _empty(m, k, len(grid), top_ks)
-    onehot = np.eye(k)[labeled_class]
-    for start, probs in model.blocks(log_probs, block):
+    out = _empty(model.n_draws, k, len(grid), top_ks)
+    onehot = np.eye(k, dtype=np.float32)[labeled_class]
+    blocks = model.blocks(block)
+    streams = rng.spawn(len(blocks))
+
+    def run(task):
+        (start, fitted, theta), stream = task
+        probs = fitted.probabilities(theta, log_probs)
         for b in range(probs.shape[0]):  # the population's counts from θ alone, labeled items included
             out.expected_confusion[start + b] = expected_confusion(probs[b], r)
         probs[:, labeled_index] = onehot
-        labels = _draw_labels(probs, rng)
+        labels = _draw_labels(probs, stream)
         for b in range(probs.shape[0]):
             _count(out, start + b, labels[b], r, grid, top_ks)
+
+    thread_map(run, zip(blocks, streams), resolve_workers(workers))
     return out
 
 
