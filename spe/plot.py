@@ -17,7 +17,7 @@ from .metrics.curves import reliability_bins
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
-           "monitoring_figure", "plot_slice_gaps"]
+           "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves", "multiclass_figure"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -909,3 +909,75 @@ def plot_slice_gaps(monitoring, ax=None, *, metric="average_precision"):
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
     return ax
+
+
+def plot_confusion_matrix(evaluation, ax=None, *, level=None, performance="sample", most=30):
+    """A multiclass classifier's expected confusion matrix: each cell's colour is the expected rate (row = true
+    class, each row sums to one), its text the rate and its ``level`` interval's width (``±`` half of it), so
+    a cell's certainty shows beside its value. At most ``most`` classes (the first) are drawn.
+
+    Parameters
+    ----------
+    evaluation : spe.multiclass.MulticlassEvaluation
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    rates = evaluation.confusion_matrix("true", level=level, performance=performance)
+    k = min(len(evaluation.classes), most)
+    mean, half = rates["mean"][:k, :k], (rates["hi"] - rates["lo"])[:k, :k] / 2
+    image = ax.imshow(mean, cmap="Blues", vmin=0, vmax=1)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="expected rate (row = true class)")
+    if k <= 12:
+        for i in range(k):
+            for j in range(k):
+                ax.text(j, i, f"{mean[i, j]:.2f}\n±{half[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if mean[i, j] > 0.5 else "black")
+    names = [str(c) for c in evaluation.classes[:k]]
+    ax.set_xticks(range(k), names, rotation=90 if k > 8 else 0, fontsize=8)
+    ax.set_yticks(range(k), names, fontsize=8)
+    ax.set_xlabel("predicted class")
+    ax.set_ylabel("true class")
+    pct = f"{100 * (level or evaluation.level):g}%"
+    ax.set_title(f"confusion matrix: expected rates ± half their {pct} interval", fontsize=10)
+    return ax
+
+
+def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=10):
+    """Each class's one-vs-rest precision-recall curve with its credible band, on one set of axes (the first
+    ``most`` classes, or ``classes``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    chosen = list(classes) if classes is not None else list(evaluation.classes[:most])
+    colours = _class_colours(len(chosen))
+    for name, colour in zip(chosen, colours):
+        band = evaluation.pr_curve(name, level)
+        ax.fill_between(band.x, band.lo, band.hi, step="post", color=colour, alpha=0.15, lw=0)
+        ax.step(band.x, band.median, where="post", color=colour, lw=1.3, label=str(name))
+    pct = f"{100 * (level or evaluation.level):g}%"
+    return _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
+                   title=f"each class against the rest: median and {pct} band")
+
+
+def _class_colours(n):
+    import matplotlib.pyplot as plt
+
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def multiclass_figure(evaluation, *, level=None, performance="sample"):
+    """The figure ``spe estimate --plot`` writes for a multiclass classifier: the confusion matrix and the classes'
+    PR curves with bands, side by side. Returns the matplotlib Figure (the caller saves and closes it)."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2), layout="constrained")
+    plot_confusion_matrix(evaluation, left, level=level, performance=performance)
+    plot_class_pr_curves(evaluation, right, level=level)
+    return fig

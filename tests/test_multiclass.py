@@ -248,9 +248,9 @@ def test_class_options_are_checked_before_any_work(tmp_path, capsys):
     assert "no column 'prob_owl'" in capsys.readouterr().err
     assert main(["estimate", scores, "--class-prefix", "z_"]) == 2
     assert "z_" in capsys.readouterr().err
-    assert main(["estimate", scores, "--class-prefix", "prob_", "--plot", str(tmp_path / "x.png")]) == 2
-    assert "--plot is not available for multiclass" in capsys.readouterr().err
-    assert not (tmp_path / "x.png").exists()
+    assert main(["estimate", scores, "--class-prefix", "prob_", "--report", str(tmp_path / "x.html")]) == 2
+    assert "--report is not available for multiclass" in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists()
 
 
 def test_a_labeled_reference_set_pins_the_temperature():
@@ -283,3 +283,27 @@ def test_the_command_reads_a_multiclass_reference_file(tmp_path):
     frame.loc[3, "label"] = "owl"
     frame.iloc[:150].to_csv(tmp_path / "ref.csv", index=False)
     assert main(args) == 2
+
+
+def test_the_figures_draw_the_confusion_matrix_and_each_classes_curve(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from spe.cli.main import main
+    from spe.plot import plot_class_pr_curves, plot_confusion_matrix
+
+    logits, y = _softmax_pool(n=300, k=3)
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 300, 15)}, draws=100, rng=0)
+    ax = plot_confusion_matrix(ev)
+    np.testing.assert_allclose(ax.images[0].get_array(), ev.confusion_matrix()["mean"])
+    assert len(ax.texts) == 9
+    ax = plot_class_pr_curves(ev)
+    assert [line.get_label() for line in ax.get_lines()] == list(ev.classes)
+    plt.close("all")
+    _write_pool(tmp_path)
+    png = tmp_path / "mc.png"
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--class-prefix", "prob_", "--plot", str(png), "--draws", "100"]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -10,7 +10,7 @@ from .common import finish, plan_outputs
 __all__ = ["class_columns", "run_classes", "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
-UNSUPPORTED = (("plot", "--plot"), ("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
+UNSUPPORTED = (("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
                ("requirement", "--requirement"), ("truth", "--truth"))
 
 
@@ -58,7 +58,7 @@ def run_classes(args, columns):
     from ..multiclass.scores import class_encoder
 
     _refuse_unsupported(args)
-    plan = plan_outputs(args, ("--json", args.json, True))
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     files = read_score_columns(args.scores, columns)
     prefix = args.class_prefix or ""
     names = [c[len(prefix):] for c in columns]
@@ -73,6 +73,8 @@ def run_classes(args, columns):
         ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed,
                                  reference=reference)
     out = [(plan["--json"], _json(ev))] if "--json" in plan else []
+    if "--plot" in plan:
+        out.append((plan["--plot"], _figure(ev, args.plot)))
     finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings,
            command="spe estimate")
     return 0
@@ -94,6 +96,16 @@ def _reference(path, columns, names):
     except LabelValueError as e:
         raise SpeInputError(e.message, path=str(path), row=e.position + 1, column="label") from None
     return np.column_stack([f.scores for f in files]), np.asarray(names, dtype=object)[value]
+
+
+def _figure(ev, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..plot import multiclass_figure
+    from .common import figure_bytes
+
+    return figure_bytes(multiclass_figure(ev), path)
 
 
 def _json(ev):
