@@ -97,6 +97,9 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
     ap = ev.per_class()
     ap_hits = [ap[name]["average_precision"].lo <= t <= ap[name]["average_precision"].hi
                for name, t in zip(ev.classes, true_ap) if np.isfinite(t)]
+    unlabeled = [c for c in range(len(ev.classes)) if np.isfinite(true_ap[c]) and not np.any(y[labeled] == c)]
+    unlabeled_hits = [ap[ev.classes[c]]["average_precision"].lo <= true_ap[c] <= ap[ev.classes[c]]["average_precision"].hi
+                      for c in unlabeled]
     extra = {}
     if ssme:
         from ssme_baseline import ssme_accuracy
@@ -109,7 +112,8 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
             "macro_f1_error": abs(f1.mean - true_f1),
             "macro_f1_labeled_error": abs(skm.f1_score(y[labeled], predicted, average="macro") - true_f1),
             "macro_f1_hit": f1.lo <= true_f1 <= f1.hi,
-            "ap_hits": float(np.mean(ap_hits)), "seconds": seconds}
+            "ap_hits": float(np.mean(ap_hits)), "ap_unlabeled_hits": sum(unlabeled_hits),
+            "ap_unlabeled_classes": len(unlabeled), "seconds": seconds}
 
 
 def main(argv=None):
@@ -154,6 +158,8 @@ def _print(part, name, n):
           f"ratio {m.accuracy_error / m.accuracy_labeled_error:.2f}) hits {m.accuracy_hit:.2f} | macro-F1 error "
           f"{m.macro_f1_error:.4f} (labeled-only {m.macro_f1_labeled_error:.4f}, ratio "
           f"{m.macro_f1_error / m.macro_f1_labeled_error:.2f}) hits {m.macro_f1_hit:.2f} | AP hits {m.ap_hits:.2f} "
+          f"(classes with no label: {part.ap_unlabeled_hits.sum() / max(part.ap_unlabeled_classes.sum(), 1):.2f} "
+          f"of {part.ap_unlabeled_classes.sum()}) "
           f"| {m.seconds:.1f} s" + (f" | SSME accuracy error {m.accuracy_ssme_error:.4f} "
                                      f"(ratio {m.accuracy_ssme_error / m.accuracy_labeled_error:.2f})"
                                      if "accuracy_ssme_error" in m else ""), flush=True)
