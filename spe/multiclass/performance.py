@@ -167,7 +167,11 @@ def expected_confusion(probs, r: Rankings):
     return out
 
 
-def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=8,
+#: Most probabilities (B·N·K) a worker holds at once.
+BLOCK_CELLS = 1 << 24
+
+
+def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=None,
                              grid=RECALL_GRID, workers=None) -> ClassPerformance:
     """Draw the labels under each of the model's M draws and count every metric.
 
@@ -180,8 +184,9 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     labeled_index, labeled_class : int arrays, shape (n,)
     rng : numpy.random.Generator
         Each block of draws gets its own stream from it: the same seed gives the same draws whatever the workers.
-    block : int
-        Draws whose probabilities are held at once (B·N·K float32 per worker).
+    block : int, optional
+        Draws whose probabilities are held at once (B·N·K float32 per worker); default: at most 8, and at most
+        :data:`BLOCK_CELLS` cells.
     workers : int or None
         Threads (:func:`spe.parallel.thread_map`; numpy releases the GIL): None, the usable cores.
 
@@ -198,6 +203,8 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     top_ks = [t for t in TOP_K if t < k]
     out = _empty(model.n_draws, k, len(grid), top_ks)
     onehot = np.eye(k, dtype=np.float32)[labeled_class]
+    if block is None:
+        block = int(np.clip(BLOCK_CELLS // log_probs.size, 1, 8))
     blocks = model.blocks(block)
     streams = rng.spawn(len(blocks))
 
