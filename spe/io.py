@@ -521,7 +521,7 @@ def read_header(path):
     if text == STDIN or not Path(text).is_file():
         return None
     with open(text, "rb") as f:
-        line = f.readline().decode("utf-8", errors="replace")
+        line = f.readline().decode("utf-8-sig", errors="replace")  # a byte-order mark is no part of a name
     return [c.strip() for c in next(csv.reader([line]), [])]
 
 

@@ -307,3 +307,11 @@ def test_the_figures_draw_the_confusion_matrix_and_each_classes_curve(tmp_path):
     assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
                  "--class-prefix", "prob_", "--plot", str(png), "--draws", "100"]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_byte_order_mark_does_not_hide_the_score_column(tmp_path):
+    from spe.io import read_header
+
+    path = tmp_path / "s.csv"
+    path.write_bytes("\ufeffscore,note\r\n0.5,x\r\n".encode())
+    assert read_header(path) == ["score", "note"]
