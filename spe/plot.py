@@ -17,7 +17,8 @@ from .metrics.curves import reliability_bins
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
-           "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves", "multiclass_figure"]
+           "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves",
+           "plot_class_reliability", "multiclass_figure"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -972,12 +973,36 @@ def _class_colours(n):
     return [cmap(i % cmap.N) for i in range(n)]
 
 
+def plot_class_reliability(evaluation, ax=None, *, level=None):
+    """The top-label reliability diagram of a multiclass classifier on this pool: per bin of its stated
+    confidence, the estimated accuracy with its credible interval against the bin's mean confidence, and the
+    diagonal a calibrated classifier would follow.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    rel = evaluation.reliability(level)
+    ok = rel["items"] > 0
+    x = rel["confidence"][ok]
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--", label="calibrated")
+    ax.errorbar(x, rel["accuracy"][ok], yerr=[rel["accuracy"][ok] - rel["accuracy_lo"][ok],
+                                               rel["accuracy_hi"][ok] - rel["accuracy"][ok]],
+                fmt="o", color="tab:red", ms=4, capsize=2, label="estimated accuracy")
+    pct = f"{100 * (level or evaluation.level):g}%"
+    return _finish(ax, xlabel="stated confidence (the predicted class's probability)", ylabel="accuracy",
+                   unit_x=True, legend="upper left", title=f"reliability on this pool, with {pct} intervals")
+
+
 def multiclass_figure(evaluation, *, level=None, performance="sample"):
-    """The figure ``spe estimate --plot`` writes for a multiclass classifier: the confusion matrix and the classes'
-    PR curves with bands, side by side. Returns the matplotlib Figure (the caller saves and closes it)."""
+    """The figure ``spe estimate --plot`` writes for a multiclass classifier: the confusion matrix, the classes'
+    PR curves with bands and the reliability diagram, side by side. Returns the matplotlib Figure (the caller
+    saves and closes it)."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2), layout="constrained")
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(17, 5.2), layout="constrained")
     plot_confusion_matrix(evaluation, left, level=level, performance=performance)
-    plot_class_pr_curves(evaluation, right, level=level)
+    plot_class_pr_curves(evaluation, middle, level=level)
+    plot_class_reliability(evaluation, right, level=level)
     return fig

@@ -315,3 +315,16 @@ def test_a_byte_order_mark_does_not_hide_the_score_column(tmp_path):
     path = tmp_path / "s.csv"
     path.write_bytes("\ufeffscore,note\r\n0.5,x\r\n".encode())
     assert read_header(path) == ["score", "note"]
+
+
+def test_the_reliability_diagram_counts_each_confidence_bins_items():
+    logits, y = _softmax_pool(n=400, k=3)
+    ev = evaluate_multiclass(logits, y, draws=100, rng=0)  # every item labeled: the diagram is exact
+    rel = ev.reliability()
+    conf = special.softmax(logits, axis=1).max(axis=1)
+    bins = np.minimum((conf * 15).astype(int), 14)
+    correct = logits.argmax(1) == y
+    for b in np.unique(bins):
+        assert rel["items"][b] == np.sum(bins == b)
+        assert rel["accuracy"][b] == pytest.approx(correct[bins == b].mean())
+        assert rel["accuracy_lo"][b] == rel["accuracy_hi"][b]

@@ -136,6 +136,22 @@ class MulticlassEvaluation:
         p = self.performance
         return self._interval(p.calibration_error if kind == "top-label" else p.classwise_calibration_error, level)
 
+    def reliability(self, level=None) -> dict:
+        """The top-label reliability diagram on this pool: per bin of the classifier's stated confidence (15
+        equal-width bins), ``confidence`` (its mean), ``items``, and the accuracy there with its interval
+        (``accuracy``, ``accuracy_lo``, ``accuracy_hi``; NaN for an empty bin), each (B,)."""
+        from .performance import CALIBRATION_BINS
+
+        conf = self.scores.confidence
+        bins = np.minimum((conf * CALIBRATION_BINS).astype(int), CALIBRATION_BINS - 1)
+        items = np.bincount(bins, minlength=CALIBRATION_BINS)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_conf = np.bincount(bins, weights=conf, minlength=CALIBRATION_BINS) / items
+            acc = self.performance.correct_by_confidence / items
+        level = self._level(level)
+        lo, med, hi = np.quantile(acc, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        return {"confidence": mean_conf, "items": items, "accuracy": med, "accuracy_lo": lo, "accuracy_hi": hi}
+
     def confusion_matrix(self, normalize="true", level=None, performance="sample") -> dict:
         """The expected confusion matrix with its intervals: ``{"mean", "lo", "hi"}`` each (K, K), row = true
         class. ``normalize="true"``: rates (each row sums to one, as ``sklearn.metrics.confusion_matrix``'s);

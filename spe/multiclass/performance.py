@@ -49,6 +49,9 @@ class ClassPerformance:
         Precision at :data:`~spe.metrics.curves.RECALL_GRID`.
     calibration_error, classwise_calibration_error : arrays, shape (M,)
         Top-label and class-wise expected calibration error of the classifier's probabilities.
+    correct_by_confidence : array, shape (M, CALIBRATION_BINS)
+        Items whose drawn class is their predicted class, per bin of the stated confidence (the top-label
+        reliability diagram's numerators).
     """
 
     confusion: np.ndarray
@@ -59,6 +62,7 @@ class ClassPerformance:
     precision_at_recall: np.ndarray
     calibration_error: np.ndarray
     classwise_calibration_error: np.ndarray
+    correct_by_confidence: np.ndarray
 
 
 class Rankings:
@@ -227,7 +231,7 @@ def _empty(m, k, g, top_ks):
         confusion=np.zeros((m, k, k), dtype=np.int64), expected_confusion=np.zeros((m, k, k)),
         top_k={t: np.zeros(m) for t in top_ks}, average_precision=np.zeros((m, k)), roc_auc=np.zeros((m, k)),
         precision_at_recall=np.zeros((m, k, g), dtype=np.float32), calibration_error=np.zeros(m),
-        classwise_calibration_error=np.zeros(m))
+        classwise_calibration_error=np.zeros(m), correct_by_confidence=np.zeros((m, CALIBRATION_BINS)))
 
 
 def _count(out, i, y, r, grid, top_ks):
@@ -238,3 +242,4 @@ def _count(out, i, y, r, grid, top_ks):
         out.top_k[t][i] = np.mean(rank < t)
     out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i] = ranking_metrics(y, r, grid)
     out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(y, r)
+    out.correct_by_confidence[i] = np.bincount(r.top_bin, weights=(y == r.predicted), minlength=CALIBRATION_BINS)
