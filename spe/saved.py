@@ -96,6 +96,9 @@ def load(path):
     True
     """
     data = _read_json(path)
+    if isinstance(data, dict) and "classes" in data and "per_class" in data:
+        raise SpeInputError("a multiclass result: spe.load does not read those yet; read it with json.load (its "
+                            "fields are DESIGN.md's multiclass contract)", path=str(path))
     if isinstance(data, dict) and "classifiers" in data:
         return SavedComparison.from_dict(data, str(path))
     return SavedEvaluation.from_dict(data, str(path))

@@ -328,3 +328,12 @@ def test_the_reliability_diagram_counts_each_confidence_bins_items():
         assert rel["items"][b] == np.sum(bins == b)
         assert rel["accuracy"][b] == pytest.approx(correct[bins == b].mean())
         assert rel["accuracy_lo"][b] == rel["accuracy_hi"][b]
+
+
+def test_load_says_a_multiclass_result_is_not_read_yet(tmp_path):
+    logits, y = _softmax_pool(n=100, k=3)
+    path = tmp_path / "mc.json"
+    evaluate_multiclass(logits, {0: int(y[0])}, draws=100, rng=0).save(path)
+    with pytest.raises(SpeInputError, match="a multiclass result"):
+        spe.load(path)
+    assert json.loads(path.read_text())["n_labeled"] == 1
