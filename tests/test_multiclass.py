@@ -11,7 +11,7 @@ from sklearn import metrics as skm
 
 import spe
 from spe.exceptions import SpeInputError
-from spe.metrics.curves import RECALL_GRID, pr_at_recall
+from spe.metrics.curves import RECALL_GRID, pr_at_recall, roc_at_fpr
 from spe.multiclass import MulticlassEvaluation, class_scores, evaluate_multiclass
 from spe.multiclass.models import CLASS_MODELS
 from spe.inference.map import hessian
@@ -90,7 +90,7 @@ def test_each_draws_ranking_metrics_are_sklearns():
     p /= p.sum(axis=1, keepdims=True)
     log_probs = np.log(np.maximum(p, 1e-12))
     y = rng.integers(0, 4, 500)
-    ap, auc, curve = ranking_metrics(y, Rankings(log_probs, log_probs.argmax(1)), RECALL_GRID)
+    ap, auc, curve, roc = ranking_metrics(y, Rankings(log_probs, log_probs.argmax(1)), RECALL_GRID)
     for c in range(4):
         truth = (y == c).astype(int)
         assert ap[c] == pytest.approx(skm.average_precision_score(truth, log_probs[:, c]), abs=1e-12)
@@ -99,6 +99,7 @@ def test_each_draws_ranking_metrics_are_sklearns():
         tp = np.cumsum(np.bincount(groups, weights=truth))[None]
         fp = np.cumsum(np.bincount(groups))[None] - tp
         np.testing.assert_allclose(curve[c], pr_at_recall(tp, fp)[0], atol=1e-6)
+        np.testing.assert_allclose(roc[c], roc_at_fpr(tp, fp)[0], atol=1e-9)
 
 
 def test_the_expected_confusion_is_the_probabilities_summed_by_prediction():
@@ -207,7 +208,8 @@ def test_the_command_writes_the_multiclass_contract(tmp_path, capsys):
             "macro_average_precision", "macro_roc_auc", "calibration_error", "prevalence", "per_class",
             "confusion_matrix", "diagnostics", "warnings"} <= set(d)
     assert set(d["accuracy"]) == {"mean", "median", "lo", "hi"}
-    assert set(d["per_class"]["bee"]) >= {"precision", "recall", "f1", "average_precision", "roc_auc", "pr_curve"}
+    assert set(d["per_class"]["bee"]) >= {"precision", "recall", "f1", "average_precision", "roc_auc", "pr_curve",
+                                          "roc_curve"}
     rates = np.array(d["confusion_matrix"]["rates"])
     np.testing.assert_allclose(rates.sum(axis=1), 1.0)
     assert "accuracy" in capsys.readouterr().out

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..evaluation import CurveBand, Interval, PERFORMANCE_KINDS, summarise_draws
 from ..inputs import check_choice, check_level
-from ..metrics.curves import RECALL_GRID
+from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..output import jsonable, save_json
 
 __all__ = ["MulticlassEvaluation", "CLASS_METRICS"]
@@ -176,6 +176,16 @@ class MulticlassEvaluation:
             lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return CurveBand(RECALL_GRID, med, lo, hi, level)
 
+    def roc_curve(self, cls, level=None) -> CurveBand:
+        """One class's one-vs-rest ROC curve: true positive rate against false positive rate (the grid), median
+        and band."""
+        j = self._class_index(cls)
+        values = self.performance.tpr_at_fpr[:, j, :].astype(float)
+        level = self._level(level)
+        with np.errstate(invalid="ignore"):
+            lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        return CurveBand(FPR_GRID, med, lo, hi, level)
+
     def _class_index(self, cls):
         if cls in self.classes:
             return self.classes.index(cls)
@@ -205,7 +215,7 @@ class MulticlassEvaluation:
             "classwise_calibration_error": est(self.calibration_error("classwise", level)),
             "prevalence": {k: est(v) for k, v in self.prevalence(level, performance).items()},
             "per_class": {name: {**{m: est(v) for m, v in metrics.items()},
-                                 "pr_curve": self._pr_dict(name, level)}
+                                 "pr_curve": self._pr_dict(name, level), "roc_curve": self._roc_dict(name, level)}
                           for name, metrics in per_class.items()},
             "confusion_matrix": self._confusion_dict(level, performance),
             "diagnostics": jsonable(self.diagnostics),
@@ -217,6 +227,11 @@ class MulticlassEvaluation:
         band = self.pr_curve(name, level)
         return {"recall": jsonable(band.x), "precision": jsonable(band.median), "precision_lo": jsonable(band.lo),
                 "precision_hi": jsonable(band.hi)}
+
+    def _roc_dict(self, name, level):
+        band = self.roc_curve(name, level)
+        return {"fpr": jsonable(band.x), "tpr": jsonable(band.median), "tpr_lo": jsonable(band.lo),
+                "tpr_hi": jsonable(band.hi)}
 
     def _confusion_dict(self, level, performance):
         rates = self.confusion_matrix("true", level, performance)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics.curves import RECALL_GRID
+from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..parallel import resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "ranking_metrics", "expected_confusion", "TOP_K",
@@ -47,6 +47,8 @@ class ClassPerformance:
         One-vs-rest, NaN for a class with no item (or, for ROC AUC, every item) in a draw.
     precision_at_recall : array, shape (M, K, G)
         Precision at :data:`~spe.metrics.curves.RECALL_GRID`.
+    tpr_at_fpr : array, shape (M, K, G)
+        True positive rate at :data:`~spe.metrics.curves.FPR_GRID`.
     calibration_error, classwise_calibration_error : arrays, shape (M,)
         Top-label and class-wise expected calibration error of the classifier's probabilities.
     correct_by_confidence : array, shape (M, CALIBRATION_BINS)
@@ -60,6 +62,7 @@ class ClassPerformance:
     average_precision: np.ndarray
     roc_auc: np.ndarray
     precision_at_recall: np.ndarray
+    tpr_at_fpr: np.ndarray
     calibration_error: np.ndarray
     classwise_calibration_error: np.ndarray
     correct_by_confidence: np.ndarray
@@ -80,8 +83,9 @@ class Rankings:
         self.group = np.empty((n, k), dtype=np.int64)
         self.depth = np.empty((n, k))
         self.midrank = np.empty((n, k))
+        self.group_size = np.empty((n, k), dtype=np.int64)
         for c in range(k):
-            self.group[:, c], self.depth[:, c], self.midrank[:, c] = _ranking_of(log_probs[:, c])
+            self.group[:, c], self.depth[:, c], self.midrank[:, c], self.group_size[:, c] = _ranking_of(log_probs[:, c])
         self.top_group_size = (self.group == 0).sum(axis=0)
         self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
         probs = np.exp(log_probs)
@@ -100,14 +104,15 @@ class Rankings:
 
 
 def _ranking_of(score):
-    """Tie group (0 = the highest score), depth (items scored ≥ the group) and ascending mid-rank (1-based) of
-    each item for one score column (N,)."""
+    """Tie group (0 = the highest score), depth (items scored ≥ the group), ascending mid-rank (1-based) and the
+    group's size of each item for one score column (N,)."""
     values, inverse, counts = np.unique(-score, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
     ends = np.cumsum(counts)
     depth = ends[inverse].astype(float)
     n = score.size
     midrank = n - (ends - (counts - 1) / 2.0)[inverse] + 1  # ascending rank of the group's middle
-    return inverse.ravel(), depth.ravel(), midrank.ravel()
+    return inverse, depth, midrank, counts[inverse]
 
 
 def _draw_labels(probs, rng):
@@ -117,8 +122,10 @@ def _draw_labels(probs, rng):
     return np.minimum((cdf < u).sum(axis=-1), probs.shape[-1] - 1)
 
 
-def ranking_metrics(y, r: Rankings, grid):
-    """(AP (K,), ROC AUC (K,), precision at the recall grid (K, G)) of one draw's labels y (N,)."""
+def ranking_metrics(y, r: Rankings, grid, fpr_grid=FPR_GRID):
+    """(AP (K,), ROC AUC (K,), precision at the recall grid (K, G), true positive rate at the false positive rate
+    grid (K, G')) of one draw's labels y (N,); one-vs-rest, scikit-learn's conventions (the ROC curve the
+    linear interpolation of its polyline, ties a diagonal)."""
     n, k = r.n_items, r.n_classes
     items = np.arange(n)
     pos = np.bincount(y, minlength=k).astype(float)
@@ -137,9 +144,36 @@ def ranking_metrics(y, r: Rankings, grid):
         at = np.searchsorted(ys + 0.5 * recall, (np.arange(k)[:, None] + 0.5 * (grid[None, :] - 1e-12)).ravel())
         at = np.minimum(at, n - 1).reshape(k, -1)
         curve = precision[at]
+        tp_before = np.searchsorted(ks, ks, side="left") - starts[ys]
+        roc = _tpr_at(ys, tp_before, tp_end, r.depth[items, y][order], r.group_size[items, y][order], pos, n,
+                      fpr_grid)
     curve[:, grid <= 0] = _top_precision(y, r)[:, None]
     curve[pos == 0] = np.nan
-    return ap, np.where((pos > 0) & (pos < n), auc, np.nan), curve
+    defined = (pos > 0) & (pos < n)
+    roc[~defined] = np.nan
+    return ap, np.where(defined, auc, np.nan), curve, roc
+
+
+def _tpr_at(ys, tp_before, tp_end, depth, size, pos, n, fpr_grid):
+    """TPR at each false positive rate (K, G') from the positives sorted by class and tie group: before a group
+    holding positives the ROC polyline runs flat, across it diagonally from (FP before, TP before) to (FP after,
+    TP after)."""
+    k = pos.size
+    neg = n - pos
+    fp_before = (depth - size) - tp_before
+    fp_after = depth - tp_end
+    with np.errstate(invalid="ignore", divide="ignore"):
+        key = ys + 0.5 * fp_before / neg[ys]
+        at = np.searchsorted(key, (np.arange(k)[:, None] + 0.5 * fpr_grid[None, :] + 1e-12).ravel(),
+                             side="right").reshape(k, -1) - 1
+        first = np.searchsorted(ys, np.arange(k))
+        none = at < first[:, None]
+        j = np.clip(at, 0, ys.size - 1)
+        target = fpr_grid[None, :] * neg[:, None]
+        span = fp_after[j] - fp_before[j]
+        frac = np.where(span > 0, np.clip((target - fp_before[j]) / np.where(span > 0, span, 1), 0, 1), 1.0)
+        tpr = (tp_before[j] + frac * (tp_end[j] - tp_before[j])) / pos[:, None]
+    return np.where(none, 0.0, tpr)
 
 
 def _top_precision(y, r: Rankings):
@@ -230,7 +264,8 @@ def _empty(m, k, g, top_ks):
     return ClassPerformance(
         confusion=np.zeros((m, k, k), dtype=np.int64), expected_confusion=np.zeros((m, k, k)),
         top_k={t: np.zeros(m) for t in top_ks}, average_precision=np.zeros((m, k)), roc_auc=np.zeros((m, k)),
-        precision_at_recall=np.zeros((m, k, g), dtype=np.float32), calibration_error=np.zeros(m),
+        precision_at_recall=np.zeros((m, k, g), dtype=np.float32),
+        tpr_at_fpr=np.zeros((m, k, len(FPR_GRID)), dtype=np.float32), calibration_error=np.zeros(m),
         classwise_calibration_error=np.zeros(m), correct_by_confidence=np.zeros((m, CALIBRATION_BINS)))
 
 
@@ -240,6 +275,7 @@ def _count(out, i, y, r, grid, top_ks):
     rank = r.class_rank[np.arange(r.n_items), y]
     for t in top_ks:
         out.top_k[t][i] = np.mean(rank < t)
-    out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i] = ranking_metrics(y, r, grid)
+    (out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i],
+     out.tpr_at_fpr[i]) = ranking_metrics(y, r, grid)
     out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(y, r)
     out.correct_by_confidence[i] = np.bincount(r.top_bin, weights=(y == r.predicted), minlength=CALIBRATION_BINS)
