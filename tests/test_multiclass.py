@@ -339,3 +339,27 @@ def test_load_says_a_multiclass_result_is_not_read_yet(tmp_path):
     with pytest.raises(SpeInputError, match="a multiclass result"):
         spe.load(path)
     assert json.loads(path.read_text())["n_labeled"] == 1
+
+
+def test_a_two_class_file_gives_the_binary_contract_as_well(tmp_path):
+    from spe.cli.main import main
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300)
+    p = np.round(special.expit((2 * y - 1) * 1.2 + rng.normal(size=300)), 6)
+    pd.DataFrame({"p_ham": 1 - p, "p_spam": p}).to_csv(tmp_path / "two.csv", index=False)
+    pd.DataFrame({"score": p}).to_csv(tmp_path / "one.csv", index=False)
+    rows = rng.choice(300, 30, replace=False)
+    pd.DataFrame({"id": rows, "label": np.where(y[rows] == 1, "spam", "ham")}).to_csv(tmp_path / "l2.csv",
+                                                                                     index=False)
+    pd.DataFrame({"id": rows, "label": y[rows]}).to_csv(tmp_path / "l1.csv", index=False)
+    common = ["--draws", "200", "--seed", "3", "--families", "truncnorm,truncnorm"]
+    assert main(["estimate", str(tmp_path / "two.csv"), "--labels", str(tmp_path / "l2.csv"), "--class-prefix",
+                 "p_", "--json", str(tmp_path / "two.json"), *common]) == 0
+    assert main(["estimate", str(tmp_path / "one.csv"), "--labels", str(tmp_path / "l1.csv"),
+                 "--json", str(tmp_path / "one.json"), *common]) == 0
+    two, one = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("two", "one"))
+    for key in ("average_precision", "roc_auc", "prevalence", "pr_curve", "roc_curve", "families"):
+        assert two[key] == one[key]
+    assert two["classes"] == ["ham", "spam"] and "confusion_matrix" in two
+    assert "score_models" in two["diagnostics"]["multiclass"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ..exceptions import SpeInputError
+from ..output import json_bytes
 from .common import finish, plan_outputs
 
 __all__ = ["class_columns", "run_classes", "UNSUPPORTED"]
@@ -72,7 +73,10 @@ def run_classes(args, columns):
         warnings.simplefilter("ignore")
         ev = evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed,
                                  reference=reference)
-    out = [(plan["--json"], _json(ev))] if "--json" in plan else []
+    result = ev.to_dict()
+    if len(names) == 2:
+        result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
+    out = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
     if "--plot" in plan:
         out.append((plan["--plot"], _figure(ev, args.plot)))
     finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings,
@@ -108,10 +112,20 @@ def _figure(ev, path):
     return figure_bytes(multiclass_figure(ev), path)
 
 
-def _json(ev):
-    from ..output import json_bytes
+def _binary_fields(args, matrix, labels, names, reference, multiclass_diagnostics):
+    """Two classes: the binary contract's fields, of the second class's column read as one score (the same
+    estimate as ``spe estimate`` of that column); its ``prevalence`` (the second class's) replaces the per-class
+    one, which ``per_class`` and ``confusion_matrix`` still give, and its ``diagnostics`` hold the multiclass
+    ones under ``multiclass``."""
+    from ..multiclass import evaluate_classes
+    from .common import model_options
 
-    return json_bytes(ev.to_dict())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        binary = evaluate_classes(matrix, labels, classes=names, reference=reference, **model_options(args))
+    fields = {k: v for k, v in binary.to_dict().items() if k not in ("n_items", "n_labeled", "level", "warnings")}
+    fields["diagnostics"] = {**fields["diagnostics"], "multiclass": multiclass_diagnostics}
+    return fields
 
 
 def _refuse_unsupported(args):

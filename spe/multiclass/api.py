@@ -81,20 +81,28 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
 
 
 def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None, score_model="average",
-                     **binary_options):
+                     reference=None, **binary_options):
     """K-class scores: :func:`evaluate_multiclass` for K ≥ 3; for K = 2, :func:`spe.evaluate` of the second class's
     score alone (its probability, or the difference of the two logits), with the second class positive — the
-    same answer as that one score column gives. ``binary_options`` are :func:`spe.evaluate`'s other options
-    (K = 2 only)."""
+    same answer as that one score column gives (a reference set read the same way). ``binary_options`` are
+    :func:`spe.evaluate`'s other options (K = 2 only)."""
     data = class_scores(scores, classes)
     if data.n_classes > 2:
         return evaluate_multiclass(scores, labels, classes=classes, draws=draws, level=level, rng=rng,
-                                   score_model=score_model)
+                                   score_model=score_model, reference=reference)
     from ..api import evaluate
     index, value = class_labels(labels, data)
-    series = _positive_score(scores, data)
-    return evaluate(series, (index, value), draws=draws, level=level, rng=rng, score_model=score_model,
-                    **binary_options)
+    binary_reference = None
+    if reference is not None:
+        ref_log_probs, ref_class = class_reference(reference, data.classes)
+        binary_reference = (_second_class_score(ref_log_probs, data.score_type), ref_class)
+    return evaluate(_positive_score(scores, data), (index, value), draws=draws, level=level, rng=rng,
+                    score_model=score_model, reference=binary_reference, **binary_options)
+
+
+def _second_class_score(log_probs, score_type):
+    """The second class's score from two-class log-probabilities: its probability, or the log-odds."""
+    return np.exp(log_probs[:, 1]) if score_type == "probabilities" else log_probs[:, 1] - log_probs[:, 0]
 
 
 def _positive_score(scores, data):
