@@ -363,3 +363,42 @@ def test_a_two_class_file_gives_the_binary_contract_as_well(tmp_path):
         assert two[key] == one[key]
     assert two["classes"] == ["ham", "spam"] and "confusion_matrix" in two
     assert "score_models" in two["diagnostics"]["multiclass"]
+
+
+def test_suggested_items_are_unlabeled_and_their_gain_is_the_variance_they_remove():
+    """The gain of one item equals, by brute force, Var(t) − Σ_k p(y = k) Var(t | y = k) over the draws."""
+    from spe.multiclass.suggest import suggest_labels
+
+    logits, y = _softmax_pool(n=150, k=3)
+    labels = {i: int(y[i]) for i in range(0, 150, 10)}
+    ev = evaluate_multiclass(logits, labels, draws=200, rng=0)
+    s = suggest_labels(ev, k=5, target="accuracy", rng=0)
+    assert not set(s.items) & set(labels) and len(set(s.items)) == 5
+    assert np.all(np.diff(s.expected_gain) <= 1e-15) and np.all(s.expected_gain > 0)
+    t = ev.confusion_draws("population").trace(axis1=1, axis2=2) / 150
+    i = s.items[0]
+    probs = np.concatenate([m.probabilities(th, ev.scores.log_probs[[i]].astype(np.float32))[:, 0]
+                            for _, m, th in ev.model.blocks(8)])
+    expected = 0.0
+    for c in range(3):
+        w = probs[:, c] / probs[:, c].sum()
+        expected += probs[:, c].mean() * (w @ t**2 - (w @ t) ** 2)
+    assert s.expected_gain[0] == pytest.approx(t.var() - expected, rel=1e-3)
+    frame = ev.suggest(3, target="ap:1").to_frame()
+    assert list(frame.columns) == ["id", "expected_gain"] and len(frame) == 3
+
+
+def test_spe_suggest_on_class_columns_writes_unlabeled_ids(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    out = tmp_path / "next.csv"
+    args = ["suggest", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "-k", "4", "--out", str(out), "--draws", "100", "--seed", "0"]
+    assert main(args) == 0
+    frame = pd.read_csv(out)
+    labeled = set(pd.read_csv(tmp_path / "labels.csv")["id"])
+    assert list(frame.columns) == ["id", "expected_gain"] and len(frame) == 4
+    assert not set(frame["id"]) & labeled and all(i.startswith("x") for i in frame["id"])
+    assert main(args[:-6] + ["--target", "ap:owl", "--out", str(tmp_path / "n2.csv")]) == 2
+    assert "no class 'owl'" in capsys.readouterr().err

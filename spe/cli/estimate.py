@@ -9,6 +9,7 @@ from ..exceptions import SpeInputError
 from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, is_parquet_name, item_probabilities,
                      items_csv, items_parquet, json_bytes,
                      labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs, say)
+from .classes import add_class_options
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -97,13 +98,7 @@ def add_arguments(est):
     est.add_argument("--scheduler", metavar="ADDRESS", action=Once,
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
                           "its workers need spe installed and the input's paths readable); default: this machine")
-    est.add_argument("--class-columns", metavar="A,B,...", action=Once,
-                     help="multiclass scores: the columns holding each class's score (probabilities, logits or "
-                          "decision values), named by class; labels are class names or 0-based class positions. "
-                          "Without it, a file with no 'score' column and two or more columns besides 'id' is "
-                          "multiclass over those columns")
-    est.add_argument("--class-prefix", metavar="PREFIX", action=Once,
-                     help="multiclass scores: the columns starting with PREFIX (e.g. prob_), named without it")
+    add_class_options(est)
     est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")

@@ -316,6 +316,8 @@ def target_name(text):
     from ..active import parse_target
     from ..exceptions import SpeInputError
 
+    if text in ("accuracy", "macro_f1") or text.startswith("ap:"):
+        return text  # a multiclass target (spe.multiclass.suggest), checked against the classes once read
     try:
         target, _ = parse_target(text)
     except SpeInputError as e:
@@ -329,7 +331,7 @@ def add_target_options(p, default):
                    help=f"what the labels should settle: {default} (default for one classifier), "
                         + ", ".join(n for n in ("pr-band", "ap", "prevalence") if n != default)
                         + ", threshold:P,R; compare (default for several classifiers: the difference in average "
-                          "precision of every pair)")
+                          "precision of every pair); for multiclass scores accuracy (default), macro_f1 or ap:CLASS")
     p.add_argument("--classifier", metavar="NAME", action=Once,
                    help="with several classifiers and a one-classifier target: whose (default: the first)")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+from .classes import add_class_options
 from .common import choose_target, classifier_inputs, finish, fit_classifiers, plan_outputs
 from .options import Once, add_classifier_inputs, add_model_options, add_target_options, positive, strategy_names
 from .registry import Command, register
@@ -68,6 +69,7 @@ def add_arguments(p):
     add_model_options(p, inputs=False, baseline=False)
     p.add_argument("-k", type=positive, default=10, metavar="K", help="how many items to suggest (default 10)")
     add_target_options(p, "pr-band")
+    add_class_options(p)
     p.add_argument("--strategy", default="information", choices=strategy_names(),
                    help="how the items are chosen (default: information)")
     p.add_argument("--out", metavar="NEXT.csv", action=Once,
@@ -79,6 +81,11 @@ def run(args):
     from ..active import suggest
     from ..exceptions import SpeInputError
 
+    from .classes import class_columns, run_class_suggest
+
+    columns = class_columns(args, args.scores[0]) if len(args.scores) == 1 and not args.score_columns else None
+    if columns is not None:
+        return run_class_suggest(args, columns)
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
     names, files, labels = classifier_inputs(args)
     target = choose_target(args, names, "pr-band")

@@ -169,7 +169,7 @@ class MulticlassEvaluation:
     def pr_curve(self, cls, level=None) -> CurveBand:
         """One class's one-vs-rest precision against recall (the classifier's probability of the class ranks the
         items), median and band per recall of the grid."""
-        j = self._class_index(cls)
+        j = self.class_index(cls)
         values = self.performance.precision_at_recall[:, j, :].astype(float)
         level = self._level(level)
         with np.errstate(invalid="ignore"):
@@ -179,14 +179,15 @@ class MulticlassEvaluation:
     def roc_curve(self, cls, level=None) -> CurveBand:
         """One class's one-vs-rest ROC curve: true positive rate against false positive rate (the grid), median
         and band."""
-        j = self._class_index(cls)
+        j = self.class_index(cls)
         values = self.performance.tpr_at_fpr[:, j, :].astype(float)
         level = self._level(level)
         with np.errstate(invalid="ignore"):
             lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return CurveBand(FPR_GRID, med, lo, hi, level)
 
-    def _class_index(self, cls):
+    def class_index(self, cls) -> int:
+        """A class's position 0..K−1, from its name (or its position); ValueError for neither."""
         if cls in self.classes:
             return self.classes.index(cls)
         if isinstance(cls, (int, np.integer)) and 0 <= cls < len(self.classes):
@@ -227,6 +228,13 @@ class MulticlassEvaluation:
         band = self.pr_curve(name, level)
         return {"recall": jsonable(band.x), "precision": jsonable(band.median), "precision_lo": jsonable(band.lo),
                 "precision_hi": jsonable(band.hi)}
+
+    def suggest(self, k=10, target="accuracy", rng=None):
+        """The ``k`` unlabeled items whose labels would shrink the target's uncertainty most (target
+        ``"accuracy"``, ``"macro_f1"`` or ``"ap:NAME"``): :func:`spe.multiclass.suggest.suggest_labels`."""
+        from .suggest import suggest_labels
+
+        return suggest_labels(self, k, target, rng)
 
     def _roc_dict(self, name, level):
         band = self.roc_curve(name, level)
