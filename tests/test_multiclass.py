@@ -18,6 +18,7 @@ from spe.inference.map import hessian
 from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map
 from spe.multiclass.models.dirichlet import dirichlet_map
 from spe.multiclass.models.temperature import temperature_map
+from spe.multiclass.models.top_label import top_label_map
 from spe.multiclass.models.vector import vector_map
 from spe.multiclass.performance import Rankings, expected_confusion, ranking_metrics
 from spe.multiclass.scores import class_labels
@@ -64,17 +65,20 @@ def test_labels_are_class_names_or_positions_and_a_stranger_is_named():
         class_labels({"c": "bird"}, data)
 
 
-@pytest.mark.parametrize("make", [temperature_map, vector_map, dirichlet_map])
+@pytest.mark.parametrize("make", [temperature_map, vector_map, dirichlet_map, top_label_map])
 def test_newton_map_is_the_posterior_maximum_and_its_curvature_exact(make):
     logits, y = _softmax_pool(n=40, k=3)
     log_probs = special.log_softmax(logits, axis=1)
     cmap = make(3)
     x = cmap.design(log_probs)
-    u, precision = newton_map(x, y, cmap.prior_mean, cmap.prior_sd)
+    offset = 0.0 if cmap.offset is None else cmap.offset(log_probs)
+    u, precision = newton_map(x, y, cmap.prior_mean, cmap.prior_sd, offset=offset)
+    np.testing.assert_allclose(np.einsum("nkp,p->nk", x, linear(u)) + offset,
+                               cmap.logits(linear(u)[None], log_probs)[0], atol=1e-12)
 
     def log_posterior(t):
         t = np.atleast_2d(t)
-        z = np.einsum("nkp,bp->bnk", x, linear(t))
+        z = np.einsum("nkp,bp->bnk", x, linear(t)) + offset
         return (special.log_softmax(z, axis=2)[:, np.arange(y.size), y].sum(axis=1)
                 + gaussian_log_prior(t, cmap.prior_mean, cmap.prior_sd))
 
@@ -173,11 +177,11 @@ def test_the_stated_probabilities_evidence_is_the_labels_probability():
 
 
 def test_registered_models_are_fitted_where_they_apply():
-    assert list(CLASS_MODELS)[:4] == ["stated", "temperature", "vector", "dirichlet"]
+    assert list(CLASS_MODELS)[:5] == ["stated", "temperature", "vector", "dirichlet", "top-label"]
     logits, y = _softmax_pool(n=200, k=3)
     ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(20)}, draws=100, rng=0)
     table = {m["name"]: m for m in ev.diagnostics["score_models"]}
-    assert set(table) == {"temperature", "vector", "dirichlet"}  # "stated" is fitted alone only
+    assert set(table) == {"temperature", "vector", "dirichlet", "top-label"}  # "stated" is fitted alone only
     assert sum(m["weight"] for m in table.values()) == pytest.approx(1.0)
     assert not CLASS_MODELS["dirichlet"].fits(11)
 

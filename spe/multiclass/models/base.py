@@ -45,13 +45,16 @@ class CalibrationMap:
     design : callable
         L (n, K) → X (n, K, P), the logits' derivatives (used on the labeled items only).
     logits : callable
-        (θ (B, P), L (N, K)) → z (B, N, K), without forming X (used on all N items).
+        (θ (B, P), L (N, K)) → z (B, N, K), without forming X (used on all N items); offset included.
+    offset : callable or None
+        L (n, K) → the logits' part that no parameter multiplies, (n, K) (None: zero).
     """
 
     prior_mean: np.ndarray
     prior_sd: np.ndarray
     design: object
     logits: object
+    offset: object = None
 
     @property
     def n_params(self) -> int:
@@ -141,13 +144,13 @@ def linear(u):
     return theta
 
 
-def _log_likelihood(u, x, y):
-    """log p(y_i | u_m) (B, n) for u (B, P), designs X (n, K, P), classes y (n,)."""
-    z = np.einsum("nkp,bp->bnk", x, linear(u))
+def _log_likelihood(u, x, y, offset=0.0):
+    """log p(y_i | u_m) (B, n) for u (B, P), designs X (n, K, P), classes y (n,), offsets (n, K)."""
+    z = np.einsum("nkp,bp->bnk", x, linear(u)) + offset
     return special.log_softmax(z, axis=-1)[:, np.arange(y.size), y]
 
 
-def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
+def newton_map(x, y, mean, sd, *, offset=0.0, iterations=100, tol=1e-9):
     """The MAP of the map's posterior over u, by Newton's method (Fisher scoring: its curvature is positive
     definite) with a backtracking line search, and the exact −Hessian there.
 
@@ -156,6 +159,7 @@ def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
     x : array, shape (n, K, P)
     y : int array, shape (n,)
     mean, sd : array, shape (P,)
+    offset : array, shape (n, K), or 0
 
     Returns
     -------
@@ -164,30 +168,30 @@ def newton_map(x, y, mean, sd, *, iterations=100, tol=1e-9):
         The negative Hessian of the log posterior at the MAP.
     """
     u = mean.copy()
-    value = _log_posterior_value(u, x, y, mean, sd)
+    value = _log_posterior_value(u, x, y, mean, sd, offset)
     for _ in range(iterations):
-        grad, fisher, _ = _derivatives(u, x, y, mean, sd)
+        grad, fisher, _ = _derivatives(u, x, y, mean, sd, offset)
         step = np.linalg.solve(fisher, grad)
         t = 1.0
         while t > 1e-10:
-            candidate = _log_posterior_value(u + t * step, x, y, mean, sd)
+            candidate = _log_posterior_value(u + t * step, x, y, mean, sd, offset)
             if candidate >= value - 1e-12:
                 break
             t /= 2
         u, value = u + t * step, candidate
         if np.max(np.abs(t * step)) < tol:
             break
-    return u, _derivatives(u, x, y, mean, sd)[2]
+    return u, _derivatives(u, x, y, mean, sd, offset)[2]
 
 
-def _log_posterior_value(u, x, y, mean, sd):
-    return float(_log_likelihood(u[None], x, y).sum() + gaussian_log_prior(u[None], mean, sd)[0])
+def _log_posterior_value(u, x, y, mean, sd, offset=0.0):
+    return float(_log_likelihood(u[None], x, y, offset).sum() + gaussian_log_prior(u[None], mean, sd)[0])
 
 
-def _derivatives(u, x, y, mean, sd):
+def _derivatives(u, x, y, mean, sd, offset=0.0):
     """Gradient of the log posterior in u, its Fisher-scoring curvature and its exact negative Hessian."""
     theta = linear(u)
-    p = special.softmax(np.einsum("nkp,p->nk", x, theta), axis=-1)
+    p = special.softmax(np.einsum("nkp,p->nk", x, theta) + offset, axis=-1)
     residual = np.eye(x.shape[1])[y] - p
     grad_theta = np.einsum("nkp,nk->p", x, residual)
     jac = np.ones_like(u)
@@ -228,22 +232,28 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
     """
     x = cmap.design(log_probs[labeled_index])
     y = np.asarray(labeled_class, dtype=int)
+    offset = _offset(cmap, log_probs[labeled_index])
     mean, sd = cmap.prior_mean, cmap.prior_sd
-    x_all, y_all = x, y
+    x_all, y_all, offset_all = x, y, offset
     if reference is not None:
         x, x_all, y_all, mean, sd = _with_reference(cmap, x, y, reference)
-    u_map, precision = newton_map(x_all, y_all, mean, sd)
+        offset_all = np.concatenate([offset, _offset(cmap, reference[0])])
+    u_map, precision = newton_map(x_all, y_all, mean, sd, offset=offset_all)
 
     def log_posterior(u):
         u = np.atleast_2d(u)
-        return _log_likelihood(u, x_all, y_all).sum(axis=1) + gaussian_log_prior(u, mean, sd)
+        return _log_likelihood(u, x_all, y_all, offset_all).sum(axis=1) + gaussian_log_prior(u, mean, sd)
 
     post = importance_sample(log_posterior, u_map, draws=draws, rng=rng, hessian_at_map=-precision)
-    loo = psis_loo(_log_likelihood(post.u, x, y), post.weights)[0] if y.size else np.zeros(0)
+    loo = psis_loo(_log_likelihood(post.u, x, y, offset), post.weights)[0] if y.size else np.zeros(0)
     diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
                    "n_params": int(mean.size)}
     u = post.u[:, :cmap.n_params]  # the pool's map: the reference's own shift left out
     return FittedClassModel(name, u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)
+
+
+def _offset(cmap, log_probs):
+    return np.zeros(log_probs.shape) if cmap.offset is None else cmap.offset(log_probs)
 
 
 def _with_reference(cmap, x, y, reference):
