@@ -169,22 +169,20 @@ class MulticlassEvaluation:
     def pr_curve(self, cls, level=None) -> CurveBand:
         """One class's one-vs-rest precision against recall (the classifier's probability of the class ranks the
         items), median and band per recall of the grid."""
-        j = self.class_index(cls)
-        values = self.performance.precision_at_recall[:, j, :].astype(float)
-        level = self._level(level)
-        with np.errstate(invalid="ignore"):
-            lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
-        return CurveBand(RECALL_GRID, med, lo, hi, level)
+        return self._band(self.performance.precision_at_recall[:, self.class_index(cls), :], RECALL_GRID, level)
 
     def roc_curve(self, cls, level=None) -> CurveBand:
         """One class's one-vs-rest ROC curve: true positive rate against false positive rate (the grid), median
         and band."""
-        j = self.class_index(cls)
-        values = self.performance.tpr_at_fpr[:, j, :].astype(float)
+        return self._band(self.performance.tpr_at_fpr[:, self.class_index(cls), :], FPR_GRID, level)
+
+    def _band(self, values, grid, level):
+        """Median and equal-tailed band per grid point of a curve's draws (M, G), the draws where it is undefined
+        (NaN) left out."""
         level = self._level(level)
         with np.errstate(invalid="ignore"):
-            lo, med, hi = np.nanquantile(values, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
-        return CurveBand(FPR_GRID, med, lo, hi, level)
+            lo, med, hi = np.nanquantile(values.astype(float), [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        return CurveBand(grid, med, lo, hi, level)
 
     def class_index(self, cls) -> int:
         """A class's position 0..K−1, from its name (or its position); ValueError for neither."""
