@@ -406,3 +406,14 @@ def test_spe_suggest_on_class_columns_writes_unlabeled_ids(tmp_path, capsys):
     assert not set(frame["id"]) & labeled and all(i.startswith("x") for i in frame["id"])
     assert main(args[:-6] + ["--target", "ap:owl", "--out", str(tmp_path / "n2.csv")]) == 2
     assert "no class 'owl'" in capsys.readouterr().err
+
+
+def test_options_of_one_score_given_with_multiclass_scores_are_named_as_unused():
+    logits, y = _softmax_pool(n=100, k=3)
+    with pytest.warns(spe.SpeWarning, match="families, workers: options of one score"):
+        spe.evaluate(logits, {0: int(y[0])}, draws=100, rng=0, families="gamma,gamma", workers=1)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", spe.SpeWarning)
+        spe.evaluate(logits, {0: int(y[0])}, draws=100, rng=0)

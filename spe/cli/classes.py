@@ -85,6 +85,9 @@ def run_classes(args, columns):
 def run_class_suggest(args, columns):
     """``spe suggest`` on K class columns: the k items whose labels would shrink the target's uncertainty most
     (:func:`spe.multiclass.suggest.suggest_labels`); writes ``--out`` (id, expected_gain). Returns the exit status."""
+    if args.strategy != "information":
+        raise SpeInputError("--strategy is not available for multiclass scores yet: the items of largest expected "
+                            "gain are suggested", argument="--strategy")
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
     target = args.target or "accuracy"
     if not (target in ("accuracy", "macro_f1") or target.startswith("ap:")):

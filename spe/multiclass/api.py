@@ -86,11 +86,13 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
     score alone (its probability, or the difference of the two logits), with the second class positive — the
     same answer as that one score column gives (a reference set read the same way). ``binary_options`` are
     :func:`spe.evaluate`'s other options (K = 2 only)."""
+    from ..api import evaluate
+
     data = class_scores(scores, classes)
     if data.n_classes > 2:
+        _warn_unused(binary_options, evaluate)
         return evaluate_multiclass(scores, labels, classes=classes, draws=draws, level=level, rng=rng,
                                    score_model=score_model, reference=reference)
-    from ..api import evaluate
     index, value = class_labels(labels, data)
     binary_reference = None
     if reference is not None:
@@ -98,6 +100,27 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
         binary_reference = (_second_class_score(ref_log_probs, data.score_type), ref_class)
     return evaluate(_positive_score(scores, data), (index, value), draws=draws, level=level, rng=rng,
                     score_model=score_model, reference=binary_reference, **binary_options)
+
+
+def _warn_unused(options, evaluate):
+    """A SpeWarning naming the binary-only options given other values than their defaults (K ≥ 3 reads none)."""
+    import inspect
+    import warnings
+
+    from ..exceptions import SpeWarning
+
+    defaults = {k: p.default for k, p in inspect.signature(evaluate).parameters.items()}
+    unused = sorted(k for k, v in options.items() if k in defaults and not _same(v, defaults[k]))
+    if unused:
+        warnings.warn(SpeWarning(f"{', '.join(unused)}: options of one score, not used for multiclass "
+                                 "scores"), stacklevel=4)
+
+
+def _same(value, default):
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
 
 
 def _second_class_score(log_probs, score_type):
