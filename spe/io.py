@@ -781,6 +781,35 @@ def _zero_one(df, label_column, path, rows, pos_label=None, encode=None):
         raise SpeInputError(e.message, path=path, row=int(rows[r]), column=label_column) from None
 
 
+def read_labeled_columns(path, score_columns, encode, label_column="label"):
+    """A labeled reference set with several score columns (a multiclass classifier's REF.csv), in one pass.
+
+    Parameters
+    ----------
+    path : str or Path
+    score_columns : list of str, length K
+    encode : callable
+        label texts (R,) → int codes (R,), raising :class:`spe.inputs.LabelValueError`
+        (:func:`spe.multiclass.scores.class_encoder`).
+    label_column : str
+
+    Returns
+    -------
+    scores : array, shape (R, K)
+    codes : int array, shape (R,)
+
+    Raises
+    ------
+    SpeInputError
+        A missing file or column, a score that is no finite number, an empty label or one ``encode`` refuses,
+        naming the file, row and column.
+    """
+    df, rows = _read_table(path, [*score_columns, label_column], what="reference")
+    shown = _display_path(path)
+    scores = np.column_stack([_numeric(df, c, shown, rows) for c in score_columns])
+    return scores, _zero_one(df, label_column, shown, rows, encode=encode)
+
+
 def read_reference(path, score_column="score", label_column="label", pos_label=None):
     """Read a reference set: the same classifier's scores with every label (e.g. its validation data).
 

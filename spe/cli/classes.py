@@ -139,20 +139,14 @@ def _estimate(args, matrix, names, labels, reference):
 
 def _reference(path, columns, names):
     """REF.csv with the pool's class columns and ``label`` (every row labeled) → (scores (R, K), class names (R,)),
-    a bad value named by file, row and column."""
+    a bad value named by file, row and column (:func:`spe.io.read_labeled_columns`)."""
     import numpy as np
 
-    from ..inputs import LabelValueError
-    from ..io import read_score_columns, read_scores_and_columns
+    from ..io import read_labeled_columns
     from ..multiclass.scores import class_encoder
 
-    files = read_score_columns(path, columns)
-    _, text = read_scores_and_columns(path, ["label"], score_column=columns[0])
-    try:
-        value = class_encoder(names)(text["label"])
-    except LabelValueError as e:
-        raise SpeInputError(e.message, path=str(path), row=e.position + 1, column="label") from None
-    return np.column_stack([f.scores for f in files]), np.asarray(names, dtype=object)[value]
+    scores, codes = read_labeled_columns(path, columns, class_encoder(names))
+    return scores, np.asarray(names, dtype=object)[codes]
 
 
 def _figure(ev, path):

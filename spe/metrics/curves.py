@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["RECALL_GRID", "FPR_GRID", "curves_from_counts", "pr_at_recall", "roc_polyline", "roc_at_fpr",
-           "average_precision", "roc_auc", "equal_error_rate", "reliability_bins"]
+           "average_precision", "roc_auc", "equal_error_rate", "probability_bins", "reliability_bins"]
 
 #: Default recall grid G = 101 points on [0, 1].
 RECALL_GRID = np.linspace(0.0, 1.0, 101)
@@ -150,11 +150,17 @@ def equal_error_rate(tp, fp, polyline=None):
     return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), out, np.nan)
 
 
+def probability_bins(probabilities, bins):
+    """Each probability's bin among ``bins`` equal-width bins of [0, 1] (the last one includes 1): int array of
+    the probabilities' shape."""
+    return np.minimum((np.asarray(probabilities, dtype=float) * bins).astype(int), bins - 1)
+
+
 def reliability_bins(probabilities, labels, bins):
     """Probabilities p(y = 1) (n,) and 0/1 labels (n,) in ``bins`` equal-width bins of [0, 1] (the last one
     includes 1): the items, the positives and the sum of the probabilities in each bin, three arrays (bins,)
     (Guo et al. 2017, §2: the reliability diagram and the expected calibration error are read from them)."""
     p = np.asarray(probabilities, dtype=float)
-    which = np.minimum((p * bins).astype(int), bins - 1)
+    which = probability_bins(p, bins)
     return (np.bincount(which, minlength=bins), np.bincount(which, np.asarray(labels, dtype=float), bins),
             np.bincount(which, p, bins))

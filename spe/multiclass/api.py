@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import SpeInputError
-from ..inputs import check_choice, check_level, seed_of
+from ..inputs import MIN_DRAWS, check_choice, check_level, seed_of
 from .average import average_class_models, fit_class_models
 from .evaluation import MulticlassEvaluation
 from .models import CLASS_MODELS
 from .performance import sample_class_performance
-from .scores import class_labels, class_reference, class_scores
+from .scores import (class_labels, class_reference, class_scores, reference_values, score_matrix,
+                     second_class_score)
 
 __all__ = ["evaluate_multiclass", "evaluate_classes"]
 
@@ -59,16 +60,20 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
         Bad scores (:func:`~spe.multiclass.scores.class_scores`), a label that is no class (naming the item), an
         option out of range.
     """
+    return _evaluate(class_scores(scores, classes), labels, draws=draws, level=level, rng=rng,
+                     score_model=score_model, reference=reference)
+
+
+def _evaluate(data, labels, *, draws, level, rng, score_model, reference):
+    """:func:`evaluate_multiclass` of scores already read (a :class:`~spe.multiclass.scores.ClassScores`)."""
     level = check_level(level)
     check_choice("score_model", score_model, ("average", *CLASS_MODELS))
-    if int(draws) < 100:
-        raise SpeInputError(f"must be at least 100, got {draws}", argument="draws")
+    if int(draws) < MIN_DRAWS:
+        raise SpeInputError(f"must be at least {MIN_DRAWS}, got {draws}", argument="draws")
     seed = seed_of(rng)
-    data = class_scores(scores, classes)
     index, value = class_labels(labels, data)
     ref = None if reference is None else class_reference(reference, data.classes)
-    gen = np.random.default_rng(seed)
-    fit_rng, average_rng, label_rng = gen.spawn(3)
+    fit_rng, average_rng, label_rng = np.random.default_rng(seed).spawn(3)
     names = tuple(n for n, m in CLASS_MODELS.items() if m.averaged) if score_model == "average" else (score_model,)
     fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng,
                               reference=ref)
@@ -91,14 +96,15 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
     data = class_scores(scores, classes)
     if data.n_classes > 2:
         _warn_unused(binary_options, evaluate)
-        return evaluate_multiclass(scores, labels, classes=classes, draws=draws, level=level, rng=rng,
-                                   score_model=score_model, reference=reference)
+        return _evaluate(data, labels, draws=draws, level=level, rng=rng, score_model=score_model,
+                         reference=reference)
     index, value = class_labels(labels, data)
     binary_reference = None
     if reference is not None:
-        ref_log_probs, ref_class = class_reference(reference, data.classes)
-        binary_reference = (_second_class_score(ref_log_probs, data.score_type), ref_class)
-    return evaluate(_positive_score(scores, data), (index, value), draws=draws, level=level, rng=rng,
+        ref_values, ref_class = reference_values(reference, data.classes)
+        binary_reference = (second_class_score(ref_values, data.score_type), ref_class)
+    values = score_matrix(scores, classes)[0]
+    return evaluate(second_class_score(values, data.score_type), (index, value), draws=draws, level=level, rng=rng,
                     score_model=score_model, reference=binary_reference, **binary_options)
 
 
@@ -121,21 +127,6 @@ def _same(value, default):
         return bool(value == default)
     except (TypeError, ValueError):
         return False
-
-
-def _second_class_score(log_probs, score_type):
-    """The second class's score from two-class log-probabilities: its probability, or the log-odds."""
-    return np.exp(log_probs[:, 1]) if score_type == "probabilities" else log_probs[:, 1] - log_probs[:, 0]
-
-
-def _positive_score(scores, data):
-    """The second class's score as one column: its probability, or the logits' difference (the log-odds);
-    indexed by the items' positions (the labels are positions by then)."""
-    if data.score_type == "probabilities":
-        frame = scores.drop(columns="id", errors="ignore") if hasattr(scores, "columns") else None
-        return np.asarray(frame.iloc[:, 1] if frame is not None else np.asarray(scores, dtype=float)[:, 1],
-                          dtype=float)
-    return data.log_probs[:, 1] - data.log_probs[:, 0]
 
 
 def _warnings(data, labeled_class, has_reference=False):

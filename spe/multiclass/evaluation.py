@@ -140,14 +140,11 @@ class MulticlassEvaluation:
         """The top-label reliability diagram on this pool: per bin of the classifier's stated confidence (15
         equal-width bins), ``confidence`` (its mean), ``items``, and the accuracy there with its interval
         (``accuracy``, ``accuracy_lo``, ``accuracy_hi``; NaN for an empty bin), each (B,)."""
-        from .performance import CALIBRATION_BINS
-
-        conf = self.scores.confidence
-        bins = np.minimum((conf * CALIBRATION_BINS).astype(int), CALIBRATION_BINS - 1)
-        items = np.bincount(bins, minlength=CALIBRATION_BINS)
+        p = self.performance
+        items = p.confidence_items
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean_conf = np.bincount(bins, weights=conf, minlength=CALIBRATION_BINS) / items
-            acc = self.performance.correct_by_confidence / items
+            mean_conf = p.confidence_sum / items
+            acc = p.correct_by_confidence / items
         level = self._level(level)
         lo, med, hi = np.quantile(acc, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return {"confidence": mean_conf, "items": items, "accuracy": med, "accuracy_lo": lo, "accuracy_hi": hi}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics.curves import FPR_GRID, RECALL_GRID
+from ..metrics.curves import FPR_GRID, RECALL_GRID, probability_bins
 from ..parallel import resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "ranking_metrics", "expected_confusion", "TOP_K",
@@ -54,6 +54,8 @@ class ClassPerformance:
     correct_by_confidence : array, shape (M, CALIBRATION_BINS)
         Items whose drawn class is their predicted class, per bin of the stated confidence (the top-label
         reliability diagram's numerators).
+    confidence_items, confidence_sum : arrays, shape (CALIBRATION_BINS,)
+        Each confidence bin's items and their summed stated confidence.
     """
 
     confusion: np.ndarray
@@ -66,6 +68,8 @@ class ClassPerformance:
     calibration_error: np.ndarray
     classwise_calibration_error: np.ndarray
     correct_by_confidence: np.ndarray
+    confidence_items: np.ndarray
+    confidence_sum: np.ndarray
 
 
 class Rankings:
@@ -74,7 +78,8 @@ class Rankings:
     For class k: each item's tie group in the descending order of ``L[:, k]`` (``group``), the number of items
     scored at or above that group (``depth``), its ascending mid-rank (``midrank``); each item's rank of every
     class (``class_rank``, 0 = its top class); its calibration bin of every class's probability (``bin``) and
-    their sums (``bin_mass``)."""
+    their sums (``bin_mass``); the predicted class's bin (``top_bin``), each bin's items and summed confidence
+    (``top_items``, ``top_mass``)."""
 
     def __init__(self, log_probs, predicted):
         n, k = log_probs.shape
@@ -89,18 +94,16 @@ class Rankings:
         self.top_group_size = (self.group == 0).sum(axis=0)
         self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
         probs = np.exp(log_probs)
-        self.bin = np.minimum((probs * CALIBRATION_BINS).astype(np.int64), CALIBRATION_BINS - 1)
-        self.bin_mass = np.zeros((k, CALIBRATION_BINS))
-        for c in range(k):
-            self.bin_mass[c] = np.bincount(self.bin[:, c], weights=probs[:, c], minlength=CALIBRATION_BINS)
-        self.confidence = probs[np.arange(n), predicted]
+        self.bin = probability_bins(probs, CALIBRATION_BINS)
+        self.bin_mass = np.stack([np.bincount(self.bin[:, c], probs[:, c], CALIBRATION_BINS) for c in range(k)])
+        confidence = probs[np.arange(n), predicted]
         self.top_bin = self.bin[np.arange(n), predicted]
-        self.top_mass = np.bincount(self.top_bin, weights=self.confidence, minlength=CALIBRATION_BINS)
-        order = np.argsort(predicted, kind="stable")
-        self.by_prediction = order
+        self.top_items = np.bincount(self.top_bin, minlength=CALIBRATION_BINS)
+        self.top_mass = np.bincount(self.top_bin, confidence, CALIBRATION_BINS)
+        self.by_prediction = np.argsort(predicted, kind="stable")
         self.sorted_by_prediction = bool(np.all(np.diff(predicted) >= 0))
-        self.prediction_starts = np.searchsorted(predicted[order], np.arange(k))
         self.prediction_counts = np.bincount(predicted, minlength=k)
+        self.prediction_starts = np.cumsum(self.prediction_counts) - self.prediction_counts
 
 
 def _ranking_of(score):
@@ -185,11 +188,11 @@ def _top_precision(y, r: Rankings):
     return hits / r.top_group_size
 
 
-def _calibration_errors(y, r: Rankings):
-    """(top-label ECE, class-wise ECE) of the classifier's probabilities against labels y (N,)."""
+def _calibration_errors(y, correct_by_bin, r: Rankings):
+    """(top-label ECE, class-wise ECE) of the classifier's probabilities against labels y (N), given the items
+    whose label is their predicted class per confidence bin."""
     n, k = r.n_items, r.n_classes
-    correct = (y == r.predicted).astype(float)
-    top = np.abs(np.bincount(r.top_bin, weights=correct, minlength=CALIBRATION_BINS) - r.top_mass).sum() / n
+    top = np.abs(correct_by_bin - r.top_mass).sum() / n
     hits = np.bincount(y * CALIBRATION_BINS + r.bin[np.arange(n), y], minlength=k * CALIBRATION_BINS)
     classwise = np.abs(hits.reshape(k, CALIBRATION_BINS) - r.bin_mass).sum() / (n * k)
     return top, classwise
@@ -239,7 +242,7 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     r = Rankings(log_probs, predicted)  # the rankings from the scores as given (float64: ties as scikit-learn's)
     log_probs = log_probs.astype(np.float32)
     top_ks = [t for t in TOP_K if t < k]
-    out = _empty(model.n_draws, k, len(grid), top_ks)
+    out = _empty(model.n_draws, k, len(grid), top_ks, r)
     onehot = np.eye(k, dtype=np.float32)[labeled_class]
     if block is None:
         block = int(np.clip(BLOCK_CELLS // log_probs.size, 1, 8))
@@ -260,13 +263,14 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     return out
 
 
-def _empty(m, k, g, top_ks):
+def _empty(m, k, g, top_ks, r):
     return ClassPerformance(
         confusion=np.zeros((m, k, k), dtype=np.int64), expected_confusion=np.zeros((m, k, k)),
         top_k={t: np.zeros(m) for t in top_ks}, average_precision=np.zeros((m, k)), roc_auc=np.zeros((m, k)),
         precision_at_recall=np.zeros((m, k, g), dtype=np.float32),
         tpr_at_fpr=np.zeros((m, k, len(FPR_GRID)), dtype=np.float32), calibration_error=np.zeros(m),
-        classwise_calibration_error=np.zeros(m), correct_by_confidence=np.zeros((m, CALIBRATION_BINS)))
+        classwise_calibration_error=np.zeros(m), correct_by_confidence=np.zeros((m, CALIBRATION_BINS)),
+        confidence_items=r.top_items, confidence_sum=r.top_mass)
 
 
 def _count(out, i, y, r, grid, top_ks):
@@ -277,5 +281,6 @@ def _count(out, i, y, r, grid, top_ks):
         out.top_k[t][i] = np.mean(rank < t)
     (out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i],
      out.tpr_at_fpr[i]) = ranking_metrics(y, r, grid)
-    out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(y, r)
     out.correct_by_confidence[i] = np.bincount(r.top_bin, weights=(y == r.predicted), minlength=CALIBRATION_BINS)
+    out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(
+        y, out.correct_by_confidence[i], r)

@@ -18,7 +18,8 @@ from scipy import special
 from ..exceptions import SpeInputError, plain
 from ..inputs import LabelValueError, normalize_labels
 
-__all__ = ["ClassScores", "class_scores", "class_labels", "class_encoder", "is_multiclass", "class_reference", "PROBABILITY_FLOOR",
+__all__ = ["ClassScores", "class_scores", "score_matrix", "class_labels", "class_encoder", "is_multiclass",
+           "class_reference", "reference_values", "second_class_score", "PROBABILITY_FLOOR",
            "ROW_SUM_TOLERANCE", "SCORE_TYPES"]
 
 #: Probabilities below this are read as it before the log (a float32 softmax gives exact zeros).
@@ -63,11 +64,6 @@ class ClassScores:
         """The classifier's decision, the argmax class of each item (the first on ties), int (N,)."""
         return np.argmax(self.log_probs, axis=1)
 
-    @cached_property
-    def confidence(self) -> np.ndarray:
-        """The stated probability of the predicted class, (N,)."""
-        return np.exp(self.log_probs[np.arange(self.n_items), self.predicted])
-
 
 def is_multiclass(scores) -> bool:
     """Whether ``scores`` are a multiclass matrix: a 2-D array with ≥ 2 columns, or a pandas DataFrame with no
@@ -101,11 +97,18 @@ def class_scores(scores, classes=None, *, argument="scores") -> ClassScores:
         Fewer than 2 classes or 4 items, a non-finite or non-numeric value (naming its row and class), class names
         that repeat or do not match the columns.
     """
+    values, names, ids = score_matrix(scores, classes, argument=argument)
+    log_probs, score_type = _log_probabilities(values)
+    return ClassScores(log_probs, tuple(names), score_type, ids)
+
+
+def score_matrix(scores, classes=None, *, argument="scores"):
+    """The scores as given, checked: (values (N, K) float, class names (K,), ids (N,) or None), the reading of
+    :func:`class_scores` before the log. Raises as it does."""
     values, names, ids = _matrix_of(scores, argument)
     if classes is not None:
         names = _checked_names(classes, values.shape[1], argument)
-    log_probs, score_type = _log_probabilities(values)
-    return ClassScores(log_probs, tuple(names), score_type, ids)
+    return values, names, ids
 
 
 def _matrix_of(scores, argument):
@@ -230,7 +233,16 @@ def class_labels(labels, scores: ClassScores):
 
 
 def class_reference(reference, classes):
-    """A labeled reference set for K classes → (log-probabilities (R, K), classes (R,)).
+    """A labeled reference set for K classes → (log-probabilities (R, K), classes (R,)), read as the pool's scores
+    are (:func:`class_scores`).
+
+    Raises as :func:`reference_values`."""
+    values, codes = reference_values(reference, classes)
+    return _log_probabilities(values)[0], codes
+
+
+def reference_values(reference, classes):
+    """A labeled reference set for K classes as given → (scores (R, K), classes (R,)).
 
     Parameters
     ----------
@@ -260,15 +272,21 @@ def class_reference(reference, classes):
             scores, labels = reference
         except (TypeError, ValueError):
             raise SpeInputError("must be a DataFrame or a (scores, labels) pair", argument="reference") from None
-    data = class_scores(np.asarray(scores, dtype=float) if not hasattr(scores, "columns") else scores.to_numpy(),
-                        classes, argument="reference")
+    values, _, _ = score_matrix(np.asarray(scores, dtype=float) if not hasattr(scores, "columns")
+                                else scores.to_numpy(), classes, argument="reference")
     labels = np.asarray(labels, dtype=object)
-    if labels.shape != (data.n_items,):
-        raise SpeInputError(f"{labels.size} labels for {data.n_items} reference items", argument="reference")
+    if labels.shape != (values.shape[0],):
+        raise SpeInputError(f"{labels.size} labels for {values.shape[0]} reference items", argument="reference")
     encode = class_encoder(classes)
     try:
         value = encode(labels)
     except LabelValueError as e:
         raise SpeInputError(f"row {e.position}: {e.message}; got {plain(labels[e.position])!r}",
                             argument="reference") from None
-    return data.log_probs, value
+    return values, value
+
+
+def second_class_score(values, score_type):
+    """Two classes' scores (n, 2) as the second class's one score: its probability as given, or the difference
+    of the two logits (the log-odds) — what a one-column file of that class would hold."""
+    return values[:, 1] if score_type == "probabilities" else values[:, 1] - values[:, 0]

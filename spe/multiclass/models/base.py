@@ -89,10 +89,6 @@ class FittedClassModel:
     loo: np.ndarray
     diagnostics: dict = field(default_factory=dict)
 
-    def log_probabilities(self, theta, log_probs):
-        """log p(y = k | s_i, θ_m): (B, N, K) for draws θ (B, P) and log-probabilities (N, K)."""
-        return special.log_softmax(self.logits(linear(theta) if theta.shape[1] else theta, log_probs), axis=-1)
-
     def probabilities(self, theta, log_probs):
         """p(y = k | s_i, θ_m) as float32 (B, N, K): the label draws' inputs (half the memory traffic)."""
         theta = (linear(theta) if theta.shape[1] else theta).astype(np.float32)

@@ -48,11 +48,18 @@ def top_label_map(k) -> CalibrationMap:
         top, rest, _ = _parts(log_probs)
         return np.where(top, 0.0, log_probs - rest[:, None])
 
+    last = []  # (log_probs, its parts): the label draws call logits block by block on one pool's array
+
+    def pool_parts(log_probs):
+        if not (last and last[0][0] is log_probs):
+            top, rest, logit_c = _parts(log_probs)
+            last[:] = [(log_probs, (top, np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype),
+                                    logit_c.astype(log_probs.dtype)))]
+        return last[0][1]
+
     def logits(theta, log_probs):
-        top, rest, logit_c = _parts(log_probs)
-        dtype = np.result_type(theta, log_probs)
-        base = np.where(top, 0.0, log_probs - rest[:, None]).astype(dtype)
-        z_top = theta[:, :1] * logit_c[None, :].astype(dtype) + theta[:, 1:2]
+        top, base, logit_c = pool_parts(log_probs)
+        z_top = theta[:, :1].astype(log_probs.dtype) * logit_c[None, :] + theta[:, 1:2].astype(log_probs.dtype)
         return np.where(top[None], z_top[:, :, None], base[None])
 
     return CalibrationMap(mean, sd, design, logits, offset)
