@@ -288,19 +288,20 @@ def count_units(data, labels, keying, *, pos_label=None, cells=CELLS, scheduler=
         with stage("reading the scores, chunk by chunk (Dask, first pass)"):
             first = dask.compute(*[dask.delayed(_first_pass)(r, name, int(o), keying, keys)
                                    for r, name, o in zip(parts.read, parts.names, parts.offsets)])
-        if parts.n_items < 4:
-            raise SpeInputError(f"need at least 4 scores, got {parts.n_items}", argument="scores")
+        n_items = parts.n_items
+        if n_items < 4:
+            raise SpeInputError(f"need at least 4 scores, got {n_items}", argument="scores")
         found = _units_found(first)
-        lab_scores = labeled_scores(keys, [f["labeled"][:2] for f in first], parts.n_items)
+        lab_scores = labeled_scores(keys, [f["labeled"][:2] for f in first], n_items)
         lab_units = [None if found[j] is None else np.concatenate([f["labeled"][2][j] for f in first])
                      for j in (0, 1)]
         lab_order = np.concatenate([f["labeled"][0] for f in first])
         pools = _count_cells(parts, keying, found, cells)
     units = [[_pooled(keying, j, key, pools[(j, key)], lab_scores, keys.values, lab_units[j], lab_order,
-                      parts.n_items)
+                      n_items)
               for key in _ordered(keying, j, found[j])] for j in (0, 1)]
     stats = tree_combine([f["stats"] for f in first if f["stats"].n])
-    return CountedUnits(units[0], units[1], parts.n_items, int(keys.keys.size), stats.lo, stats.hi,
+    return CountedUnits(units[0], units[1], n_items, int(keys.keys.size), stats.lo, stats.hi,
                         _combined_bounds(first))
 
 
@@ -394,12 +395,13 @@ def _count_cells(parts, keying, found, cells):
 
     units = [(j, k) for j in (0, 1) if found[j] is not None for k in _ordered(keying, j, found[j])]
     layouts = {(j, k): CellLayout.of(found[j][k][0], cells) for j, k in units}
+    offsets = parts.offsets
     out = {}
     with stage("counting the scores in cells, chunk by chunk (Dask, second pass)", len(units), "chunk") as progress:
         for batch in _batches(units, found, cells):
             holding = sorted({p for j, k in batch for p in found[j][k][2]})
             wanted = {u: layouts[u] for u in batch}
-            tree = tree_combine([dask.delayed(_second_pass)(parts.read[p], int(parts.offsets[p]), keying, wanted)
+            tree = tree_combine([dask.delayed(_second_pass)(parts.read[p], int(offsets[p]), keying, wanted)
                                  for p in holding], dask.delayed(_merged))
             (counted,) = dask.compute(tree)
             for u in batch:

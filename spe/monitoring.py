@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .chunk_pools import Parts, PooledChunk, decision_bounds
-from .chunks import Chunk, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from .chunk_pools import Keying, Parts, PooledChunk, count_units, decision_bounds, parts_of
+from .chunks import Chunk, chunk_starts, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
 from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
 from .models.anchor import default_masses
@@ -384,8 +384,6 @@ def _counted(scores, labels, threshold, pos_label, scheduler, workers, *, chunk_
     """The Dask engine's units (:func:`spe.chunk_pools.count_units`): (the chunks and slices as
     :class:`~spe.chunk_pools.PooledChunk`, the number of chunks, (None, None, None): no scores here, the operating
     threshold, the labeled items)."""
-    from .chunk_pools import Keying, count_units, parts_of
-    from .chunks import chunk_starts
     from .models.mixture import natural_threshold
 
     _one_chunking(chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)

@@ -103,13 +103,13 @@ def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
     anchored = np.asarray(anchored, dtype=bool)
     carried = [m for m, a in zip(fitted, anchored) if a]
     concept_reference = _mean_reference_evidence(carried)
+    by_assumption = {}  # a drift's: the mean over the anchored maps of its own assumption
     drift = _drifts(fitted)
     for model, a, d in zip(fitted, anchored, drift):
         if model.log_evidence is None:  # no evidence at all (left out of the average)
             continue
         if not a:
-            own = concept_reference if not d else _mean_reference_evidence(
-                [m for m in carried if m.diagnostics.get("assumption") == model.diagnostics.get("assumption")])
+            own = _own_reference_evidence(model, carried, by_assumption) if d else concept_reference
             model.log_evidence = float(model.log_evidence) + own
             model.reference_log_evidence = own
         if score_evidence is not None:
@@ -123,6 +123,16 @@ def hypothesis_prior(fitted, anchored, score_evidence=None, masses=None):
         if members.any():
             prior[members] = mass / members.sum()
     return prior / prior.sum()
+
+
+def _own_reference_evidence(model, carried, cache):
+    """The mean reference evidence of the anchored maps (``carried``) that share ``model``'s assumption, computed
+    once per assumption (``cache``)."""
+    assumption = model.diagnostics.get("assumption")
+    if assumption not in cache:
+        cache[assumption] = _mean_reference_evidence(
+            [m for m in carried if m.diagnostics.get("assumption") == assumption])
+    return cache[assumption]
 
 
 def _mean_reference_evidence(models):

@@ -84,7 +84,8 @@ from .base import FittedScoreModel
 from .registry import ScoreModel, register
 from .shift import EPS, SHIFT_PRIOR_SD, PriorShiftLikelihood, carry_to_pool
 
-__all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "NAME", "SHIFT_PRIOR_SD",
+__all__ = ["Binning", "class_quantile_binning", "candidate_binnings", "fit_reference", "reference_map", "NAME",
+           "COVARIATE_NAME", "SHIFT_PRIOR_SD",
            "EQUIVALENT_SAMPLE_SIZE", "MIN_ITEMS_PER_BIN", "MAX_BINS"]
 
 #: The model's name in tables and in ``score_model``.
@@ -545,9 +546,8 @@ def _binnings_of(data):
 
 def _fit_covariate(data, rng):
     fit_rng, carry_rng = rng.spawn(2)
-    binnings = _binnings_of(data)
     bbq = kept(data.reference, ("bbq map", data.draws),
-               lambda: reference_map(*data.reference, draws=data.draws, rng=fit_rng, binnings=binnings))
+               lambda: reference_map(*data.reference, draws=data.draws, rng=fit_rng, binnings=_binnings_of(data)))
     return carry_to_pool(bbq, data.reference_cells, data.pool_cells, data.scores[data.labeled_index],
                          data.labeled_value, name=COVARIATE_NAME, draws=data.draws, rng=carry_rng,
                          assumption="covariate")

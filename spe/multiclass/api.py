@@ -90,7 +90,18 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
     """K-class scores: :func:`evaluate_multiclass` for K ≥ 3; for K = 2, :func:`spe.evaluate` of the second class's
     score alone (its probability, or the difference of the two logits), with the second class positive — the
     same answer as that one score column gives (a reference set read the same way). ``binary_options`` are
-    :func:`spe.evaluate`'s other options (K = 2 only)."""
+    :func:`spe.evaluate`'s other options (K = 2 only; for K ≥ 3 those given other values than their defaults
+    are named in a :class:`~spe.exceptions.SpeWarning`).
+
+    Returns
+    -------
+    MulticlassEvaluation (K ≥ 3) or spe.evaluation.Evaluation (K = 2)
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`evaluate_multiclass` (K ≥ 3) or :func:`spe.evaluate` (K = 2).
+    """
     from ..api import evaluate
 
     data = class_scores(scores, classes)

@@ -287,6 +287,7 @@ def reference_values(reference, classes):
 
 
 def second_class_score(values, score_type):
-    """Two classes' scores (n, 2) as the second class's one score: its probability as given, or the difference
-    of the two logits (the log-odds) — what a one-column file of that class would hold."""
+    """Two classes' scores (n, 2) as the second class's one score (n,): its probability as given, or the
+    difference of the two logits (the log-odds; ``score_type`` "logits") — what a one-column file of that class
+    would hold."""
     return values[:, 1] if score_type == "probabilities" else values[:, 1] - values[:, 0]
