@@ -124,7 +124,8 @@ def test_compare_answers_or_raises_the_documented_error(data):
     elif form == "list":
         scores = [a, b]
     else:
-        scores = _answered_or_refused(lambda: pd.DataFrame({"a": a, "b": b})) if len(a) == len(b) else [a, b]
+        one_column_each = len(a) == len(b) and np.ndim(a) == np.ndim(b) == 1  # pandas itself refuses 2-D columns
+        scores = _answered_or_refused(lambda: pd.DataFrame({"a": a, "b": b})) if one_column_each else [a, b]
     labels, pos_label = data.draw(label_inputs(len(a)))
     _answered_or_refused(lambda: spe.compare(scores, labels, draws=100, workers=1, rng=0, pos_label=pos_label))
 
