@@ -25,6 +25,8 @@ _LAZY = {
     "Evaluation": "evaluation",
     "MulticlassEvaluation": "multiclass",
     "evaluate_multiclass": "multiclass",
+    "MulticlassComparison": "multiclass",
+    "compare_multiclass": "multiclass",
     "Interval": "evaluation",
     "CurveBand": "evaluation",
     "load": "saved",

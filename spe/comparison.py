@@ -167,7 +167,10 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
     scores : mapping name → array (N,), DataFrame (one column per classifier), array (N, K) or list of arrays
         The K classifiers' scores of the same N items in the same order (score units, finite). Never modified.
         pandas Series (or a DataFrame) indexed by the items' ids are matched by id (in the first one's order),
-        and labels may then be keyed by id.
+        and labels may then be keyed by id. A mapping or list of multiclass score matrices (each an (N, K)
+        array or a DataFrame of class columns) compares multiclass classifiers:
+        :func:`spe.multiclass.comparison.compare_classes` (a
+        :class:`~spe.multiclass.comparison.MulticlassComparison` for three or more classes).
     labels : as :func:`spe.evaluate`'s
         The known labels of items (positions 0..N-1), shared by every classifier.
     names : list of str, optional
@@ -210,6 +213,12 @@ def compare(scores, labels=None, *, names=None, draws=1000, level=0.9, rng=None,
     >>> cmp.probability_better("good", "weak") > 0.9
     True
     """
+    from .multiclass.comparison import all_multiclass, compare_classes
+
+    if all_multiclass(scores):  # every classifier's (N, K) class scores
+        binary = {**options, **({} if score_bins == "auto" else {"score_bins": score_bins})}
+        return compare_classes(scores, labels, names=names, draws=draws, level=level, rng=rng, workers=workers,
+                               **binary)
     with shown(options.pop("progressbar", None)), one_blas_thread():
         return _compare(scores, labels, names, draws, level, rng, score_bins, workers, options)
 

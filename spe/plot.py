@@ -18,7 +18,7 @@ __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_thre
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
            "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves",
-           "plot_class_reliability", "multiclass_figure"]
+           "plot_class_reliability", "multiclass_figure", "plot_class_metrics", "class_comparison_figure"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -1005,4 +1005,46 @@ def multiclass_figure(evaluation, *, level=None, performance="sample"):
     plot_confusion_matrix(evaluation, left, level=level, performance=performance)
     plot_class_pr_curves(evaluation, middle, level=level)
     plot_class_reliability(evaluation, right, level=level)
+    return fig
+
+
+def plot_class_metrics(comparison, ax=None, *, metrics=("accuracy", "macro_f1", "macro_average_precision"),
+                       level=None, performance="sample"):
+    """Several K-class classifiers' headline metrics side by side: per metric a group of points (posterior
+    means) with their equal-tailed intervals, one colour per classifier (a
+    :class:`~spe.multiclass.comparison.MulticlassComparison`; every interval from the same label draws).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    level = comparison.level if level is None else level
+    names = comparison.names
+    colours = _class_colours(len(names))
+    offsets = np.linspace(-0.25, 0.25, len(names)) if len(names) > 1 else np.zeros(1)
+    for j, (name, colour, dx) in enumerate(zip(names, colours, offsets)):
+        for i, metric in enumerate(metrics):
+            draws = comparison.metric_draws(name, metric, performance)
+            lo, hi = np.nanquantile(draws, [(1 - level) / 2, (1 + level) / 2])
+            ax.plot([i + dx, i + dx], [lo, hi], color=colour, lw=2.5)
+            ax.plot([i + dx], [np.nanmean(draws)], "o", color=colour, label=name if i == 0 else None)
+    ax.set_xticks(range(len(metrics)), [m.replace("_", " ") for m in metrics], fontsize=9)
+    ax.set_xlim(-0.6, len(metrics) - 0.4)
+    ax.set_ylabel("estimate (posterior mean and interval)")
+    ax.set_title(f"Each classifier on this pool, {100 * level:g}% credible intervals", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    return ax
+
+
+def class_comparison_figure(comparison, *, level=None, performance="sample"):
+    """The figure ``spe compare --plot`` writes for K-class classifiers: each classifier's accuracy, macro F1
+    and macro AP with intervals, and every pair's accuracy difference with P(a more accurate than b). Returns
+    the matplotlib Figure (the caller saves and closes it)."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), layout="constrained")
+    plot_class_metrics(comparison, left, level=level, performance=performance)
+    plot_differences(comparison, right, metric="accuracy", level=level, performance=performance)
     return fig

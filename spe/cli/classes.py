@@ -8,7 +8,8 @@ from ..exceptions import SpeInputError
 from ..output import json_bytes
 from .common import finish, plan_outputs
 
-__all__ = ["add_class_options", "class_columns", "run_classes", "run_class_suggest", "UNSUPPORTED"]
+__all__ = ["add_class_options", "class_columns", "run_classes", "run_class_suggest", "run_class_compare",
+           "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
 UNSUPPORTED = (("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
@@ -89,43 +90,138 @@ def run_class_suggest(args, columns):
         raise SpeInputError("--strategy is not available for multiclass scores yet: the items of largest expected "
                             "gain are suggested", argument="--strategy")
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
-    target = args.target or "accuracy"
-    if not (target in ("accuracy", "macro_f1") or target.startswith("ap:")):
-        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1 or ap:CLASS",
-                            argument="--target")
-    matrix, names, labels, ids = _class_inputs(args, args.scores[0], columns)
-    if target.startswith("ap:") and target[3:] not in names:
-        raise SpeInputError(f"no class {target[3:]!r} (the classes are {', '.join(names)})", argument="--target")
-    reference = _reference(args.reference, columns, names) if getattr(args, "reference", None) else None
-    ev = _estimate(args, matrix, names, labels, reference)
-    suggestion = ev.suggest(args.k, target, rng=ev.diagnostics["seed"])
+    several = len(args.scores) > 1
+    target = args.target or ("compare" if several else "accuracy")
+    if not (target in ("accuracy", "macro_f1") or target.startswith("ap:") or (several and target == "compare")):
+        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1, ap:CLASS"
+                            + (" or compare" if several else ""), argument="--target")
+    if several:
+        names, frames, labels, classes, ids = _read_class_files(args, columns)
+        if len(classes) == 2:
+            raise SpeInputError("two classes: give each classifier's second-class score as one 'score' column "
+                                "(spe suggest's targets for one score apply then)", argument="SCORES.csv")
+        _check_class_target(target, classes)
+        if args.classifier is not None and args.classifier not in names:
+            raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}",
+                                argument="--classifier")
+        source = _compare(frames, labels, classes, _shared_options(args))
+        suggestion = source.suggest(args.k, target, classifier=args.classifier, rng=source.diagnostics["seed"])
+    else:
+        matrix, classes, labels, ids = _class_inputs(args, args.scores[0], columns)
+        _check_class_target(target, classes)
+        reference = _reference(args.reference, columns, classes) if getattr(args, "reference", None) else None
+        source = _estimate(args, matrix, classes, labels, reference)
+        suggestion = source.suggest(args.k, target, rng=source.diagnostics["seed"])
     frame = suggestion.to_frame()
     if ids is not None:
         frame["id"] = ids[suggestion.items]
     table = frame.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    text = (f"{len(frame)} items to label next for {target} (its posterior sd now {suggestion.variance ** 0.5:.4f}; "
-            f"expected_gain: the variance each label is expected to remove)\n{table}\n"
-            f"seed: {ev.diagnostics['seed']} (--seed repeats this run)")
+    text = (f"{len(frame)} items to label next for {suggestion.target} (its posterior sd now "
+            f"{suggestion.variance ** 0.5:.4f}; expected_gain: the variance each label is expected to remove)\n"
+            f"{table}\nseed: {source.diagnostics['seed']} (--seed repeats this run)")
     data = frame.to_csv(index=False, float_format="%.6g").encode()
-    finish(plan, text, [(plan["--out"], data)], warnings=ev.warnings, command="spe suggest")
+    finish(plan, text, [(plan["--out"], data)], warnings=source.warnings, command="spe suggest")
     return 0
+
+
+def _check_class_target(target, classes):
+    if target.startswith("ap:") and target[3:] not in classes:
+        raise SpeInputError(f"no class {target[3:]!r} (the classes are {', '.join(classes)})", argument="--target")
+
+
+def _shared_options(args):
+    """draws, level, seed and workers: the options a multiclass comparison reads."""
+    return {"draws": args.draws, "level": args.level, "rng": args.seed, "workers": args.workers}
+
+
+def run_class_compare(args, columns):
+    """``spe compare`` on files of K class columns each (:func:`spe.multiclass.comparison.compare_classes`);
+    writes ``--json`` and ``--plot`` and prints the summary. Returns the exit status."""
+    from .common import model_options
+
+    if args.items is not None:
+        raise SpeInputError("--items is not available for multiclass scores yet; drop it (the JSON holds every "
+                            "estimate)", argument="--items")
+    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    _, frames, labels, classes, _ = _read_class_files(args, columns)
+    cmp = _compare(frames, labels, classes, model_options(args))
+    out = [(plan["--json"], json_bytes(cmp.to_dict()))] if "--json" in plan else []
+    if "--plot" in plan:
+        out.append((plan["--plot"], _compare_figure(cmp, args.plot)))
+    finish(plan, cmp.summary(warnings=False), out, warnings=cmp.warnings, command="spe compare")
+    return 0
+
+
+def _read_class_files(args, columns):
+    """Several classifiers' files of class columns: (names, name → DataFrame indexed by the file's ids, the labels
+    of the first file's items as (positions, class names) or None, the class names, the first file's ids)."""
+    import pandas as pd
+
+    from .common import file_names, names_list
+
+    names = names_list(args.names, "--names") if args.names is not None else file_names(args.scores)
+    if len(names) != len(args.scores):
+        raise SpeInputError(f"{len(names)} names for {len(args.scores)} classifiers", argument="--names")
+    frames, labels, first_ids = {}, None, None
+    for name, path in zip(names, args.scores):
+        matrix, classes, files = _class_matrix(args, path, columns)
+        frames[name] = pd.DataFrame(matrix, columns=classes, index=files[0].ids)
+        if labels is None:
+            labels, first_ids = _class_labels(args, files, classes), files[0].ids
+    return names, frames, labels, classes, first_ids
+
+
+def _compare(frames, labels, classes, options):
+    """Two classes: the binary spe compare of each classifier's second-class score, every model option applying;
+    more: the multiclass comparison (draws, level, seed and workers apply)."""
+    from ..multiclass.comparison import compare_classes
+
+    if len(classes) > 2:
+        options = {k: options[k] for k in ("draws", "level", "rng", "workers")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare_classes(frames, labels, classes=classes, **options)
+
+
+def _compare_figure(cmp, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..plot import class_comparison_figure, comparison_figure
+    from .common import figure_bytes
+
+    figure = class_comparison_figure(cmp) if hasattr(cmp, "class_comparisons") else comparison_figure(cmp)
+    return figure_bytes(figure, path)
+
+
+def _class_matrix(args, path, columns):
+    """(scores (N, K), class names, the files read (one per column; ``[0].ids`` the items' ids or None))."""
+    import numpy as np
+
+    from ..io import read_score_columns
+
+    files = read_score_columns(path, columns)
+    prefix = args.class_prefix or ""
+    return np.column_stack([f.scores for f in files]), [c[len(prefix):] for c in columns], files
+
+
+def _class_labels(args, files, names):
+    """LABELS.csv of the items of ``files`` as (positions, class names), or None without ``--labels``."""
+    import numpy as np
+
+    from ..io import read_labels
+    from ..multiclass.scores import class_encoder
+
+    if args.labels is None:
+        return None
+    index, value = read_labels(args.labels, files[0], encode=class_encoder(names))
+    return index, np.asarray(names, dtype=object)[value]
 
 
 def _class_inputs(args, path, columns):
     """(scores (N, K), class names, labels as (positions, class names) or None, the items' ids or None)."""
-    import numpy as np
-
-    from ..io import read_labels, read_score_columns
-    from ..multiclass.scores import class_encoder
-
-    files = read_score_columns(path, columns)
-    prefix = args.class_prefix or ""
-    names = [c[len(prefix):] for c in columns]
-    labels = None
-    if args.labels is not None:
-        index, value = read_labels(args.labels, files[0], encode=class_encoder(names))
-        labels = (index, np.asarray(names, dtype=object)[value])
-    return np.column_stack([f.scores for f in files]), names, labels, files[0].ids
+    matrix, names, files = _class_matrix(args, path, columns)
+    return matrix, names, _class_labels(args, files, names), files[0].ids
 
 
 def _estimate(args, matrix, names, labels, reference):

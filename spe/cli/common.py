@@ -17,7 +17,7 @@ from ..output import json_bytes  # noqa: F401  (the commands' --json, here with 
 __all__ = ["plan_outputs", "finish", "say", "quiet", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
            "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
            "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt",
-           "metrics_lines", "notes"]
+           "metrics_lines", "notes", "file_names", "names_list"]
 
 
 def reference_of(args):
@@ -217,7 +217,7 @@ def joint_fit(args, names, matrix, labels):
         return compare(dict(zip(names, matrix.T)), labels, **model_options(args))
 
 
-def _names_list(text, what):
+def names_list(text, what):
     from ..exceptions import SpeInputError
 
     names = [n.strip() for n in text.split(",")]
@@ -229,7 +229,7 @@ def _names_list(text, what):
     return names
 
 
-def _file_names(paths):
+def file_names(paths):
     """Each scores file's classifier name: its file name without extension, or its path as given where two
     files share a name (``a/model.csv``, ``b/model.csv``); the same file twice is refused."""
     from ..exceptions import SpeInputError
@@ -256,16 +256,16 @@ def classifier_inputs(args):
         if len(args.scores) != 1:
             raise SpeInputError("--score-columns reads the classifiers from one file; give one SCORES.csv",
                                 argument="--score-columns")
-        names = _names_list(args.score_columns, "--score-columns")
+        names = names_list(args.score_columns, "--score-columns")
         files = read_score_columns(args.scores[0], names)
     else:
         if "-" in args.scores and len(args.scores) > 1:
             raise SpeInputError("standard input ('-') can hold one classifier's scores only; use --score-columns",
                                 argument="SCORES.csv")
-        names = _file_names(args.scores)
+        names = file_names(args.scores)
         files = [read_scores(p, score_column=args.score_column) for p in args.scores]
     if args.names is not None:
-        names = _names_list(args.names, "--names")
+        names = names_list(args.names, "--names")
         if len(names) != len(files):
             raise SpeInputError(f"{len(names)} names for {len(files)} classifiers", argument="--names")
     return names, files, read_labels(args.labels, files[0], pos_label=args.pos_label) if args.labels is not None else None

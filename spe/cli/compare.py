@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .classes import class_columns, run_class_compare
 from .common import figure_bytes, finish, items_csv, joint_fit, json_bytes, plan_outputs, read_classifiers
 from .options import Once, add_classifier_inputs, add_model_options
 from .registry import Command, register
@@ -32,18 +33,32 @@ estimate JSON under 'classifiers'); --plot the overlaid PR curves with bands
 and the differences; --items each item's id, scores and probability of
 being positive under the joint model.
 
+Multiclass classifiers: give each one file with one column per class
+(probabilities, logits or decision values; --class-columns a,b,c or
+--class-prefix prob_ as in spe estimate, or every column but 'id' when the
+file has no 'score' column), and labels as class names. Prints each
+classifier's accuracy and macro F1, the probability that each is the most
+accurate, every pair's differences and the classes whose F1 differs most
+surely; --json writes each classifier's multiclass estimate and every
+pair's differences in accuracy, macro F1, macro AP and ROC AUC and per
+class; --plot the metrics with intervals and the accuracy differences.
+
 Exit status: 0 an answer, 2 bad input or options (nothing written), 130
 interrupted, 1 anything else.
 
 examples:
   spe compare erm.csv irm.csv coral.csv --labels few.csv --json cmp.json --plot cmp.png --seed 0
   spe compare scores.csv --score-columns old,new --labels few.csv
+  spe compare resnet.csv vit.csv --class-prefix prob_ --labels few_classes.csv --json cmp.json
 """
 
 
 def add_arguments(p):
     """The options of ``spe compare``."""
+    from .classes import add_class_options
+
     add_classifier_inputs(p)
+    add_class_options(p)
     add_model_options(p, inputs=False, reference=False, baseline=False)
     p.add_argument("--json", metavar="OUT.json", action=Once,
                    help="write the full result as JSON ('-': to standard output, and the summary to standard error)")
@@ -58,6 +73,9 @@ def run(args):
     """Run ``spe compare``; returns the exit status."""
     from ..exceptions import SpeInputError
 
+    columns = None if args.score_columns is not None else class_columns(args, args.scores[0])
+    if columns is not None:
+        return run_class_compare(args, columns)
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
                         ("--plot", args.plot, False))
     names, matrix, ids, labels = read_classifiers(args)

@@ -83,7 +83,7 @@ def run(args):
 
     from .classes import class_columns, run_class_suggest
 
-    columns = class_columns(args, args.scores[0]) if len(args.scores) == 1 and not args.score_columns else None
+    columns = class_columns(args, args.scores[0]) if not args.score_columns else None
     if columns is not None:
         return run_class_suggest(args, columns)
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))

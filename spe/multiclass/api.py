@@ -13,7 +13,7 @@ from .performance import sample_class_performance
 from .scores import (class_labels, class_reference, class_scores, reference_values, score_matrix,
                      second_class_score)
 
-__all__ = ["evaluate_multiclass", "evaluate_classes"]
+__all__ = ["evaluate_multiclass", "evaluate_classes", "warn_unused", "class_warnings"]
 
 
 def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None,
@@ -82,7 +82,7 @@ def _evaluate(data, labels, *, draws, level, rng, score_model, reference):
     diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table(),
                    **({} if ref is None else {"reference": {"n_items": int(ref[1].size)}})}
     return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics,
-                                _warnings(data, value, ref is not None))
+                                class_warnings(data, value, ref is not None))
 
 
 def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None, score_model="average",
@@ -106,7 +106,7 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
 
     data = class_scores(scores, classes)
     if data.n_classes > 2:
-        _warn_unused(binary_options, evaluate)
+        warn_unused(binary_options, evaluate)
         return _evaluate(data, labels, draws=draws, level=level, rng=rng, score_model=score_model,
                          reference=reference)
     index, value = class_labels(labels, data)
@@ -119,15 +119,16 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
                     score_model=score_model, reference=binary_reference, **binary_options)
 
 
-def _warn_unused(options, evaluate):
-    """A SpeWarning naming the binary-only options given other values than their defaults (K ≥ 3 reads none)."""
+def warn_unused(options, function):
+    """A SpeWarning naming the options of the binary ``function`` (:func:`spe.evaluate`, :func:`spe.compare`)
+    given to a K ≥ 3 call with other values than their defaults (K ≥ 3 reads none of them)."""
     import inspect
     import warnings
 
     from ..exceptions import SpeWarning
 
-    defaults = {k: p.default for k, p in inspect.signature(evaluate).parameters.items()}
-    unused = sorted(k for k, v in options.items() if k in defaults and not _same(v, defaults[k]))
+    defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()}
+    unused = sorted(k for k, v in options.items() if k not in defaults or not _same(v, defaults[k]))
     if unused:
         warnings.warn(SpeWarning(f"{', '.join(unused)}: options of one score, not used for multiclass "
                                  "scores"), stacklevel=4)
@@ -140,7 +141,8 @@ def _same(value, default):
         return False
 
 
-def _warnings(data, labeled_class, has_reference=False):
+def class_warnings(data, labeled_class, has_reference=False):
+    """The warnings of a multiclass estimate (list of str): classes with no labeled item, no label at all."""
     out = []
     if has_reference:
         return out

@@ -18,10 +18,13 @@ from ..inputs import check_choice, check_level
 from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..output import jsonable, save_json
 
-__all__ = ["MulticlassEvaluation", "CLASS_METRICS"]
+__all__ = ["MulticlassEvaluation", "CLASS_METRICS", "SCALAR_METRICS"]
 
 #: The per-class metrics of :meth:`MulticlassEvaluation.per_class`.
 CLASS_METRICS = ("precision", "recall", "f1", "average_precision", "roc_auc")
+#: The one-number metrics of :meth:`MulticlassEvaluation.metric_draws` → whether higher is better.
+SCALAR_METRICS = {"accuracy": True, "macro_f1": True, "weighted_f1": True, "macro_average_precision": True,
+                  "macro_roc_auc": True, "calibration_error": False, "classwise_calibration_error": False}
 
 
 @dataclass
@@ -37,6 +40,9 @@ class MulticlassEvaluation:
     level : float
     diagnostics : dict
     warnings : list of str
+    model_inputs : array or None
+        What the model's draws read (``model.blocks``' probabilities): None for this classifier's
+        log-probabilities (N, K); a comparison's joint model reads every classifier's, (N, K, C).
     """
 
     scores: object
@@ -47,6 +53,12 @@ class MulticlassEvaluation:
     level: float = 0.9
     diagnostics: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    model_inputs: object = None
+
+    @property
+    def inputs(self):
+        """The array the model's probabilities are computed from: (N, K), or (N, K, C) in a comparison."""
+        return self.scores.log_probs if self.model_inputs is None else self.model_inputs
 
     @property
     def classes(self) -> tuple:
@@ -74,10 +86,26 @@ class MulticlassEvaluation:
         p = self.performance
         return p.confusion.astype(float) if performance == "sample" else p.expected_confusion
 
+    def metric_draws(self, metric, performance="sample"):
+        """One of :data:`SCALAR_METRICS` per draw, (M,): accuracy, macro and weighted F1 (of ``performance``),
+        macro AP and ROC AUC, top-label and class-wise calibration error (of the drawn labels)."""
+        check_choice("metric", metric, tuple(SCALAR_METRICS))
+        p = self.performance
+        if metric == "accuracy":
+            return np.trace(self.confusion_draws(performance), axis1=1, axis2=2) / self.n_items
+        if metric == "macro_f1":
+            return np.nanmean(self.class_metric_draws("f1", performance), axis=1)
+        if metric == "weighted_f1":
+            f1 = np.nan_to_num(self.class_metric_draws("f1", performance))
+            true = self.confusion_draws(performance).sum(axis=2)
+            return np.sum(f1 * true, axis=1) / true.sum(axis=1)
+        if metric in ("macro_average_precision", "macro_roc_auc"):
+            return np.nanmean(getattr(p, metric[len("macro_"):]), axis=1)
+        return p.calibration_error if metric == "calibration_error" else p.classwise_calibration_error
+
     def accuracy(self, level=None, performance="sample") -> Interval:
         """The share of items whose argmax class is their true class."""
-        c = self.confusion_draws(performance)
-        return self._interval(np.trace(c, axis1=1, axis2=2) / self.n_items, level)
+        return self._interval(self.metric_draws("accuracy", performance), level)
 
     def top_k_accuracy(self, k, level=None) -> Interval:
         """The share of items whose true class is among their k highest-scored (k < K; sample)."""
@@ -112,29 +140,27 @@ class MulticlassEvaluation:
 
     def macro_f1(self, level=None, performance="sample") -> Interval:
         """The mean F1 over the classes with an item or a prediction in each draw."""
-        return self._interval(np.nanmean(self.class_metric_draws("f1", performance), axis=1), level)
+        return self._interval(self.metric_draws("macro_f1", performance), level)
 
     def weighted_f1(self, level=None, performance="sample") -> Interval:
         """The classes' F1 weighed by their items in each draw."""
-        f1 = np.nan_to_num(self.class_metric_draws("f1", performance))
-        true = self.confusion_draws(performance).sum(axis=2)
-        return self._interval(np.sum(f1 * true, axis=1) / true.sum(axis=1), level)
+        return self._interval(self.metric_draws("weighted_f1", performance), level)
 
     def macro_average_precision(self, level=None) -> Interval:
         """The mean one-vs-rest average precision over the classes present in each draw."""
-        return self._interval(np.nanmean(self.performance.average_precision, axis=1), level)
+        return self._interval(self.metric_draws("macro_average_precision"), level)
 
     def macro_roc_auc(self, level=None) -> Interval:
         """The mean one-vs-rest ROC AUC over the classes present in each draw."""
-        return self._interval(np.nanmean(self.performance.roc_auc, axis=1), level)
+        return self._interval(self.metric_draws("macro_roc_auc"), level)
 
     def calibration_error(self, kind="top-label", level=None) -> Interval:
         """The expected calibration error of the classifier's stated probabilities on this pool (15 equal-width
         bins): ``"top-label"`` (of the predicted class's probability against being right; Guo et al. 2017) or
         ``"classwise"`` (every class's probability against its one-vs-rest label, averaged; Kull et al. 2019)."""
         check_choice("kind", kind, ("top-label", "classwise"))
-        p = self.performance
-        return self._interval(p.calibration_error if kind == "top-label" else p.classwise_calibration_error, level)
+        return self._interval(self.metric_draws("calibration_error" if kind == "top-label"
+                                                else "classwise_calibration_error"), level)
 
     def reliability(self, level=None) -> dict:
         """The top-label reliability diagram on this pool: per bin of the classifier's stated confidence (15

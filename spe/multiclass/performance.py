@@ -22,7 +22,8 @@ import numpy as np
 from ..metrics.curves import FPR_GRID, RECALL_GRID, probability_bins
 from ..parallel import resolve_workers, thread_map
 
-__all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "ranking_metrics", "expected_confusion", "TOP_K",
+__all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "sample_joint_class_performance",
+           "ranking_metrics", "expected_confusion", "TOP_K",
            "CALIBRATION_BINS"]
 
 #: The k of top-k accuracy reported (those below K).
@@ -235,32 +236,63 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     -------
     ClassPerformance
     """
-    k = log_probs.shape[1]
     order = np.argsort(predicted, kind="stable")  # items by predicted class: the population's sums are contiguous
     log_probs, predicted = log_probs[order], predicted[order]
     labeled_index = np.argsort(order)[labeled_index]
     r = Rankings(log_probs, predicted)  # the rankings from the scores as given (float64: ties as scikit-learn's)
-    log_probs = log_probs.astype(np.float32)
+    return _draw_and_count(model, log_probs.astype(np.float32), [r], labeled_index, labeled_class, rng=rng,
+                           block=block, grid=grid, workers=workers)[0]
+
+
+def sample_joint_class_performance(model, inputs, rankings, labeled_index, labeled_class, *, rng, block=None,
+                                   grid=RECALL_GRID, workers=None) -> list:
+    """Several classifiers' metrics counted from the same label draws (``spe compare`` on K-class scores).
+
+    Parameters
+    ----------
+    model : AveragedClassModel
+        Its draws' probabilities read ``inputs``.
+    inputs : float32 array, shape (N, K, C)
+        Every classifier's log-probabilities.
+    rankings : list of Rankings, length C
+        Each classifier's, in the items' order.
+    labeled_index, labeled_class, rng, block, grid, workers
+        As :func:`sample_class_performance`.
+
+    Returns
+    -------
+    list of ClassPerformance, one per classifier: under draw m every classifier is scored against the same labels.
+    """
+    return _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, rng=rng, block=block, grid=grid,
+                           workers=workers)
+
+
+def _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, *, rng, block, grid, workers):
+    """The label draws of every block of the model's draws, each counted against every ranking."""
+    first = rankings[0]
+    k = first.n_classes
     top_ks = [t for t in TOP_K if t < k]
-    out = _empty(model.n_draws, k, len(grid), top_ks, r)
+    outs = [_empty(model.n_draws, k, len(grid), top_ks, r) for r in rankings]
     onehot = np.eye(k, dtype=np.float32)[labeled_class]
     if block is None:
-        block = int(np.clip(BLOCK_CELLS // log_probs.size, 1, 8))
+        block = int(np.clip(BLOCK_CELLS // (first.n_items * k), 1, 8))
     blocks = model.blocks(block)
     streams = rng.spawn(len(blocks))
 
     def run(task):
         (start, fitted, theta), stream = task
-        probs = fitted.probabilities(theta, log_probs)
+        probs = fitted.probabilities(theta, inputs)
         for b in range(probs.shape[0]):  # the population's counts from θ alone, labeled items included
-            out.expected_confusion[start + b] = expected_confusion(probs[b], r)
+            for out, r in zip(outs, rankings):
+                out.expected_confusion[start + b] = expected_confusion(probs[b], r)
         probs[:, labeled_index] = onehot
         labels = _draw_labels(probs, stream)
         for b in range(probs.shape[0]):
-            _count(out, start + b, labels[b], r, grid, top_ks)
+            for out, r in zip(outs, rankings):
+                _count(out, start + b, labels[b], r, grid, top_ks)
 
     thread_map(run, zip(blocks, streams), resolve_workers(workers))
-    return out
+    return outs
 
 
 def _empty(m, k, g, top_ks, r):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ClassSuggestion", "suggest_labels", "TARGETS", "MAX_CANDIDATE_CELLS"]
+__all__ = ["ClassSuggestion", "suggest_labels", "suggest_for_draws", "TARGETS", "MAX_CANDIDATE_CELLS"]
 
 #: Most candidate items × classes valued at once.
 MAX_CANDIDATE_CELLS = 200_000
@@ -90,9 +90,31 @@ def suggest_labels(evaluation, k=10, target="accuracy", rng=None) -> ClassSugges
     ValueError
         An unknown target or class, ``k`` below 1.
     """
+    return suggest_for_draws(evaluation, k, _target_draws(evaluation, target), target, rng)
+
+
+def suggest_for_draws(evaluation, k, values, target, rng=None) -> ClassSuggestion:
+    """:func:`suggest_labels` for any target given by its value under each of the evaluation's draws.
+
+    Parameters
+    ----------
+    evaluation : MulticlassEvaluation
+        Its model's draws (and :attr:`~spe.multiclass.evaluation.MulticlassEvaluation.inputs`) weigh the labels.
+    k : int
+    values : array, shape (M,)
+        The target under each draw (NaN where undefined), e.g. a difference of two classifiers' accuracies.
+    target : str
+        Its name, as the suggestion reports it.
+    rng : numpy.random.Generator, int or None
+
+    Raises
+    ------
+    ValueError
+        ``k`` below 1.
+    """
     if int(k) < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    t = _target_draws(evaluation, target)
+    t = np.asarray(values, dtype=float)
     ok = np.isfinite(t)
     t = t - np.mean(t[ok])
     cand = _candidates(evaluation, np.random.default_rng(rng))
@@ -110,7 +132,7 @@ def suggest_labels(evaluation, k=10, target="accuracy", rng=None) -> ClassSugges
 def _weighted_sums(evaluation, cand, t, ok):
     """Σ_m w, Σ_m w t, Σ_m w t² per candidate and class, (C, K), with w = p(y_i = k | θ_m) over the draws that
     define the target."""
-    log_probs = evaluation.scores.log_probs[cand].astype(np.float32)
+    log_probs = evaluation.inputs[cand].astype(np.float32)
     shape = (cand.size, len(evaluation.classes))
     s0, s1, s2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     for start, model, theta in evaluation.model.blocks(8):

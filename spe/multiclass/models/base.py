@@ -249,7 +249,7 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
 
 
 def _offset(cmap, log_probs):
-    return np.zeros(log_probs.shape) if cmap.offset is None else cmap.offset(log_probs)
+    return np.zeros(log_probs.shape[:2]) if cmap.offset is None else cmap.offset(log_probs)
 
 
 def _with_reference(cmap, x, y, reference):

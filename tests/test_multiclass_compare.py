@@ -1,0 +1,183 @@
+"""Comparing multiclass classifiers: the joint stacking map, counts from shared label draws, the differences'
+posterior on simulated classifiers whose truth is known, reading and the command line."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special
+from sklearn import metrics as skm
+
+import spe
+from spe.exceptions import SpeInputError
+from spe.multiclass.comparison import MulticlassComparison, compare_multiclass
+from spe.multiclass.joint import joint_map
+from spe.multiclass.models.base import linear
+
+
+def _classifiers(n=1500, k=4, seed=0):
+    """Three classifiers of the same items, the classes drawn from a hidden truth: 'sharp' sees it best,
+    'blurred' adds noise, 'weak' adds more (each stating its own softmax)."""
+    rng = np.random.default_rng(seed)
+    truth_logits = rng.normal(0, 2.5, size=(n, k))
+    y = (special.softmax(truth_logits, axis=1).cumsum(1) > rng.random(n)[:, None]).argmax(1)
+    out = {name: truth_logits + rng.normal(0, sd, size=(n, k)) for name, sd in
+           [("sharp", 0.3), ("blurred", 1.5), ("weak", 3.5)]}
+    return out, y
+
+
+def test_the_joint_maps_logits_are_its_design_times_its_parameters():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(7, 4, 3))
+    cmap = joint_map(4, 3, scales=[1.5, 0.5, 2.0])
+    theta = linear(rng.normal(size=(5, cmap.n_params)))
+    direct = cmap.logits(theta, x)
+    via_design = np.einsum("nkp,bp->bnk", cmap.design(x), theta)
+    np.testing.assert_allclose(direct, via_design, atol=1e-12)
+    # the ensemble at a = 1, no contrast, no shift: the mean of the scaled log-probabilities
+    plain = np.zeros((1, cmap.n_params))
+    plain[0, 0] = 1.0
+    np.testing.assert_allclose(cmap.logits(plain, x)[0], np.mean(x * [1.5, 0.5, 2.0], axis=2), atol=1e-12)
+
+
+def test_every_item_labeled_gives_each_classifiers_metrics_and_their_differences_exactly():
+    scores, y = _classifiers(n=300)
+    cmp = compare_multiclass(scores, y, draws=100, rng=0)
+    assert isinstance(cmp, MulticlassComparison)
+    acc = {k: skm.accuracy_score(y, v.argmax(1)) for k, v in scores.items()}
+    for k in scores:
+        assert cmp[k].accuracy().lo == cmp[k].accuracy().hi == pytest.approx(acc[k])
+        assert cmp[k].macro_f1().mean == pytest.approx(skm.f1_score(y, scores[k].argmax(1), average="macro"))
+    d = cmp.difference("sharp", "weak")
+    assert d.lo == d.hi == pytest.approx(acc["sharp"] - acc["weak"])
+    assert cmp.probability_better("sharp", "weak") == 1.0
+
+
+def test_the_better_classifier_is_found_and_the_differences_intervals_hold_the_truth():
+    """Simulated: 40 labels of 1,500 items; the posterior favours the truly more accurate classifier and every
+    pair's 90% interval of the accuracy difference holds the pool's true difference."""
+    scores, y = _classifiers(seed=2)
+    rng = np.random.default_rng(2)
+    labeled = rng.choice(y.size, 40, replace=False)
+    cmp = spe.compare(scores, {int(i): int(y[i]) for i in labeled}, draws=400, rng=3)
+    acc = {k: np.mean(v.argmax(1) == y) for k, v in scores.items()}
+    assert acc["sharp"] > acc["blurred"] > acc["weak"]
+    assert cmp.ranking()[0]["name"] == "sharp"
+    assert cmp.probability_better("sharp", "weak") > 0.95
+    for c in cmp.comparisons(["accuracy"]):
+        truth = acc[c["a"]] - acc[c["b"]]
+        assert c["difference"]["lo"] <= truth <= c["difference"]["hi"], c
+
+
+def test_the_same_seed_gives_the_same_comparison_and_ids_match_items_in_any_order():
+    scores, y = _classifiers(n=200)
+    ids = [f"i{j}" for j in range(200)]
+    frames = {k: pd.DataFrame(v, columns=list("abcd"), index=ids) for k, v in scores.items()}
+    labels = pd.Series(["abcd"[c] for c in y[:30]], index=ids[:30])
+    one = compare_multiclass(frames, labels, draws=150, rng=5)
+    shuffled = dict(frames, weak=frames["weak"].sample(frac=1.0, random_state=0)[list("dcba")])
+    two = compare_multiclass(shuffled, labels, draws=150, rng=5)
+    assert one.to_dict() == two.to_dict()
+
+
+def test_bad_groups_of_classifiers_are_refused_with_the_reason():
+    scores, y = _classifiers(n=100)
+    with pytest.raises(SpeInputError, match="two or more"):
+        compare_multiclass({"sharp": scores["sharp"]}, None, draws=100)
+    with pytest.raises(SpeInputError, match="90 items, the first classifier 100"):
+        compare_multiclass({"a": scores["sharp"], "b": scores["weak"][:90]}, None, draws=100)
+    frames = {"a": pd.DataFrame(scores["sharp"], columns=list("abcd")),
+              "b": pd.DataFrame(scores["weak"], columns=list("abce"))}
+    with pytest.raises(SpeInputError, match="not the first classifier's"):
+        compare_multiclass(frames, None, draws=100)
+    with pytest.raises(SpeInputError, match="named 'x'"):
+        compare_multiclass([scores["sharp"], scores["weak"]], None, names=["x", "x"], draws=100)
+    cmp = compare_multiclass(scores, {0: int(y[0])}, draws=100, rng=0)
+    with pytest.raises(SpeInputError, match="none of the classifiers"):
+        cmp.difference("sharp", "nobody")
+    with pytest.raises(SpeInputError, match="per-class metrics"):
+        cmp.metric_draws("sharp", "lift:0")
+
+
+def test_two_class_matrices_compare_as_their_one_column_scores():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    good = special.expit((2 * y - 1) * 2.0 + rng.normal(size=400))
+    weak = special.expit((2 * y - 1) * 0.7 + rng.normal(size=400))
+    known = {int(i): int(y[i]) for i in rng.choice(400, 30, replace=False)}
+    one = spe.compare({"good": good, "weak": weak}, known, draws=200, rng=2)
+    two = spe.compare({"good": np.c_[1 - good, good], "weak": np.c_[1 - weak, weak]}, known, draws=200, rng=2)
+    assert two.to_dict() == one.to_dict()
+
+
+def _write_classifiers(tmp_path, n=240):
+    scores, y = _classifiers(n=n, k=3, seed=4)
+    ids = [f"x{i}" for i in range(n)]
+    for name, v in scores.items():
+        frame = pd.DataFrame(special.softmax(v, axis=1), columns=["prob_ant", "prob_bee", "prob_cat"])
+        frame.insert(0, "id", ids)
+        frame.sample(frac=1.0, random_state=len(name)).to_csv(tmp_path / f"{name}.csv", index=False)
+    pd.DataFrame({"id": ids[::8], "label": [["ant", "bee", "cat"][c] for c in y[::8]]}).to_csv(
+        tmp_path / "labels.csv", index=False)
+    return [str(tmp_path / f"{name}.csv") for name in scores]
+
+
+def test_spe_compare_on_class_columns_writes_each_classifier_and_every_difference(tmp_path, capsys):
+    from spe.cli.main import main
+
+    files = _write_classifiers(tmp_path)
+    out = tmp_path / "cmp.json"
+    code = main(["compare", *files, "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_",
+                 "--json", str(out), "--plot", str(tmp_path / "cmp.png"), "--draws", "150", "--seed", "0"])
+    assert code == 0
+    d = json.loads(out.read_text())
+    assert d["classes"] == ["ant", "bee", "cat"] and list(d["classifiers"]) == ["sharp", "blurred", "weak"]
+    assert {"accuracy", "macro_f1", "confusion_matrix", "per_class"} <= set(d["classifiers"]["weak"])
+    pairs = {(c["a"], c["b"], c["metric"]) for c in d["comparisons"]}
+    assert ("sharp", "weak", "accuracy") in pairs and ("blurred", "weak", "macro_roc_auc") in pairs
+    assert len(d["per_class_comparisons"]) == 3 * 2 * 3
+    assert abs(sum(r["p_best"] for r in d["ranking"]) - 1) < 1e-9
+    assert (tmp_path / "cmp.png").stat().st_size > 0
+    assert "most accurate" in capsys.readouterr().out
+
+
+def test_spe_compare_names_a_file_whose_classes_differ_and_refuses_items(tmp_path, capsys):
+    from spe.cli.main import main
+
+    files = _write_classifiers(tmp_path)
+    pd.read_csv(files[1]).rename(columns={"prob_cat": "prob_cow"}).to_csv(files[1], index=False)
+    args = ["compare", *files, "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_"]
+    assert main(args) == 2
+    assert "prob_cat" in capsys.readouterr().err
+    assert main(args[:2] + args[3:] + ["--items", str(tmp_path / "items.csv")]) == 2
+    assert "--items" in capsys.readouterr().err
+    assert not (tmp_path / "items.csv").exists()
+
+
+def test_the_items_suggested_to_compare_are_unlabeled_and_their_gain_is_the_variance_they_remove():
+    scores, y = _classifiers(n=300, seed=6)
+    known = {i: int(y[i]) for i in range(0, 300, 20)}
+    cmp = compare_multiclass(scores, known, draws=200, rng=1)
+    got = cmp.suggest(5, rng=0)
+    assert got.target.startswith("compare: accuracy of")
+    assert not set(got.items.tolist()) & set(known)
+    assert np.all(np.diff(got.expected_gain) <= 0) and np.all(got.expected_gain <= got.variance + 1e-12)
+    one = cmp.suggest(3, "ap:2", classifier="weak", rng=0)
+    assert one.target == "ap:2" and one.items.size == 3
+    with pytest.raises(SpeInputError):
+        cmp.suggest(3, "lift", rng=0)
+
+
+def test_spe_suggest_on_several_class_files_names_items_of_the_first_file(tmp_path):
+    from spe.cli.main import main
+
+    files = _write_classifiers(tmp_path)
+    out = tmp_path / "next.csv"
+    args = ["suggest", *files, "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_", "-k", "4",
+            "--draws", "150", "--seed", "0", "--out", str(out)]
+    assert main(args) == 0
+    got = pd.read_csv(out)
+    assert len(got) == 4 and not set(got["id"]) & set(pd.read_csv(tmp_path / "labels.csv")["id"])
+    assert set(got["id"]) <= set(pd.read_csv(files[0])["id"])
+    assert main(args[:-2] + ["--classifier", "nobody", "--out", str(tmp_path / "x.csv")]) == 2
