@@ -18,7 +18,8 @@ __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_thre
            "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
            "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves",
-           "plot_class_reliability", "multiclass_figure", "plot_class_metrics", "class_comparison_figure"]
+           "plot_class_reliability", "multiclass_figure", "plot_class_metrics", "class_comparison_figure",
+           "plot_accuracy_vs_labels"]
 
 
 #: The x-axis label of every figure against the threshold.
@@ -1048,3 +1049,53 @@ def class_comparison_figure(comparison, *, level=None, performance="sample"):
     plot_class_metrics(comparison, left, level=level, performance=performance)
     plot_differences(comparison, right, metric="accuracy", level=level, performance=performance)
     return fig
+
+
+def plot_accuracy_vs_labels(curve, ax=None, *, truth=None, title=None):
+    """A multiclass classifier's accuracy with its interval against the number of labels, spe's and the labeled
+    items' own (:meth:`spe.multiclass.evaluation.MulticlassEvaluation.accuracy_by_labels`).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame or MulticlassEvaluation
+        The table of ``accuracy_by_labels`` (columns ``n_labeled``, ``mean``, ``lo``, ``hi``, ``labeled_mean``,
+        ``labeled_lo``, ``labeled_hi``), or an evaluation (its default table is computed: one refit per count).
+    ax : matplotlib Axes, optional
+    truth : float, optional
+        The true accuracy, drawn as a dashed line.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        x: labeled items (log axis); y: accuracy.
+
+    Raises
+    ------
+    ValueError
+        A table without those columns.
+    """
+    if hasattr(curve, "accuracy_by_labels"):
+        curve = curve.accuracy_by_labels()
+    missing = {"n_labeled", "mean", "lo", "hi", "labeled_mean", "labeled_lo", "labeled_hi"} - set(curve.columns)
+    if missing:
+        raise ValueError(f"the table lacks the columns {sorted(missing)}")
+    ax = _axes(ax)
+    n = curve["n_labeled"].to_numpy(dtype=float)
+    for prefix, colour, marker, name, dx in (("", "tab:red", "o", "spe (all scores + labels)", 0.97),
+                                             ("labeled_", "tab:gray", "s", "labeled items only", 1.03)):
+        mid = curve[f"{prefix}mean"].to_numpy()
+        lo, hi = curve[f"{prefix}lo"].to_numpy(), curve[f"{prefix}hi"].to_numpy()
+        ax.errorbar(n * dx, mid, yerr=[mid - lo, hi - mid], color=colour, marker=marker, ms=4, lw=1.4, capsize=3,
+                    label=name)
+    if truth is not None:
+        ax.axhline(truth, color="black", ls="--", lw=0.9, label=f"true accuracy {truth:.3f}")
+    ax.set_xscale("log")
+    ax.set_xticks(n, [f"{v:g}" for v in n])
+    ax.minorticks_off()
+    ax.set_xlabel("labeled items (the first n, in a random order)")
+    ax.set_ylabel("accuracy (mean and credible interval)")
+    ax.set_title(title or "Accuracy against the number of labels", fontsize=10)
+    ax.legend(loc="best", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax

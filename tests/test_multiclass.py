@@ -417,3 +417,55 @@ def test_options_of_one_score_given_with_multiclass_scores_are_named_as_unused()
     with warnings.catch_warnings():
         warnings.simplefilter("error", spe.SpeWarning)
         spe.evaluate(logits, {0: int(y[0])}, draws=100, rng=0)
+
+
+def test_accuracy_against_the_number_of_labels_ends_at_the_estimate_itself(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    from spe.plot import plot_accuracy_vs_labels
+
+    logits, y = _softmax_pool(n=400, k=3, seed=5)
+    known = {i: int(y[i]) for i in range(0, 400, 20)}
+    ev = evaluate_multiclass(logits, known, draws=150, rng=7)
+    curve = ev.accuracy_by_labels([5, 10, 20])
+    assert curve["n_labeled"].tolist() == [5, 10, 20]
+    last = curve.iloc[-1]
+    assert (last["mean"], last["lo"], last["hi"]) == pytest.approx((ev.accuracy().mean, ev.accuracy().lo,
+                                                                    ev.accuracy().hi))
+    hits = int(np.sum(logits[list(known)].argmax(1) == y[list(known)]))
+    assert last["labeled_mean"] == pytest.approx(hits / 20)
+    assert last["labeled_lo"] == pytest.approx(stats.beta.ppf(0.05, hits + 0.5, 20 - hits + 0.5))
+    with pytest.raises(SpeInputError, match="1..20"):
+        ev.accuracy_by_labels([0, 30])
+    ax = plot_accuracy_vs_labels(curve, truth=float(np.mean(logits.argmax(1) == y)))
+    ax.figure.savefig(tmp_path / "curve.png")
+    plt.close(ax.figure)
+    assert (tmp_path / "curve.png").stat().st_size > 0
+
+
+def test_item_probabilities_average_the_draws_and_the_command_writes_them(tmp_path):
+    from spe.cli.main import main
+
+    logits, y = _softmax_pool(n=200, k=3, seed=8)
+    known = {i: int(y[i]) for i in range(0, 200, 10)}
+    ev = evaluate_multiclass(logits, known, draws=120, rng=2)
+    probs = ev.item_probabilities()
+    by_hand = np.zeros_like(probs)
+    for _, model, theta in ev.model.blocks(7):
+        by_hand += model.probabilities(theta, ev.scores.log_probs).sum(axis=0)
+    by_hand /= ev.model.n_draws
+    free = np.setdiff1d(np.arange(200), list(known))
+    np.testing.assert_allclose(probs[free], by_hand[free], rtol=1e-5)
+    np.testing.assert_array_equal(probs[list(known)], np.eye(3)[list(known.values())])
+    _write_pool(tmp_path)
+    out = tmp_path / "items.csv"
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--class-prefix", "prob_", "--items", str(out), "--draws", "150", "--seed", "0"]) == 0
+    items = pd.read_csv(out)
+    assert list(items.columns) == ["id", "predicted", "label", "prob_ant", "prob_bee", "prob_cat"]
+    np.testing.assert_allclose(items[["prob_ant", "prob_bee", "prob_cat"]].sum(axis=1), 1.0, atol=1e-5)
+    assert items["label"].notna().sum() == pd.read_csv(tmp_path / "labels.csv").shape[0]

@@ -12,7 +12,7 @@ __all__ = ["add_class_options", "class_columns", "run_classes", "run_class_sugge
            "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
-UNSUPPORTED = (("report", "--report"), ("items", "--items"), ("threshold", "--threshold"),
+UNSUPPORTED = (("report", "--report"), ("threshold", "--threshold"),
                ("requirement", "--requirement"), ("truth", "--truth"))
 
 
@@ -66,10 +66,11 @@ def class_columns(args, path=None):
 
 
 def run_classes(args, columns):
-    """Estimate from K class columns; writes ``--json`` and ``--plot`` and prints the summary. Returns the exit
-    status."""
+    """Estimate from K class columns; writes ``--json``, ``--items`` and ``--plot`` and prints the summary. Returns
+    the exit status."""
     _refuse_unsupported(args)
-    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
+    plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
+                        ("--plot", args.plot, False))
     matrix, names, labels, _ = _class_inputs(args, args.scores, columns)
     reference = _reference(args.reference, columns, names) if args.reference is not None else None
     ev = _estimate(args, matrix, names, labels, reference)
@@ -77,6 +78,8 @@ def run_classes(args, columns):
     if len(names) == 2:
         result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
     out = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
+    if "--items" in plan:
+        out.append((plan["--items"], _items_bytes(ev, args.items)))
     if "--plot" in plan:
         out.append((plan["--plot"], _figure(ev, args.plot)))
     finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings, command="spe estimate")
@@ -243,6 +246,21 @@ def _reference(path, columns, names):
 
     scores, codes = read_labeled_columns(path, columns, class_encoder(names))
     return scores, np.asarray(names, dtype=object)[codes]
+
+
+def _items_bytes(ev, path):
+    """``--items``: every item's id, predicted class, label and posterior class probabilities, as CSV (6
+    significant digits) or, for a name ending in .parquet, a Parquet file."""
+    import io
+
+    from .common import is_parquet_name
+
+    frame = ev.items_frame()
+    if is_parquet_name(path):
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    return frame.to_csv(index=False, float_format="%.6g").encode()
 
 
 def _figure(ev, path):

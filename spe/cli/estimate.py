@@ -77,7 +77,8 @@ def add_arguments(est):
     est.add_argument("--items", metavar="OUT.csv", action=Once,
                      help="write per-item probabilities p(y=1 | scores, labels) (id, score, probability; labeled "
                           "items keep their label; '-': to standard output; a name ending in .parquet: a Parquet "
-                          "file)")
+                          "file). Multiclass scores: id, predicted, label and prob_CLASS, each class's posterior "
+                          "probability")
     est.add_argument("--threshold", type=finite, action="append", metavar="T",
                      help="also give precision, recall, F1, accuracy, false positive rate and the confusion counts "
                           "at threshold T (score units; items scored >= T are predicted positive); repeatable")

@@ -13,7 +13,7 @@ from .performance import sample_class_performance
 from .scores import (class_labels, class_reference, class_scores, reference_values, score_matrix,
                      second_class_score)
 
-__all__ = ["evaluate_multiclass", "evaluate_classes", "warn_unused", "class_warnings"]
+__all__ = ["evaluate_multiclass", "evaluate_classes", "estimate_from_scores", "warn_unused", "class_warnings"]
 
 
 def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None,
@@ -60,12 +60,14 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
         Bad scores (:func:`~spe.multiclass.scores.class_scores`), a label that is no class (naming the item), an
         option out of range.
     """
-    return _evaluate(class_scores(scores, classes), labels, draws=draws, level=level, rng=rng,
+    return estimate_from_scores(class_scores(scores, classes), labels, draws=draws, level=level, rng=rng,
                      score_model=score_model, reference=reference)
 
 
-def _evaluate(data, labels, *, draws, level, rng, score_model, reference):
-    """:func:`evaluate_multiclass` of scores already read (a :class:`~spe.multiclass.scores.ClassScores`)."""
+def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score_model="average",
+                         reference=None):
+    """:func:`evaluate_multiclass` of scores already read (a :class:`~spe.multiclass.scores.ClassScores`);
+    raises as it does."""
     level = check_level(level)
     check_choice("score_model", score_model, ("average", *CLASS_MODELS))
     if int(draws) < MIN_DRAWS:
@@ -107,7 +109,7 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
     data = class_scores(scores, classes)
     if data.n_classes > 2:
         warn_unused(binary_options, evaluate)
-        return _evaluate(data, labels, draws=draws, level=level, rng=rng, score_model=score_model,
+        return estimate_from_scores(data, labels, draws=draws, level=level, rng=rng, score_model=score_model,
                          reference=reference)
     index, value = class_labels(labels, data)
     binary_reference = None

@@ -1,8 +1,8 @@
 """``spe.compare`` for K-class classifiers: several (N, K) score matrices of the same items, one set of labels.
 
-Every classifier's own score models (those of :func:`spe.evaluate_multiclass`) and the joint stacking of all
-their log-probabilities (:mod:`spe.multiclass.joint`) are fitted to the labeled items and averaged by their
-evidence. The unknown classes are drawn once per posterior draw from that average, and every classifier's
+The joint stacking of all the classifiers' log-probabilities (:mod:`spe.multiclass.joint`: the geometric mean of
+each one's temperature-scaled probabilities, with weights, votes and a prior shift learned from the labels) is
+fitted to the labeled items. The unknown classes are drawn once per posterior draw from it, and every classifier's
 confusion matrix, curves and metrics are counted from the same drawn labels
 (:func:`~spe.multiclass.performance.sample_joint_class_performance`): the difference between two classifiers'
 accuracies has the interval of a difference, and P(A more accurate than B) is a posterior probability.
@@ -22,8 +22,7 @@ from ..output import jsonable, save_json
 from .api import class_warnings, warn_unused
 from .average import average_class_models, fit_class_models
 from .evaluation import CLASS_METRICS, SCALAR_METRICS, MulticlassEvaluation
-from .joint import classifier_view, fit_joint, stacked_log_probs
-from .models import CLASS_MODELS
+from .joint import fit_joint, stacked_log_probs
 from .performance import Rankings, sample_joint_class_performance
 from .scores import ClassScores, class_labels, class_scores, is_multiclass, score_matrix, second_class_score
 
@@ -93,21 +92,19 @@ def compare_multiclass(scores, labels=None, *, names=None, classes=None, draws=1
 
 
 def _candidates(keys, read, stacked, index, value, draws, rng):
-    """The joint stacking model and each classifier's own models (read from the stacked inputs), fitted."""
+    """The joint stacking model, each classifier's log-probabilities scaled by its own inverse temperature (the
+    posterior mean of its temperature scaling on the labeled items), fitted. Each classifier's own models are
+    not candidates: under one, that classifier wins the disagreements it is confident about, and the
+    differences lean its way (on MultiNLI at 50 labels their intervals held the truth in 65% of the pairs)."""
     joint_rng, *own_rngs = rng.spawn(len(read) + 1)
-    averaged = tuple(n for n, m in CLASS_MODELS.items() if m.averaged)
-    own, scales = [], []
-    for c, (key, s, r) in enumerate(zip(keys, read, own_rngs)):
-        fitted = fit_class_models(s.log_probs, index, value, names=averaged, draws=draws, rng=r)
-        scales.append(_inverse_temperature(fitted))
-        own += [classifier_view(f, c, key) for f in fitted]
-    return [fit_joint(stacked, index, value, draws=draws, rng=joint_rng, scales=scales), *own]
+    scales = [_inverse_temperature(s, index, value, draws, r) for s, r in zip(read, own_rngs)]
+    return [fit_joint(stacked, index, value, draws=draws, rng=joint_rng, scales=scales)]
 
 
-def _inverse_temperature(fitted):
-    """A classifier's posterior mean inverse temperature, from its temperature-scaling model (1 without it)."""
-    model = next((f for f in fitted if f.name == "temperature"), None)
-    return 1.0 if model is None else float(model.weights @ np.exp(model.draws[:, 0]))
+def _inverse_temperature(scores, index, value, draws, rng):
+    """A classifier's posterior mean inverse temperature under temperature scaling on the labeled items."""
+    model = fit_class_models(scores.log_probs, index, value, names=("temperature",), draws=draws, rng=rng)[0]
+    return float(model.weights @ np.exp(model.draws[:, 0]))
 
 
 def _classifier_items(scores, names):

@@ -257,6 +257,36 @@ class MulticlassEvaluation:
 
         return suggest_labels(self, k, target, rng)
 
+    def item_probabilities(self):
+        """Each item's posterior class probabilities (N, K) — the classifier's probabilities recalibrated by
+        the score models, averaged over the M posterior draws; a labeled item is one-hot at its label
+        (:func:`~spe.multiclass.performance.mean_probabilities`). In a comparison, the joint model's (every
+        classifier's scores read together)."""
+        from .performance import mean_probabilities
+
+        return mean_probabilities(self.model, self.inputs, self.labeled_index, self.labeled_class)
+
+    def items_frame(self):
+        """A DataFrame of every item: ``id`` (or its position), ``predicted`` (the classifier's argmax class),
+        ``label`` (the known class, or None) and ``prob_CLASS`` per class, of :meth:`item_probabilities`."""
+        import pandas as pd
+
+        classes = np.asarray(self.classes, dtype=object)
+        ids = self.scores.ids if self.scores.ids is not None else np.arange(self.n_items)
+        label = np.full(self.n_items, None, dtype=object)
+        label[self.labeled_index] = classes[self.labeled_class]
+        frame = pd.DataFrame({"id": ids, "predicted": classes[self.scores.predicted], "label": label})
+        probs = pd.DataFrame(self.item_probabilities(), columns=[f"prob_{c}" for c in self.classes])
+        return pd.concat([frame, probs], axis=1)
+
+    def accuracy_by_labels(self, counts=None, rng=None):
+        """The accuracy estimated again from the first n labeled items (a seeded random order) for each n of
+        ``counts``, beside the labeled items' own accuracy: a DataFrame (:func:`spe.multiclass.by_labels.
+        accuracy_by_labels`), which :func:`spe.plot.plot_accuracy_vs_labels` draws."""
+        from .by_labels import accuracy_by_labels
+
+        return accuracy_by_labels(self, counts, rng=self.diagnostics.get("seed") if rng is None else rng)
+
     def _roc_dict(self, name, level):
         band = self.roc_curve(name, level)
         return {"fpr": jsonable(band.x), "tpr": jsonable(band.median), "tpr_lo": jsonable(band.lo),

@@ -23,6 +23,7 @@ from ..metrics.curves import FPR_GRID, RECALL_GRID, probability_bins
 from ..parallel import resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "sample_joint_class_performance",
+           "mean_probabilities",
            "ranking_metrics", "expected_confusion", "TOP_K",
            "CALIBRATION_BINS"]
 
@@ -316,3 +317,28 @@ def _count(out, i, y, r, grid, top_ks):
     out.correct_by_confidence[i] = np.bincount(r.top_bin, weights=(y == r.predicted), minlength=CALIBRATION_BINS)
     out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(
         y, out.correct_by_confidence[i], r)
+
+
+def mean_probabilities(model, inputs, labeled_index, labeled_class, *, workers=None):
+    """Each item's posterior class probabilities p(y_i = k | every score, the labels), averaged over the model's
+    M draws, (N, K) float64; labeled items one-hot at their label.
+
+    ``inputs`` are what the model's draws read: the log-probabilities (N, K), or every classifier's (N, K, C) in
+    a comparison. Memory: a block of draws' probabilities at a time (:data:`BLOCK_CELLS`)."""
+    n, k = inputs.shape[:2]
+    inputs = np.asarray(inputs, dtype=np.float32)
+    block = int(np.clip(BLOCK_CELLS // (n * k), 1, 8))
+    blocks = model.blocks(block)
+
+    def run(task):
+        _, fitted, theta = task
+        return fitted.probabilities(theta, inputs).sum(axis=0, dtype=np.float64)
+
+    total = np.zeros((n, k))
+    workers = resolve_workers(workers)
+    for start in range(0, len(blocks), workers):  # a sum per worker held at a time, never one per block
+        for part in thread_map(run, blocks[start:start + workers], workers):
+            total += part
+    total /= model.n_draws
+    total[labeled_index] = np.eye(k)[labeled_class]
+    return total
