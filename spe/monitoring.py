@@ -117,8 +117,9 @@ class Monitoring:
     ----------
     n_items, n_labeled : int
     level : float
-    threshold : float
-        The operating threshold (score units) of precision, recall and F1.
+    threshold : float or None
+        The operating threshold (score units) of precision, recall and F1 (None for multiclass scores: their
+        decision is the argmax).
     reference : dict or None
         The reference set's own n_items and metrics (exact, from its labels: scikit-learn's).
     chunks, slices : list of Estimate
@@ -129,12 +130,15 @@ class Monitoring:
         δ, or the absolute floor.
     diagnostics : dict
     warnings : list of str
+    headline : tuple of str
+        The metrics the summary, the figure and its slices' gaps show (AP and ROC AUC; accuracy and macro F1 for
+        multiclass scores).
     """
 
     n_items: int
     n_labeled: int
     level: float
-    threshold: float
+    threshold: float | None
     reference: dict | None
     chunks: list
     slices: list
@@ -143,6 +147,7 @@ class Monitoring:
     alert_below: float | None
     diagnostics: dict
     warnings: list
+    headline: tuple = ("average_precision", "roc_auc")
 
     def to_dict(self) -> dict:
         """JSON-ready dict (DESIGN.md's ``spe monitor`` contract): n_items, n_labeled, level, threshold, alert,
@@ -191,29 +196,30 @@ class Monitoring:
                 for e in estimates for a in e.alerts if a["alert"]]
 
     def summary(self) -> str:
-        """The estimates as text: one line per chunk or slice (AP and ROC AUC with intervals, alerts)."""
+        """The estimates as text: one line per chunk or slice (the headline metrics with intervals, alerts)."""
         ref = self.reference
-        lines = [f"spe monitor: {self.n_items:,} items, {self.n_labeled} labeled; threshold {self.threshold:g}; "
+        operating = "" if self.threshold is None else f"threshold {self.threshold:g}; "
+        lines = [f"spe monitor: {self.n_items:,} items, {self.n_labeled} labeled; {operating}"
                  f"{self.level:.0%} credible intervals"]
         if ref is not None:
-            lines.append(f"reference ({ref['n_items']:,} labeled items): AP {ref['average_precision']:.3f}, ROC AUC "
-                         f"{ref['roc_auc']:.3f}, prevalence {ref['prevalence']:.3f}")
+            said = [f"{_SHORT.get(m, m)} {ref[m]:.3f}" for m in (*self.headline, "prevalence") if m in ref]
+            lines.append(f"reference ({ref['n_items']:,} labeled items): {', '.join(said)}")
         for kind, estimates in (("chunks", self.chunks), ("slices", self.slices)):
             if estimates:
                 lines.append(f"{kind}:")
             for e in estimates:
                 raised = [a["metric"] for a in e.alerts if a["alert"]]
-                lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  AP "
-                             f"{e.metrics['average_precision']}  ROC AUC {e.metrics['roc_auc']}"
+                shown = "  ".join(f"{_SHORT.get(m, m)} {e.metrics[m]}" for m in self.headline)
+                lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  {shown}"
                              + (f"  ALERT: {', '.join(raised)}" if raised else "")
                              + (f"  LABELS DISAGREE with the reference (P(new map) = {e.p_concept_shift:.2f})"
                                 if e.labels_disagree else ""))
         if self.gaps:
             lines.append("gaps between slices (a - b):")
         for g in self.gaps:
-            if g["metric"] in ("average_precision", "roc_auc"):
+            if g["metric"] in self.headline:
                 d = g["difference"]
-                lines.append(f"  {g['a']} - {g['b']}: {'AP' if g['metric'] == 'average_precision' else 'ROC AUC'} "
+                lines.append(f"  {g['a']} - {g['b']}: {_SHORT.get(g['metric'], g['metric'])} "
                              f"{d['median']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}], P(|gap| > {self.alert_drop:g}) "
                              f"= {g['p_gap']:.2f}")
         what = (f"below {self.alert_below:g}" if self.alert_below is not None else
@@ -227,6 +233,11 @@ class Monitoring:
                 f"{len(self.alerts)} alerts>")
 
 
+#: The metrics' names in the summary.
+_SHORT = {"average_precision": "AP", "roc_auc": "ROC AUC", "macro_f1": "macro F1",
+          "macro_average_precision": "macro AP", "calibration_error": "ECE"}
+
+
 def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_number=None, chunk_column=None,
             chunk_period=None, timestamp_column=None, by=None, threshold=None, alert_drop=0.02, alert_below=None,
             level=0.9, draws=1000, rng=None, pos_label=None, pooling=True, engine="auto", scheduler=None,
@@ -238,7 +249,8 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     scores : array-like (N,), pandas Series, or DataFrame
         The pool's scores (score units) in the data's order. A DataFrame has a ``score`` column, optionally
         ``id`` (the items' ids, as the labels name them) and the columns ``chunk_column``, ``timestamp_column``
-        and ``by`` name.
+        and ``by`` name. A DataFrame without ``score`` (one column per class) or an (N, K) array holds a
+        multiclass classifier's scores: :func:`spe.multiclass.monitoring.monitor_multiclass`.
     reference : None, (scores, labels) pair, or DataFrame with ``score`` and ``label``
         The classifier's labeled reference set (its validation data, an earlier period): every label known
         (:func:`spe.evaluate`'s ``reference``). Optional when ``labels`` are given.
@@ -313,6 +325,13 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     >>> [c.key for c in m.chunks]
     ['rows 0-1999', 'rows 2000-3999']
     """
+    if _multiclass(scores):
+        return _monitor_classes(scores, reference, labels, chunk_size=chunk_size, chunk_number=chunk_number,
+                                chunk_column=chunk_column, chunk_period=chunk_period,
+                                timestamp_column=timestamp_column, by=by, alert_drop=alert_drop,
+                                alert_below=alert_below, level=level, draws=draws, rng=rng,
+                                binary=dict(threshold=threshold, pos_label=pos_label, pooling=pooling, engine=engine,
+                                            scheduler=scheduler, **options))
     level = check_level(level)
     alert_drop, alert_below = _alert_bars(alert_drop, alert_below)
     seed = seed_of(rng)
@@ -357,6 +376,23 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
                      "method": "each chunk and slice estimated by spe.evaluate with the reference set, whose "
                                "map is fitted once for all; the chunks (and apart, the slices) pool their labels' "
                                "departures from it (spe.models.pooling)"})
+
+
+def _multiclass(scores):
+    """K-class scores: a pandas DataFrame with no ``score`` column, or a 2-D array of two or more columns."""
+    if hasattr(scores, "columns"):
+        return type(scores).__module__.startswith("pandas") and "score" not in scores.columns
+    return not isinstance(scores, (str, Path)) and np.ndim(scores) == 2 and np.shape(scores)[1] >= 2
+
+
+def _monitor_classes(scores, reference, labels, *, binary, **kwargs):
+    """:func:`spe.multiclass.monitoring.monitor_multiclass`; the options of one score given other values than
+    their defaults are named in a warning."""
+    from .multiclass.api import warn_unused
+    from .multiclass.monitoring import monitor_multiclass
+
+    warn_unused(binary, monitor)
+    return monitor_multiclass(scores, reference, labels, **kwargs)
 
 
 def _by_dask(scores, engine):

@@ -850,18 +850,18 @@ def _metric_label(metric):
 
 
 def monitoring_figure(monitoring):
-    """``spe monitor --plot``: average precision and ROC AUC per chunk (or slice), side by side
-    (:func:`plot_monitoring`), and with slices and no chunks the slices' gaps in average precision
-    (:func:`plot_slice_gaps`); the figure."""
+    """``spe monitor --plot``: the monitoring's two headline metrics per chunk (or slice) — average precision and
+    ROC AUC, or accuracy and macro F1 for multiclass scores — side by side (:func:`plot_monitoring`), and with
+    slices and no chunks the slices' gaps in the first (:func:`plot_slice_gaps`); the figure."""
     import matplotlib.pyplot as plt
 
     gaps = not monitoring.chunks and bool(monitoring.gaps)
     width = min(6 + 0.35 * len(monitoring.chunks or monitoring.slices) + 4 * gaps, 18)
     fig, axes = plt.subplots(1, 2 + gaps, figsize=(width, 4.5), layout="constrained")
-    for ax, metric in zip(axes, ("average_precision", "roc_auc")):
+    for ax, metric in zip(axes, monitoring.headline[:2]):
         plot_monitoring(monitoring, ax, metric=metric)
     if gaps:
-        plot_slice_gaps(monitoring, axes[2])
+        plot_slice_gaps(monitoring, axes[2], metric=monitoring.headline[0])
     return fig
 
 

@@ -289,11 +289,14 @@ def monitoring_report(monitoring, figures, summary, title="spe monitor"):
     from . import __version__
 
     ref = monitoring.reference
-    reference = ("" if ref is None else
-                 f"<p>Reference set: {ref['n_items']} labeled items; AP {_fmt(ref['average_precision'])}, ROC AUC "
-                 f"{_fmt(ref['roc_auc'])}, prevalence {_fmt(ref['prevalence'])} (from its labels).</p>")
+    named = {"average_precision": "AP", "roc_auc": "ROC AUC", "prevalence": "prevalence", "accuracy": "accuracy",
+             "macro_f1": "macro F1"}
+    said = ", ".join(f"{named[m]} {_fmt(ref[m])}" for m in (*monitoring.headline, "prevalence")
+                     if ref is not None and m in ref)
+    reference = "" if ref is None else f"<p>Reference set: {ref['n_items']} labeled items; {said} (from its labels).</p>"
+    operating = "" if monitoring.threshold is None else f"threshold {monitoring.threshold:g}; "
     meta = (f"{monitoring.n_items} items, {monitoring.n_labeled} labeled; {len(monitoring.chunks)} chunks, "
-            f"{len(monitoring.slices)} slices; threshold {monitoring.threshold:g}; {100 * monitoring.level:g}% "
+            f"{len(monitoring.slices)} slices; {operating}{100 * monitoring.level:g}% "
             f"credible intervals; spe {__version__}")
     return _page(title, meta, monitoring.diagnostics.get("seed"), monitoring.warnings,
                  reference + _alerts_section(monitoring) + _figures_section(figures) + _units_section(monitoring)

@@ -181,3 +181,64 @@ def test_spe_suggest_on_several_class_files_names_items_of_the_first_file(tmp_pa
     assert len(got) == 4 and not set(got["id"]) & set(pd.read_csv(tmp_path / "labels.csv")["id"])
     assert set(got["id"]) <= set(pd.read_csv(files[0])["id"])
     assert main(args[:-2] + ["--classifier", "nobody", "--out", str(tmp_path / "x.csv")]) == 2
+
+
+def _drifting_pool(seed=0, n=1200, k=3):
+    """A reference set and a pool of three chunks of a 3-class classifier, the last chunk's items far harder
+    (its true classes drawn from a flatter softmax): the classifier's accuracy drops there."""
+    rng = np.random.default_rng(seed)
+
+    def part(m, temperature):
+        logits = rng.normal(0, 3.0, size=(m, k))
+        y = (special.softmax(logits / temperature, axis=1).cumsum(1) > rng.random(m)[:, None]).argmax(1)
+        return special.softmax(logits, axis=1), y
+
+    ref_p, ref_y = part(600, 1.0)
+    chunks = [part(n // 3, t) for t in (1.0, 1.0, 4.0)]
+    p = np.vstack([c[0] for c in chunks])
+    y = np.concatenate([c[1] for c in chunks])
+    frame = pd.DataFrame(p, columns=["ant", "bee", "cat"])
+    frame["week"] = np.repeat(["w1", "w2", "w3"], n // 3)
+    frame["region"] = np.where(np.arange(n) % 2 == 0, "north", "south")
+    reference = pd.DataFrame(ref_p, columns=["ant", "bee", "cat"]).assign(label=np.array(["ant", "bee", "cat"])[ref_y])
+    return frame, reference, y
+
+
+def test_monitor_finds_the_chunk_where_accuracy_dropped_and_its_intervals_hold_each_chunks_truth():
+    frame, reference, y = _drifting_pool()
+    labels = {int(i): int(y[i]) for i in range(0, len(y), 40)}
+    m = spe.monitor(frame, reference=reference, labels=labels, chunk_column="week", by="region", draws=300, rng=0)
+    assert [c.key for c in m.chunks] == ["w1", "w2", "w3"] and [s.key for s in m.slices] == ["region=north",
+                                                                                              "region=south"]
+    predicted = frame[["ant", "bee", "cat"]].to_numpy().argmax(1)
+    for c in m.chunks:
+        truth = np.mean(predicted[frame.week == c.key] == y[frame.week == c.key])
+        assert c.metrics["accuracy"].lo <= truth <= c.metrics["accuracy"].hi, (c.key, truth)
+    alerted = {key for kind, key, metric, _ in m.alerts if metric == "accuracy"}
+    assert alerted == {"w3"}
+    ref_p = reference[["ant", "bee", "cat"]].to_numpy()
+    assert m.reference["accuracy"] == pytest.approx(np.mean(ref_p.argmax(1) == reference["label"].map(
+        {"ant": 0, "bee": 1, "cat": 2}).to_numpy()))
+    assert {g["metric"] for g in m.gaps} == {"accuracy", "macro_f1", "macro_average_precision"}
+    assert "accuracy" in m.summary() and m.to_dict()["threshold"] is None
+
+
+def test_spe_monitor_on_class_columns_writes_chunks_with_their_accuracy(tmp_path, capsys):
+    from spe.cli.main import main
+
+    frame, reference, y = _drifting_pool(seed=1, n=600)
+    frame.insert(0, "id", [f"i{j}" for j in range(len(frame))])
+    frame.to_csv(tmp_path / "pool.csv", index=False)
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    out = tmp_path / "m.json"
+    args = ["monitor", str(tmp_path / "pool.csv"), "--reference", str(tmp_path / "ref.csv"), "--chunk-column",
+            "week", "--by", "region", "--draws", "150", "--seed", "0", "--json", str(out),
+            "--plot", str(tmp_path / "m.png")]
+    assert main(args) == 0
+    d = json.loads(out.read_text())
+    assert [c["key"] for c in d["chunks"]] == ["w1", "w2", "w3"]
+    assert {"accuracy", "macro_f1", "macro_average_precision", "calibration_error"} <= set(d["chunks"][0])
+    assert (tmp_path / "m.png").stat().st_size > 0
+    assert "accuracy" in capsys.readouterr().out
+    assert main(args + ["--report", str(tmp_path / "r.html")]) == 2
+    assert not (tmp_path / "r.html").exists()

@@ -9,6 +9,7 @@ from ..output import json_bytes
 from .common import finish, plan_outputs
 
 __all__ = ["add_class_options", "class_columns", "run_classes", "run_class_suggest", "run_class_compare",
+           "run_class_monitor",
            "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
@@ -184,6 +185,47 @@ def _compare(frames, labels, classes, options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compare_classes(frames, labels, classes=classes, **options)
+
+
+def run_class_monitor(args, columns, named, by, plan):
+    """``spe monitor`` on K class columns (:func:`spe.multiclass.monitoring.monitor_multiclass`); writes ``--json``
+    and ``--plot`` and prints the summary. Returns the exit status."""
+    import pandas as pd
+
+    from ..io import read_scores_and_columns
+    from ..multiclass.monitoring import monitor_multiclass
+
+    for flag, given in (("--report", args.report), ("--threshold", args.threshold), ("--scheduler", args.scheduler),
+                        ("--engine dask", args.engine == "dask")):
+        if given:
+            raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it", argument=flag)
+    matrix, classes, files = _class_matrix(args, args.scores, columns)
+    _, values = read_scores_and_columns(args.scores, named, score_column=columns[0])
+    frame = pd.DataFrame(matrix, columns=classes)
+    if files[0].ids is not None:
+        frame.insert(0, "id", files[0].ids)
+    for c in named:
+        frame[c] = values[c]
+    reference = _reference(args.reference, columns, classes) if args.reference is not None else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = monitor_multiclass(frame, reference, _class_labels(args, files, classes), classes=classes,
+                               chunk_size=args.chunk_size, chunk_number=args.chunk_number,
+                               chunk_column=args.chunk_column, chunk_period=args.chunk_period,
+                               timestamp_column=args.timestamp_column, by=by or None, alert_drop=args.alert_drop,
+                               alert_below=args.alert_below, level=args.level, draws=args.draws, rng=args.seed)
+    files_out = [(plan["--json"], json_bytes(m.to_dict()))] if args.json is not None else []
+    if args.plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from ..plot import monitoring_figure
+        from .common import figure_bytes
+
+        files_out.append((plan["--plot"], figure_bytes(monitoring_figure(m), args.plot)))
+    summary = m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)"
+    finish(plan, summary, files_out, warnings=m.warnings, command="spe monitor")
+    return 0
 
 
 def _compare_figure(cmp, path):

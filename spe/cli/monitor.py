@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .classes import class_columns, run_class_monitor
 from .common import figure_bytes, finish, json_bytes, model_options, plan_outputs, reference_of
 from .options import Once, add_model_options, finite, positive
 from .registry import Command, register
@@ -40,6 +41,13 @@ memory: --engine dask counts every chunk and slice shard by shard, on
 this machine or on a cluster (--scheduler); each chunk is then estimated
 from its scores counted into 2^18 cells, as `spe estimate --engine dask`.
 
+Multiclass scores (one column per class, as for `spe estimate`:
+--class-columns, --class-prefix, or every column but 'id' and the named
+ones when there is no 'score' column): accuracy, macro F1, macro AP and
+the top-label calibration error per chunk and slice, alerts on the first
+three; the reference file holds the class columns and 'label' (a class
+name). The chunks are not pooled.
+
 examples:
   spe monitor scores.csv --reference ref.csv --chunk-size 10000 --json monitor.json
   spe monitor scores.csv --reference ref.csv --chunk-period W --timestamp-column time --by sex,region
@@ -49,7 +57,10 @@ examples:
 
 def add_arguments(p):
     """The options of ``spe monitor``: the chunks, the slices, the alerts, the outputs and the model options."""
+    from .classes import add_class_options
+
     add_model_options(p, baseline=False)
+    add_class_options(p)
     chunks = p.add_mutually_exclusive_group()
     chunks.add_argument("--chunk-size", type=positive, metavar="N", help="chunks of N consecutive rows")
     chunks.add_argument("--chunk-number", type=positive, metavar="K", help="K chunks of consecutive rows")
@@ -96,6 +107,9 @@ def run(args):
                         ("--report", args.report, False))
     by = [c.strip() for c in args.by.split(",")] if args.by else []
     named = [c for c in (args.chunk_column, args.timestamp_column) if c] + by
+    columns = class_columns(args, args.scores)
+    if columns is not None and len([c for c in columns if c not in named]) >= 2:
+        return run_class_monitor(args, [c for c in columns if c not in named], named, by, plan)
     if _engine(args) == "dask":
         scores, labels = _shards(args, named)
     else:
