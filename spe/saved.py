@@ -73,8 +73,9 @@ def load(path):
 
     Returns
     -------
-    SavedEvaluation or SavedComparison
-        A comparison when the file holds ``classifiers`` (``spe compare``), else an evaluation.
+    SavedEvaluation, SavedComparison, SavedMulticlassEvaluation or SavedMulticlassComparison
+        A comparison when the file holds ``classifiers`` (``spe compare``), else an evaluation; the multiclass
+        ones (:mod:`spe.multiclass.saved`) when it holds ``classes`` (a K-class result).
 
     Raises
     ------
@@ -95,10 +96,13 @@ def load(path):
     >>> back.average_precision() == ev.average_precision()
     True
     """
+    from .multiclass.saved import SavedMulticlassComparison, SavedMulticlassEvaluation, is_multiclass_result
+
     data = _read_json(path)
-    if isinstance(data, dict) and "classes" in data and "per_class" in data:
-        raise SpeInputError("a multiclass result: spe.load does not read those yet; read it with json.load (its "
-                            "fields are DESIGN.md's multiclass contract)", path=str(path))
+    if is_multiclass_result(data):
+        if "classifiers" in data:
+            return SavedMulticlassComparison.from_dict(data, str(path))
+        return SavedMulticlassEvaluation.from_dict(data, str(path))
     if isinstance(data, dict) and "classifiers" in data:
         return SavedComparison.from_dict(data, str(path))
     return SavedEvaluation.from_dict(data, str(path))

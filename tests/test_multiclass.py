@@ -336,13 +336,29 @@ def test_the_reliability_diagram_counts_each_confidence_bins_items():
         assert rel["accuracy_lo"][b] == rel["accuracy_hi"][b]
 
 
-def test_load_says_a_multiclass_result_is_not_read_yet(tmp_path):
-    logits, y = _softmax_pool(n=100, k=3)
+def test_load_reads_a_multiclass_result_back_with_the_same_answers(tmp_path):
+    from spe.exceptions import NotSavedError
+
+    logits, y = _softmax_pool(n=200, k=3)
     path = tmp_path / "mc.json"
-    evaluate_multiclass(logits, {0: int(y[0])}, draws=100, rng=0).save(path)
-    with pytest.raises(SpeInputError, match="a multiclass result"):
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 200, 10)}, draws=150, rng=0)
+    ev.save(path)
+    back = spe.load(path)
+    assert back.accuracy() == ev.accuracy() and back.top_k_accuracy(2) == ev.top_k_accuracy(2)
+    assert back.per_class() == ev.per_class() and back.prevalence() == ev.prevalence()
+    np.testing.assert_allclose(back.confusion_matrix()["mean"], ev.confusion_matrix()["mean"])
+    band, saved = ev.pr_curve("1"), back.pr_curve("1")
+    np.testing.assert_allclose(saved.median, band.median)
+    assert back.summary() == ev.summary()
+    with pytest.raises(NotSavedError, match="suggest"):
+        back.suggest(3)
+    with pytest.raises(NotSavedError, match="level"):
+        back.accuracy(level=0.5)
+    data = json.loads(path.read_text())
+    del data["per_class"]["2"]["pr_curve"]["precision_lo"][3]
+    path.write_text(json.dumps(data))
+    with pytest.raises(SpeInputError, match="per_class.2.pr_curve.precision_lo"):
         spe.load(path)
-    assert json.loads(path.read_text())["n_labeled"] == 1
 
 
 def test_a_two_class_file_gives_the_binary_contract_as_well(tmp_path):

@@ -242,3 +242,19 @@ def test_spe_monitor_on_class_columns_writes_chunks_with_their_accuracy(tmp_path
     assert "accuracy" in capsys.readouterr().out
     assert main(args + ["--report", str(tmp_path / "r.html")]) == 2
     assert not (tmp_path / "r.html").exists()
+
+
+def test_load_reads_a_multiclass_comparison_back(tmp_path):
+    scores, y = _classifiers(n=200)
+    cmp = compare_multiclass(scores, {i: int(y[i]) for i in range(0, 200, 10)}, draws=150, rng=0)
+    path = tmp_path / "cmp.json"
+    cmp.save(path)
+    back = spe.load(path)
+    assert back.names == cmp.names and back.summary() == cmp.summary()
+    assert back.difference("sharp", "weak") == cmp.difference("sharp", "weak")
+    assert back.difference("sharp", "weak", "f1:2") == cmp.difference("sharp", "weak", "f1:2")
+    reversed_pair, live = back.difference("weak", "sharp"), cmp.difference("weak", "sharp")
+    assert (reversed_pair.mean, reversed_pair.lo, reversed_pair.hi) == pytest.approx((live.mean, live.lo, live.hi),
+                                                                                      abs=0.01)
+    assert back.probability_better("weak", "sharp") == pytest.approx(cmp.probability_better("weak", "sharp"))
+    assert back["blurred"].accuracy() == cmp["blurred"].accuracy()

@@ -26,7 +26,8 @@ from .joint import fit_joint, stacked_log_probs
 from .performance import Rankings, sample_joint_class_performance
 from .scores import ClassScores, class_labels, class_scores, is_multiclass, score_matrix, second_class_score
 
-__all__ = ["compare_multiclass", "compare_classes", "MulticlassComparison", "all_multiclass", "COMPARED_METRICS",
+__all__ = ["compare_multiclass", "compare_classes", "MulticlassComparison", "ComparisonSummary", "all_multiclass",
+           "COMPARED_METRICS",
            "CLASS_COMPARED_METRICS"]
 
 #: The metrics every pair is compared by (``comparisons`` of the JSON), the first also ranks the classifiers.
@@ -217,8 +218,55 @@ def _no_binary(options):
     return {}
 
 
+class ComparisonSummary:
+    """The text summary of a multiclass comparison, from its public queries (shared by
+    :class:`MulticlassComparison` and the one read back from its JSON,
+    :class:`spe.multiclass.saved.SavedMulticlassComparison`)."""
+
+    def summary(self, level=None, performance="sample", warnings=True) -> str:
+        """What ``spe compare`` prints on K-class scores: each classifier's headline metrics, the probability of
+        being the most accurate, every pair's differences, the classes where a pair differs most."""
+        level = self._level(level)
+        pct = f"{100 * level:g}%"
+        width = max(len(n) for n in self.names)
+        lines = [f"spe compare: {len(self.names)} classifiers, {self.n_items} items, {len(self.classes)} classes, "
+                 f"{self.n_labeled} labeled; every figure from the same label draws",
+                 f"{performance} performance, posterior mean [{pct} interval]:"]
+        for n in self.names:
+            ev = self[n]
+            lines.append(f"  {n:<{width}}  accuracy {ev.accuracy(level, performance)}  macro F1 "
+                         f"{ev.macro_f1(level, performance)}  ({ev.score_type})")
+        lines.append("probability of being the most accurate: "
+                     + ", ".join(f"{r['name']} {r['p_best']:.3f}" for r in self.ranking(performance=performance)))
+        lines.append(f"differences (a − b), posterior mean [{pct} interval], P(a better than b):")
+        for c in self.comparisons(("accuracy", "macro_f1"), level, performance):
+            d = c["difference"]
+            lines.append(f"  {c['a']} − {c['b']}  {c['metric']:<9} {d['mean']:+.3f} [{d['lo']:+.3f}, "
+                         f"{d['hi']:+.3f}]  P = {c['p_a_better']:.3f}")
+        lines += self._sure_class_lines(level, performance)
+        lines.append("score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
+                                                  for m in self.diagnostics["score_models"] if m["weight"] >= 0.005))
+        lines.append(f"seed {self.diagnostics['seed']}")
+        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
+        return "\n".join(lines)
+
+    def _sure_class_lines(self, level, performance, most=5):
+        """The per-class F1 differences of which the posterior is surest (P ≥ 0.9 either way), at most ``most``."""
+        rows = [c for c in self.class_comparisons(("f1",), level, performance)
+                if np.isfinite(c["p_a_better"]) and max(c["p_a_better"], 1 - c["p_a_better"]) >= 0.9]
+        rows.sort(key=lambda c: -abs(c["difference"]["mean"]))
+        if not rows:
+            return ["no class's F1 differs between two classifiers with probability ≥ 0.9"]
+        out = ["classes whose F1 differs most surely (P ≥ 0.9):"]
+        for c in rows[:most]:
+            d = c["difference"]
+            out.append(f"  {c['class']}: {c['a']} − {c['b']} {d['mean']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]  "
+                       f"P = {c['p_a_better']:.3f}")
+        return out
+
+
 @dataclass
-class MulticlassComparison:
+class MulticlassComparison(ComparisonSummary):
     """SPE's joint estimate of several K-class classifiers' performance on one pool.
 
     Attributes
@@ -251,6 +299,10 @@ class MulticlassComparison:
     @property
     def n_items(self) -> int:
         return self.evaluations[self.names[0]].n_items
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.labeled_index.size)
 
     def _name(self, name):
         if name not in self.evaluations:
@@ -391,47 +443,6 @@ class MulticlassComparison:
     def save(self, path, level=None, performance="sample"):
         """Write :meth:`to_dict` as JSON to ``path`` (whole or not at all)."""
         save_json(self.to_dict(level, performance), path)
-
-    def summary(self, level=None, performance="sample", warnings=True) -> str:
-        """What ``spe compare`` prints on K-class scores: each classifier's headline metrics, the probability of
-        being the most accurate, every pair's differences, the classes where a pair differs most."""
-        level = self._level(level)
-        pct = f"{100 * level:g}%"
-        width = max(len(n) for n in self.names)
-        lines = [f"spe compare: {len(self.names)} classifiers, {self.n_items} items, {len(self.classes)} classes, "
-                 f"{self.labeled_index.size} labeled; every figure from the same label draws",
-                 f"{performance} performance, posterior mean [{pct} interval]:"]
-        for n in self.names:
-            ev = self[n]
-            lines.append(f"  {n:<{width}}  accuracy {ev.accuracy(level, performance)}  macro F1 "
-                         f"{ev.macro_f1(level, performance)}  ({ev.scores.score_type})")
-        lines.append("probability of being the most accurate: "
-                     + ", ".join(f"{r['name']} {r['p_best']:.3f}" for r in self.ranking(performance=performance)))
-        lines.append(f"differences (a − b), posterior mean [{pct} interval], P(a better than b):")
-        for c in self.comparisons(("accuracy", "macro_f1"), level, performance):
-            d = c["difference"]
-            lines.append(f"  {c['a']} − {c['b']}  {c['metric']:<9} {d['mean']:+.3f} [{d['lo']:+.3f}, "
-                         f"{d['hi']:+.3f}]  P = {c['p_a_better']:.3f}")
-        lines += self._sure_class_lines(level, performance)
-        lines.append("score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
-                                                  for m in self.diagnostics["score_models"] if m["weight"] >= 0.005))
-        lines.append(f"seed {self.diagnostics['seed']}")
-        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
-        return "\n".join(lines)
-
-    def _sure_class_lines(self, level, performance, most=5):
-        """The per-class F1 differences of which the posterior is surest (P ≥ 0.9 either way), at most ``most``."""
-        rows = [c for c in self.class_comparisons(("f1",), level, performance)
-                if np.isfinite(c["p_a_better"]) and max(c["p_a_better"], 1 - c["p_a_better"]) >= 0.9]
-        rows.sort(key=lambda c: -abs(c["difference"]["mean"]))
-        if not rows:
-            return ["no class's F1 differs between two classifiers with probability ≥ 0.9"]
-        out = ["classes whose F1 differs most surely (P ≥ 0.9):"]
-        for c in rows[:most]:
-            d = c["difference"]
-            out.append(f"  {c['class']}: {c['a']} − {c['b']} {d['mean']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]  "
-                       f"P = {c['p_a_better']:.3f}")
-        return out
 
     def __repr__(self):
         return (f"<MulticlassComparison: {len(self.names)} classifiers, {self.n_items} items, "

@@ -18,7 +18,7 @@ from ..inputs import check_choice, check_level
 from ..metrics.curves import FPR_GRID, RECALL_GRID
 from ..output import jsonable, save_json
 
-__all__ = ["MulticlassEvaluation", "CLASS_METRICS", "SCALAR_METRICS"]
+__all__ = ["MulticlassEvaluation", "ClassSummary", "CLASS_METRICS", "SCALAR_METRICS"]
 
 #: The per-class metrics of :meth:`MulticlassEvaluation.per_class`.
 CLASS_METRICS = ("precision", "recall", "f1", "average_precision", "roc_auc")
@@ -27,8 +27,46 @@ SCALAR_METRICS = {"accuracy": True, "macro_f1": True, "weighted_f1": True, "macr
                   "macro_roc_auc": True, "calibration_error": False, "classwise_calibration_error": False}
 
 
+class ClassSummary:
+    """The text summary of a multiclass estimate, from its public queries (shared by :class:`MulticlassEvaluation`
+    and the one read back from its JSON, :class:`spe.multiclass.saved.SavedMulticlassEvaluation`)."""
+
+    def summary(self, level=None, performance="sample", warnings=True) -> str:
+        """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read (and the
+        warnings, unless ``warnings=False``: the command prints them on standard error)."""
+        level = self._level(level)
+        pct = f"{100 * level:g}%"
+        lines = [f"{self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; scores read as "
+                 f"{self.score_type}",
+                 f"accuracy            {self.accuracy(level, performance)}   ({pct} interval)",
+                 *[f"top-{k} accuracy      {self.top_k_accuracy(k, level)}" for k in self.top_ks],
+                 f"macro F1            {self.macro_f1(level, performance)}",
+                 f"macro AP            {self.macro_average_precision(level)}",
+                 f"calibration error   {self.calibration_error('top-label', level)}  (top-label ECE of the "
+                 "classifier's probabilities)"]
+        lines += self._class_lines(level, performance)
+        lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
+                                               for m in self.diagnostics.get("score_models", []))]
+        lines += [f"seed {self.diagnostics.get('seed')}"]
+        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
+        return "\n".join(lines)
+
+    def _class_lines(self, level, performance, most=20):
+        prevalence = self.prevalence(level, performance)
+        per_class = self.per_class(level, performance)
+        width = max(5, *(len(str(c)) for c in self.classes[:most]))
+        lines = [f"{'class':<{width}}  prevalence            precision             recall                AP"]
+        for name in self.classes[:most]:
+            m = per_class[name]
+            lines.append(f"{name:<{width}}  {prevalence[name]!s:<20}  {m['precision']!s:<20}  {m['recall']!s:<20}  "
+                         f"{m['average_precision']}")
+        if len(self.classes) > most:
+            lines.append(f"… {len(self.classes) - most} more classes in the JSON")
+        return lines
+
+
 @dataclass
-class MulticlassEvaluation:
+class MulticlassEvaluation(ClassSummary):
     """SPE's estimate of a K-class classifier's performance on one pool.
 
     Attributes
@@ -54,6 +92,16 @@ class MulticlassEvaluation:
     diagnostics: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     model_inputs: object = None
+
+    @property
+    def score_type(self) -> str:
+        """How the scores were read: ``"probabilities"`` or ``"logits"``."""
+        return self.scores.score_type
+
+    @property
+    def top_ks(self) -> list:
+        """The k of the top-k accuracies kept (those below K)."""
+        return sorted(self.performance.top_k)
 
     @property
     def inputs(self):
@@ -302,39 +350,6 @@ class MulticlassEvaluation:
     def save(self, path, level=None, performance="sample"):
         """Write :meth:`to_dict` as JSON to ``path`` (whole or not at all)."""
         save_json(self.to_dict(level, performance), path)
-
-    def summary(self, level=None, performance="sample", warnings=True) -> str:
-        """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read (and the
-        warnings, unless ``warnings=False``: the command prints them on standard error)."""
-        level = self._level(level)
-        pct = f"{100 * level:g}%"
-        lines = [f"{self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; scores read as "
-                 f"{self.scores.score_type}",
-                 f"accuracy            {self.accuracy(level, performance)}   ({pct} interval)",
-                 *[f"top-{k} accuracy      {self.top_k_accuracy(k, level)}" for k in sorted(self.performance.top_k)],
-                 f"macro F1            {self.macro_f1(level, performance)}",
-                 f"macro AP            {self.macro_average_precision(level)}",
-                 f"calibration error   {self.calibration_error('top-label', level)}  (top-label ECE of the "
-                 "classifier's probabilities)"]
-        lines += self._class_lines(level, performance)
-        lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
-                                               for m in self.diagnostics.get("score_models", []))]
-        lines += [f"seed {self.diagnostics.get('seed')}"]
-        lines += [f"warning: {w}" for w in self.warnings] if warnings else []
-        return "\n".join(lines)
-
-    def _class_lines(self, level, performance, most=20):
-        prevalence = self.prevalence(level, performance)
-        per_class = self.per_class(level, performance)
-        width = max(5, *(len(str(c)) for c in self.classes[:most]))
-        lines = [f"{'class':<{width}}  prevalence            precision             recall                AP"]
-        for name in self.classes[:most]:
-            m = per_class[name]
-            lines.append(f"{name:<{width}}  {prevalence[name]!s:<20}  {m['precision']!s:<20}  {m['recall']!s:<20}  "
-                         f"{m['average_precision']}")
-        if len(self.classes) > most:
-            lines.append(f"… {len(self.classes) - most} more classes in the JSON")
-        return lines
 
     def __repr__(self):
         return (f"<MulticlassEvaluation: {self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; "
