@@ -485,3 +485,32 @@ def test_item_probabilities_average_the_draws_and_the_command_writes_them(tmp_pa
     assert list(items.columns) == ["id", "predicted", "label", "prob_ant", "prob_bee", "prob_cat"]
     np.testing.assert_allclose(items[["prob_ant", "prob_bee", "prob_cat"]].sum(axis=1), 1.0, atol=1e-5)
     assert items["label"].notna().sum() == pd.read_csv(tmp_path / "labels.csv").shape[0]
+
+
+def test_per_class_thresholds_give_sklearns_one_vs_rest_metrics_and_the_command_writes_them(tmp_path):
+    from spe.cli.main import main
+
+    logits, y = _softmax_pool(n=300, k=4)
+    ev = evaluate_multiclass(logits, y, draws=100, rng=0, class_thresholds={"1": 0.3, "2": 0.8})
+    p = special.softmax(logits, axis=1)
+    for name, t in ev.class_thresholds.items():
+        k = int(name)
+        truth, predicted = y == k, p[:, k] >= t
+        got = ev.at_thresholds()[name]
+        assert got["precision"].lo == got["precision"].hi == pytest.approx(skm.precision_score(truth, predicted))
+        assert got["recall"].mean == pytest.approx(skm.recall_score(truth, predicted))
+        assert got["f1"].mean == pytest.approx(skm.f1_score(truth, predicted))
+    with pytest.raises(SpeInputError, match="no class 'owl'"):
+        evaluate_multiclass(logits, y, draws=100, class_thresholds={"owl": 0.5})
+    with pytest.raises(SpeInputError, match=r"\(0, 1\]"):
+        evaluate_multiclass(logits, y, draws=100, class_thresholds={"1": 1.5})
+    _write_pool(tmp_path)
+    out = tmp_path / "t.json"
+    args = ["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--draws", "150", "--seed", "0", "--json", str(out), "--class-threshold", "bee=0.6"]
+    assert main(args) == 0
+    at = json.loads(out.read_text())["per_class"]["bee"]["at_threshold"]
+    assert at["threshold"] == 0.6 and set(at) == {"threshold", "precision", "recall", "f1"}
+    back = spe.load(out)
+    assert back.at_thresholds()["bee"]["recall"].mean == pytest.approx(at["recall"]["mean"])
+    assert main(args[:-1] + ["bee:0.6"]) == 2

@@ -8,7 +8,8 @@ from ..exceptions import SpeInputError
 from ..output import json_bytes
 from .common import finish, plan_outputs
 
-__all__ = ["add_class_options", "class_columns", "run_classes", "run_class_suggest", "run_class_compare",
+__all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "class_thresholds", "run_classes",
+           "run_class_suggest", "run_class_compare",
            "run_class_monitor",
            "UNSUPPORTED"]
 
@@ -28,6 +29,27 @@ def add_class_options(p):
                         "multiclass over those columns")
     p.add_argument("--class-prefix", metavar="PREFIX", action=Once,
                    help="multiclass scores: the columns starting with PREFIX (e.g. prob_), named without it")
+
+
+def add_class_threshold_option(p):
+    """``--class-threshold CLASS=T`` (spe estimate on class columns; repeatable)."""
+    p.add_argument("--class-threshold", metavar="CLASS=T", action="append",
+                   help="multiclass scores: also the precision, recall and F1 of the one-vs-rest decision 'the "
+                        "probability of CLASS is at least T' (T in (0, 1]; repeatable, one per class)")
+
+
+def class_thresholds(args):
+    """``--class-threshold`` as {class: threshold}, or None; SpeInputError for a malformed one."""
+    out = {}
+    for text in getattr(args, "class_threshold", None) or []:
+        name, sep, value = text.rpartition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise SpeInputError(f"expected CLASS=T, got {text!r}", argument="--class-threshold")
+    return out or None
 
 
 def class_columns(args, path=None):
@@ -275,7 +297,7 @@ def _estimate(args, matrix, names, labels, reference):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed,
-                                   reference=reference)
+                                   reference=reference, class_thresholds=class_thresholds(args))
 
 
 def _reference(path, columns, names):

@@ -9,7 +9,7 @@ from ..exceptions import SpeInputError
 from .common import (evaluate_file, figure_bytes, finish, fmt, interval_text, is_parquet_name, item_probabilities,
                      items_csv, items_parquet, json_bytes,
                      labeled_only_baseline, metrics_lines, notes, plan_outputs, read_inputs, say)
-from .classes import add_class_options
+from .classes import add_class_options, add_class_threshold_option
 from .options import Once, add_model_options, finite, requirement
 from .registry import Command, register
 
@@ -100,6 +100,7 @@ def add_arguments(est):
                      help="with --engine dask: the dask.distributed scheduler to run on (e.g. tcp://10.0.0.5:8786; "
                           "its workers need spe installed and the input's paths readable); default: this machine")
     add_class_options(est)
+    add_class_threshold_option(est)
     est.add_argument("--truth", metavar="TRUTH.csv", action=Once,
                      help="every item's true label (columns as LABELS.csv), when checking the method on a fully "
                           "labeled set: the figures add the true curves and --report the reliability diagram")
@@ -113,6 +114,9 @@ def run(args):
     columns = class_columns(args)
     if columns is not None:
         return run_classes(args, columns)
+    if args.class_threshold:
+        raise SpeInputError("--class-threshold is for multiclass scores (one column per class); for one score use "
+                            "--threshold", argument="--class-threshold")
     engine = _engine(args)
     if engine == "dask":
         return _run_dask(args)

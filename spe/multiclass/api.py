@@ -17,7 +17,7 @@ __all__ = ["evaluate_multiclass", "evaluate_classes", "estimate_from_scores", "w
 
 
 def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None,
-                        score_model="average", reference=None):
+                        score_model="average", reference=None, class_thresholds=None):
     """Estimate a K-class classifier's performance on a pool from all its scores and a few labels.
 
     Every registered multiclass score model of p(y | s) (:data:`spe.multiclass.models.CLASS_MODELS`: Bayesian
@@ -49,6 +49,11 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
         one column per class and ``label``, or an (R, K) matrix and R labels
         (:func:`~spe.multiclass.scores.class_reference`). Its labels teach every model the map; the pool's class
         shares may differ from the reference's (a prior shift, :func:`spe.multiclass.models.base.fit_map`).
+    class_thresholds : mapping class name → float, optional
+        One-vs-rest decisions to evaluate besides the argmax: an item is predicted of class k when the
+        classifier's probability of k (as stated; the softmax of logits) is at least its threshold, in (0, 1].
+        :meth:`~spe.multiclass.evaluation.MulticlassEvaluation.at_thresholds` gives each such class's precision,
+        recall and F1 there.
 
     Returns
     -------
@@ -61,11 +66,11 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
         option out of range.
     """
     return estimate_from_scores(class_scores(scores, classes), labels, draws=draws, level=level, rng=rng,
-                     score_model=score_model, reference=reference)
+                                score_model=score_model, reference=reference, class_thresholds=class_thresholds)
 
 
 def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score_model="average",
-                         reference=None):
+                         reference=None, class_thresholds=None):
     """:func:`evaluate_multiclass` of scores already read (a :class:`~spe.multiclass.scores.ClassScores`);
     raises as it does."""
     level = check_level(level)
@@ -80,15 +85,39 @@ def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score
     fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng,
                               reference=ref)
     model = average_class_models(fitted, draws=int(draws), rng=average_rng)
-    performance = sample_class_performance(model, data.log_probs, data.predicted, index, value, rng=label_rng)
+    thresholds = _thresholds(class_thresholds, data.classes)
+    performance = sample_class_performance(model, data.log_probs, data.predicted, index, value, rng=label_rng,
+                                           thresholds=thresholds)
     diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table(),
-                   **({} if ref is None else {"reference": {"n_items": int(ref[1].size)}})}
+                   **({} if ref is None else {"reference": {"n_items": int(ref[1].size)}}),
+                   **({} if not class_thresholds else
+                      {"class_thresholds": {c: float(t) for c, t in zip(data.classes, thresholds) if t == t}})}
     return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics,
                                 class_warnings(data, value, ref is not None))
 
 
+def _thresholds(class_thresholds, classes):
+    """A mapping class name → probability threshold as an array (K,), NaN for the classes without one.
+
+    Raises SpeInputError (argument ``class_thresholds``) for an unknown class or a threshold outside (0, 1]."""
+    out = np.full(len(classes), np.nan)
+    for name, t in (class_thresholds or {}).items():
+        if str(name) not in classes:
+            raise SpeInputError(f"no class {name!r} (the classes are {', '.join(classes)})",
+                                argument="class_thresholds")
+        try:
+            t = float(t)
+        except (TypeError, ValueError):
+            t = float("nan")
+        if not 0 < t <= 1:
+            raise SpeInputError(f"the threshold of {name!r} must be a probability in (0, 1], got {t!r}",
+                                argument="class_thresholds")
+        out[classes.index(str(name))] = t
+    return out
+
+
 def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None, score_model="average",
-                     reference=None, **binary_options):
+                     reference=None, class_thresholds=None, **binary_options):
     """K-class scores: :func:`evaluate_multiclass` for K ≥ 3; for K = 2, :func:`spe.evaluate` of the second class's
     score alone (its probability, or the difference of the two logits), with the second class positive — the
     same answer as that one score column gives (a reference set read the same way). ``binary_options`` are
@@ -110,7 +139,10 @@ def evaluate_classes(scores, labels=None, *, classes=None, draws=1000, level=0.9
     if data.n_classes > 2:
         warn_unused(binary_options, evaluate)
         return estimate_from_scores(data, labels, draws=draws, level=level, rng=rng, score_model=score_model,
-                         reference=reference)
+                                    reference=reference, class_thresholds=class_thresholds)
+    if class_thresholds:
+        raise SpeInputError("two classes are one score (the second class's): evaluate its thresholds with the "
+                            "result's metrics_at(threshold)", argument="class_thresholds")
     index, value = class_labels(labels, data)
     binary_reference = None
     if reference is not None:

@@ -45,6 +45,8 @@ class ClassSummary:
                  f"calibration error   {self.calibration_error('top-label', level)}  (top-label ECE of the "
                  "classifier's probabilities)"]
         lines += self._class_lines(level, performance)
+        lines += [f"{name} at probability ≥ {a['threshold']:g}: precision {a['precision']}, recall {a['recall']}, "
+                  f"F1 {a['f1']}" for name, a in self.at_thresholds(level, performance).items()]
         lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
                                                for m in self.diagnostics.get("score_models", []))]
         lines += [f"seed {self.diagnostics.get('seed')}"]
@@ -180,6 +182,37 @@ class MulticlassEvaluation(ClassSummary):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(denominator > 0, tp / denominator, np.nan)
 
+    @property
+    def class_thresholds(self) -> dict:
+        """The per-class probability thresholds given (class name → threshold), {} for none."""
+        return dict(self.diagnostics.get("class_thresholds", {}))
+
+    def threshold_draws(self, performance="sample"):
+        """Per draw and class, (M, K) each: (items of the class at or above its threshold, items at or above it,
+        items of the class) — the true positives, predicted positives and positives of the one-vs-rest decision
+        at :attr:`class_thresholds`."""
+        check_choice("performance", performance, PERFORMANCE_KINDS)
+        p = self.performance
+        hits = p.threshold_hits.astype(float) if performance == "sample" else p.expected_threshold_hits
+        true = self.confusion_draws(performance).sum(axis=2)
+        return hits, np.broadcast_to(p.threshold_predicted.astype(float), hits.shape), true
+
+    def at_thresholds(self, level=None, performance="sample") -> dict:
+        """Each class given a threshold (:attr:`class_thresholds`): ``{"threshold", "precision", "recall",
+        "f1"}``, the one-vs-rest decision "probability of the class ≥ threshold" (Intervals but the threshold;
+        precision undefined where no item is at or above it)."""
+        hits, predicted, true = self.threshold_draws(performance)
+        out = {}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for name, t in self.class_thresholds.items():
+                j = self.class_index(name)
+                tp, pp, pos = hits[:, j], predicted[:, j], true[:, j]
+                out[name] = {"threshold": t,
+                             "precision": self._interval(np.where(pp > 0, tp / pp, np.nan), level),
+                             "recall": self._interval(np.where(pos > 0, tp / pos, np.nan), level),
+                             "f1": self._interval(np.where(pp + pos > 0, 2 * tp / (pp + pos), np.nan), level)}
+        return out
+
     def per_class(self, level=None, performance="sample") -> dict:
         """class name → {metric: Interval} for every metric of :data:`CLASS_METRICS`."""
         draws = {m: self.class_metric_draws(m, performance) for m in CLASS_METRICS}
@@ -272,6 +305,7 @@ class MulticlassEvaluation(ClassSummary):
             return jsonable(i.to_dict())
 
         per_class = self.per_class(level, performance)
+        at = self.at_thresholds(level, performance)
         out = {
             "n_items": self.n_items, "n_labeled": self.n_labeled, "level": level, "performance": performance,
             "classes": list(self.classes), "score_type": self.scores.score_type,
@@ -285,7 +319,9 @@ class MulticlassEvaluation(ClassSummary):
             "classwise_calibration_error": est(self.calibration_error("classwise", level)),
             "prevalence": {k: est(v) for k, v in self.prevalence(level, performance).items()},
             "per_class": {name: {**{m: est(v) for m, v in metrics.items()},
-                                 "pr_curve": self._pr_dict(name, level), "roc_curve": self._roc_dict(name, level)}
+                                 "pr_curve": self._pr_dict(name, level), "roc_curve": self._roc_dict(name, level),
+                                 **({"at_threshold": {k: v if k == "threshold" else est(v)
+                                                      for k, v in at[name].items()}} if name in at else {})}
                           for name, metrics in per_class.items()},
             "confusion_matrix": self._confusion_dict(level, performance),
             "diagnostics": jsonable(self.diagnostics),

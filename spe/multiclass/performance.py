@@ -58,6 +58,13 @@ class ClassPerformance:
         reliability diagram's numerators).
     confidence_items, confidence_sum : arrays, shape (CALIBRATION_BINS,)
         Each confidence bin's items and their summed stated confidence.
+    threshold_hits : array, shape (M, K)
+        Items of each class (drawn) whose probability of it is at least the class's threshold (true positives of
+        the one-vs-rest decision at the thresholds given; 0 for a class without one).
+    expected_threshold_hits : array, shape (M, K)
+        The same, expected under θ_m (population).
+    threshold_predicted : array, shape (K,)
+        Items whose probability of each class is at least its threshold (predicted positive).
     """
 
     confusion: np.ndarray
@@ -72,6 +79,9 @@ class ClassPerformance:
     correct_by_confidence: np.ndarray
     confidence_items: np.ndarray
     confidence_sum: np.ndarray
+    threshold_hits: np.ndarray = None
+    expected_threshold_hits: np.ndarray = None
+    threshold_predicted: np.ndarray = None
 
 
 class Rankings:
@@ -81,10 +91,15 @@ class Rankings:
     scored at or above that group (``depth``), its ascending mid-rank (``midrank``); each item's rank of every
     class (``class_rank``, 0 = its top class); its calibration bin of every class's probability (``bin``) and
     their sums (``bin_mass``); the predicted class's bin (``top_bin``), each bin's items and summed confidence
-    (``top_items``, ``top_mass``)."""
+    (``top_items``, ``top_mass``); which items' probability of each class is at least its threshold (``above``,
+    (N, K) bool; ``thresholds`` (K,) probabilities, NaN for a class without one)."""
 
-    def __init__(self, log_probs, predicted):
+    def __init__(self, log_probs, predicted, thresholds=None):
         n, k = log_probs.shape
+        with np.errstate(divide="ignore", invalid="ignore"):  # no threshold (NaN): no item is above it
+            self.above = log_probs >= np.log(np.full(k, np.nan) if thresholds is None else thresholds)[None, :]
+        self.above_counts = self.above.sum(axis=0)
+        self.has_thresholds = bool(self.above_counts.any())
         self.n_items, self.n_classes = n, k
         self.predicted = predicted
         self.group = np.empty((n, k), dtype=np.int64)
@@ -215,7 +230,7 @@ BLOCK_CELLS = 1 << 24
 
 
 def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=None,
-                             grid=RECALL_GRID, workers=None) -> ClassPerformance:
+                             grid=RECALL_GRID, workers=None, thresholds=None) -> ClassPerformance:
     """Draw the labels under each of the model's M draws and count every metric.
 
     Parameters
@@ -232,6 +247,8 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
         :data:`BLOCK_CELLS` cells.
     workers : int or None
         Threads (:func:`spe.parallel.thread_map`; numpy releases the GIL): None, the usable cores.
+    thresholds : array (K,) or None
+        Per-class probability thresholds of a one-vs-rest decision (NaN: none), counted besides the argmax's.
 
     Returns
     -------
@@ -240,7 +257,7 @@ def sample_class_performance(model, log_probs, predicted, labeled_index, labeled
     order = np.argsort(predicted, kind="stable")  # items by predicted class: the population's sums are contiguous
     log_probs, predicted = log_probs[order], predicted[order]
     labeled_index = np.argsort(order)[labeled_index]
-    r = Rankings(log_probs, predicted)  # the rankings from the scores as given (float64: ties as scikit-learn's)
+    r = Rankings(log_probs, predicted, thresholds)  # from the scores as given (float64: ties as scikit-learn's)
     return _draw_and_count(model, log_probs.astype(np.float32), [r], labeled_index, labeled_class, rng=rng,
                            block=block, grid=grid, workers=workers)[0]
 
@@ -286,6 +303,8 @@ def _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, *, rn
         for b in range(probs.shape[0]):  # the population's counts from θ alone, labeled items included
             for out, r in zip(outs, rankings):
                 out.expected_confusion[start + b] = expected_confusion(probs[b], r)
+                if r.has_thresholds:
+                    out.expected_threshold_hits[start + b] = np.where(r.above, probs[b], 0).sum(0, dtype=np.float64)
         probs[:, labeled_index] = onehot
         labels = _draw_labels(probs, stream)
         for b in range(probs.shape[0]):
@@ -303,12 +322,15 @@ def _empty(m, k, g, top_ks, r):
         precision_at_recall=np.zeros((m, k, g), dtype=np.float32),
         tpr_at_fpr=np.zeros((m, k, len(FPR_GRID)), dtype=np.float32), calibration_error=np.zeros(m),
         classwise_calibration_error=np.zeros(m), correct_by_confidence=np.zeros((m, CALIBRATION_BINS)),
-        confidence_items=r.top_items, confidence_sum=r.top_mass)
+        confidence_items=r.top_items, confidence_sum=r.top_mass, threshold_hits=np.zeros((m, k), dtype=np.int64),
+        expected_threshold_hits=np.zeros((m, k)), threshold_predicted=r.above_counts)
 
 
 def _count(out, i, y, r, grid, top_ks):
     k = r.n_classes
     out.confusion[i] = np.bincount(y * k + r.predicted, minlength=k * k).reshape(k, k)
+    if r.has_thresholds:
+        out.threshold_hits[i] = np.bincount(y, weights=r.above[np.arange(r.n_items), y], minlength=k)
     rank = r.class_rank[np.arange(r.n_items), y]
     for t in top_ks:
         out.top_k[t][i] = np.mean(rank < t)

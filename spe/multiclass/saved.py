@@ -239,6 +239,22 @@ class SavedMulticlassEvaluation(ClassSummary):
                 "lo": _numbers(cm[f"{key}_lo"], key, self.path, (k, k)),
                 "hi": _numbers(cm[f"{key}_hi"], key, self.path, (k, k))}
 
+    @property
+    def class_thresholds(self) -> dict:
+        return dict(self.diagnostics.get("class_thresholds", {}))
+
+    def at_thresholds(self, level=None, performance="sample") -> dict:
+        self._level(level, performance, "at_thresholds")
+        out = {}
+        for name in self.class_thresholds:
+            a = self.data["per_class"][name].get("at_threshold")
+            if a is None:
+                _bad(self.path, f"per_class.{name}.at_threshold", "is missing")
+            out[name] = {"threshold": a["threshold"], **{m: _interval(a[m], f"per_class.{name}.at_threshold.{m}",
+                                                                      self.path, self.level)
+                                                         for m in ("precision", "recall", "f1")}}
+        return out
+
     def class_index(self, cls) -> int:
         if cls in self.classes:
             return self.classes.index(cls)
@@ -272,6 +288,7 @@ class SavedMulticlassEvaluation(ClassSummary):
     metric_draws = _refuse("metric_draws")
     class_metric_draws = _refuse("class_metric_draws")
     confusion_draws = _refuse("confusion_draws")
+    threshold_draws = _refuse("threshold_draws")
     reliability = _refuse("reliability")
 
     def __repr__(self):
