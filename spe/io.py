@@ -871,7 +871,7 @@ def _row_numbers(ids, scores, path, rows, id_column):
     return index
 
 
-def read_truth(path, scores: ScoresFile, id_column="id", label_column="label", pos_label=None):
+def read_truth(path, scores: ScoresFile, id_column="id", label_column="label", pos_label=None, encode=None):
     """Read every item's true label (a labels file that labels all N items), in the order of the scores.
 
     For checking an estimate on a fully labeled set (``spe estimate --truth``).
@@ -881,18 +881,21 @@ def read_truth(path, scores: ScoresFile, id_column="id", label_column="label", p
     path : str or Path
         Columns as a labels file (:func:`read_labels`).
     scores : ScoresFile
+    encode : callable, optional
+        As :func:`read_labels`' (multiclass: class names or positions → class indices).
 
     Returns
     -------
     int array, shape (N,)
-        0/1 label of each scored item.
+        0/1 label (or class index) of each scored item.
 
     Raises
     ------
     SpeInputError
         As :func:`read_labels`, and when some scored item has no label (naming the file).
     """
-    index, value = read_labels(path, scores, id_column, label_column, what="truth", pos_label=pos_label)
+    index, value = read_labels(path, scores, id_column, label_column, what="truth", pos_label=pos_label,
+                               encode=encode)
     n = scores.scores.size
     if index.size != n:
         raise SpeInputError(f"a truth file must label every item: it labels {index.size} of the {n} scored items",

@@ -514,3 +514,26 @@ def test_per_class_thresholds_give_sklearns_one_vs_rest_metrics_and_the_command_
     back = spe.load(out)
     assert back.at_thresholds()["bee"]["recall"].mean == pytest.approx(at["recall"]["mean"])
     assert main(args[:-1] + ["bee:0.6"]) == 2
+
+
+def test_truth_gives_sklearns_values_and_the_command_says_whether_the_intervals_hold_them(tmp_path, capsys):
+    from spe.cli.main import main
+
+    y = _write_pool(tmp_path)
+    frame = pd.read_csv(tmp_path / "scores.csv")
+    pd.DataFrame({"id": frame["id"], "label": np.array(["ant", "bee", "cat"])[y]}).to_csv(tmp_path / "truth.csv",
+                                                                                         index=False)
+    out = tmp_path / "t.json"
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+                 "prob_", "--truth", str(tmp_path / "truth.csv"), "--draws", "150", "--seed", "0", "--json",
+                 str(out)]) == 0
+    true = json.loads(out.read_text())["truth"]
+    p = frame[["prob_ant", "prob_bee", "prob_cat"]].to_numpy()
+    assert true["accuracy"] == pytest.approx(skm.accuracy_score(y, p.argmax(1)))
+    assert true["macro_f1"] == pytest.approx(skm.f1_score(y, p.argmax(1), average="macro"))
+    assert true["per_class"]["cat"]["average_precision"] == pytest.approx(skm.average_precision_score(y == 2, p[:, 2]))
+    assert "true values (--truth): accuracy" in capsys.readouterr().out
+    pd.DataFrame({"id": frame["id"][:10], "label": "ant"}).to_csv(tmp_path / "short.csv", index=False)
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--class-prefix", "prob_", "--truth",
+                 str(tmp_path / "short.csv")]) == 2
+    assert "every item" in capsys.readouterr().err

@@ -14,8 +14,7 @@ __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "
            "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
-UNSUPPORTED = (("report", "--report"), ("threshold", "--threshold"),
-               ("requirement", "--requirement"), ("truth", "--truth"))
+UNSUPPORTED = (("report", "--report"), ("threshold", "--threshold"), ("requirement", "--requirement"))
 
 
 def add_class_options(p):
@@ -94,19 +93,65 @@ def run_classes(args, columns):
     _refuse_unsupported(args)
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
                         ("--plot", args.plot, False))
-    matrix, names, labels, _ = _class_inputs(args, args.scores, columns)
+    matrix, names, files = _class_matrix(args, args.scores, columns)
+    labels = _class_labels(args, files, names)
+    truth = _class_truth(args, files, names)  # checked before the fit
     reference = _reference(args.reference, columns, names) if args.reference is not None else None
     ev = _estimate(args, matrix, names, labels, reference)
     result = ev.to_dict()
     if len(names) == 2:
         result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
+    summary = ev.summary(warnings=False)
+    if truth is not None:
+        from ..output import jsonable
+
+        true = ev.true_values(truth)
+        result["truth"] = jsonable(true)
+        summary += "\n" + _truth_lines(ev, true)
     out = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
     if "--items" in plan:
         out.append((plan["--items"], _items_bytes(ev, args.items)))
     if "--plot" in plan:
         out.append((plan["--plot"], _figure(ev, args.plot)))
-    finish(plan, ev.summary(warnings=False), out, warnings=ev.warnings, command="spe estimate")
+    finish(plan, summary, out, warnings=ev.warnings + _contradictions(truth, labels, names), command="spe estimate")
     return 0
+
+
+def _class_truth(args, files, names):
+    """``--truth``: every item's class index (N,), or None without it."""
+    from ..io import read_truth
+    from ..multiclass.scores import class_encoder
+
+    return None if args.truth is None else read_truth(args.truth, files[0], encode=class_encoder(names))
+
+
+def _truth_lines(ev, true):
+    """The summary's comparison with ``--truth``: each headline metric's true value and whether its interval holds
+    it, and how many classes' AP bands hold theirs."""
+    def said(name, interval, value):
+        inside = "inside" if interval.lo <= value <= interval.hi else "OUTSIDE"
+        return f"{name} {value:.3f} ({inside} the interval)"
+
+    per_class = ev.per_class()
+    held = sum(per_class[c]["average_precision"].lo <= v["average_precision"] <= per_class[c]["average_precision"].hi
+               for c, v in true["per_class"].items())
+    return ("true values (--truth): " + ", ".join([said("accuracy", ev.accuracy(), true["accuracy"]),
+                                                    said("macro F1", ev.macro_f1(), true["macro_f1"])])
+            + f"; the AP interval holds the true AP for {held} of {len(ev.classes)} classes")
+
+
+def _contradictions(truth, labels, names):
+    """A warning when ``--truth`` gives a labeled item another class than ``--labels`` does: [] or [str]."""
+    import numpy as np
+
+    if truth is None or labels is None or len(labels[0]) == 0:
+        return []
+    given = np.asarray([names.index(str(v)) for v in labels[1]])
+    differ = np.flatnonzero(truth[labels[0]] != given)
+    if not differ.size:
+        return []
+    return [f"--truth contradicts --labels at {differ.size} of the {len(given)} labeled items: the estimate uses "
+            "--labels, the true values --truth; one of the two files is wrong"]
 
 
 def run_class_suggest(args, columns):

@@ -363,6 +363,49 @@ class MulticlassEvaluation(ClassSummary):
         probs = pd.DataFrame(self.item_probabilities(), columns=[f"prob_{c}" for c in self.classes])
         return pd.concat([frame, probs], axis=1)
 
+    def true_values(self, truth) -> dict:
+        """The metrics this estimate gives intervals for, counted from every item's true class (to check the
+        estimate on a fully labeled pool, ``spe estimate --truth``).
+
+        Parameters
+        ----------
+        truth : int array, shape (N,)
+            Every item's class index 0..K−1.
+
+        Returns
+        -------
+        dict
+            ``accuracy``, ``top_k_accuracy`` {k}, the scalar metrics, ``prevalence`` {class}, ``per_class`` {class:
+            {precision, recall, f1, average_precision, roc_auc}} and, for the classes given thresholds,
+            ``at_threshold`` {class: {precision, recall, f1}}: floats (NaN where undefined).
+        """
+        from dataclasses import replace
+
+        from .performance import count_labels
+
+        truth = np.asarray(truth, dtype=np.int64)
+        if truth.shape != (self.n_items,) or truth.min() < 0 or truth.max() >= len(self.classes):
+            raise ValueError(f"truth must hold a class index 0..{len(self.classes) - 1} for each of the "
+                             f"{self.n_items} items")
+        thresholds = np.full(len(self.classes), np.nan)
+        for name, t in self.class_thresholds.items():
+            thresholds[self.class_index(name)] = t
+        known = replace(self, labeled_index=np.arange(self.n_items), labeled_class=truth,
+                        performance=count_labels(self.scores.log_probs, self.scores.predicted, truth,
+                                                 thresholds=thresholds))
+
+        def value(interval):
+            return float(interval.mean)
+
+        per_class = known.per_class()
+        return {"accuracy": value(known.accuracy()),
+                "top_k_accuracy": {str(k): value(known.top_k_accuracy(k)) for k in known.top_ks},
+                **{m: float(known.metric_draws(m)[0]) for m in SCALAR_METRICS if m != "accuracy"},
+                "prevalence": {c: value(v) for c, v in known.prevalence().items()},
+                "per_class": {c: {m: value(v) for m, v in d.items()} for c, d in per_class.items()},
+                "at_threshold": {c: {m: value(v) for m, v in d.items() if m != "threshold"}
+                                 for c, d in known.at_thresholds().items()}}
+
     def accuracy_by_labels(self, counts=None, rng=None):
         """The accuracy estimated again from the first n labeled items (a seeded random order) for each n of
         ``counts``, beside the labeled items' own accuracy: a DataFrame (:func:`spe.multiclass.by_labels.

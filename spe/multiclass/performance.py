@@ -23,7 +23,7 @@ from ..metrics.curves import FPR_GRID, RECALL_GRID, probability_bins
 from ..parallel import resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "sample_joint_class_performance",
-           "mean_probabilities",
+           "mean_probabilities", "count_labels",
            "ranking_metrics", "expected_confusion", "TOP_K",
            "CALIBRATION_BINS"]
 
@@ -313,6 +313,19 @@ def _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, *, rn
 
     thread_map(run, zip(blocks, streams), resolve_workers(workers))
     return outs
+
+
+def count_labels(log_probs, predicted, y, *, thresholds=None, grid=RECALL_GRID) -> ClassPerformance:
+    """Every metric of labels y (N,) known for all N items, as one draw (M = 1): the truth's values, counted as the
+    label draws are (the population's counts are the sample's)."""
+    r = Rankings(log_probs, predicted, thresholds)
+    k = log_probs.shape[1]
+    top_ks = [t for t in TOP_K if t < k]
+    out = _empty(1, k, len(grid), top_ks, r)
+    _count(out, 0, np.asarray(y, dtype=np.int64), r, grid, top_ks)
+    out.expected_confusion[0] = out.confusion[0]
+    out.expected_threshold_hits[0] = out.threshold_hits[0]
+    return out
 
 
 def _empty(m, k, g, top_ks, r):
