@@ -301,3 +301,68 @@ def monitoring_report(monitoring, figures, summary, title="spe monitor"):
     return _page(title, meta, monitoring.diagnostics.get("seed"), monitoring.warnings,
                  reference + _alerts_section(monitoring) + _figures_section(figures) + _units_section(monitoring)
                  + _gaps_section(monitoring), summary)
+
+
+def _class_metrics_section(ev, truth):
+    """The multiclass headline metrics, with the true values under ``--truth``."""
+    named = (("accuracy", ev.accuracy()), *((f"top-{k} accuracy", ev.top_k_accuracy(k)) for k in ev.top_ks),
+             ("macro F1", ev.macro_f1()), ("weighted F1", ev.weighted_f1()),
+             ("macro AP", ev.macro_average_precision()), ("macro ROC AUC", ev.macro_roc_auc()),
+             ("calibration error (top-label ECE)", ev.calibration_error()))
+    keys = ("accuracy", *(f"top_k_accuracy.{k}" for k in ev.top_ks), "macro_f1", "weighted_f1",
+            "macro_average_precision", "macro_roc_auc", "calibration_error")
+
+    def true_value(key):
+        head, _, k = key.partition(".")
+        return truth[head][k] if k else truth[head]
+
+    rows = [(name, _fmt(i.mean), _fmt(i.lo), _fmt(i.hi), *((_fmt(true_value(key)),) if truth else ()))
+            for (name, i), key in zip(named, keys)]
+    pct = f"{100 * ev.level:g}%"
+    return (f"<h2>Performance on these {ev.n_items} items</h2><p>Posterior mean and {pct} credible interval "
+            "(equal-tailed).</p>" + _table(["metric", "mean", "lo", "hi", *(("truth",) if truth else ())], rows,
+                                            numeric=(1, 2, 3, 4)))
+
+
+def _classes_section(ev, truth):
+    """One row per class: prevalence, precision, recall, F1 and AP with intervals (and the true AP)."""
+    prevalence, per_class = ev.prevalence(), ev.per_class()
+    rows = [(c, _interval_text(prevalence[c]), *(_interval_text(per_class[c][m])
+                                                 for m in ("precision", "recall", "f1", "average_precision")),
+             *((_fmt(truth["per_class"][c]["average_precision"]),) if truth else ())) for c in ev.classes]
+    return ("<h2>Each class</h2><p>Median [interval]; precision, recall and F1 at the classifier's decision "
+            "(its most probable class); AP one-vs-rest.</p>"
+            + _table(["class", "prevalence", "precision", "recall", "F1", "AP", *(("true AP",) if truth else ())],
+                     rows, numeric=(1, 2, 3, 4, 5, 6)))
+
+
+def multiclass_report(evaluation, figures, summary, title="spe estimate", truth=None):
+    """The report of a multiclass estimate as one HTML document (``spe estimate --report`` on class columns).
+
+    Parameters
+    ----------
+    evaluation : spe.multiclass.MulticlassEvaluation
+    figures : dict name → (matplotlib Figure, caption)
+        Embedded as PNG and closed.
+    summary : str
+        What the command printed.
+    title : str
+    truth : dict, optional
+        :meth:`~spe.multiclass.MulticlassEvaluation.true_values` under ``--truth``: a truth column is added.
+
+    Returns
+    -------
+    str
+        A complete HTML5 document with no external resources.
+    """
+    from . import __version__
+
+    models = [(m["name"], _fmt(m["weight"]), _fmt(m["log_evidence"], 2), _fmt(m["ess"], 0), _fmt(m["pareto_k"], 2))
+              for m in evaluation.diagnostics.get("score_models", [])]
+    meta = (f"{evaluation.n_items} items, {len(evaluation.classes)} classes, {evaluation.n_labeled} labeled; scores "
+            f"read as {evaluation.score_type}; spe {__version__}")
+    body = (_class_metrics_section(evaluation, truth) + _classes_section(evaluation, truth)
+            + _figures_section(figures)
+            + "<h2>Score models</h2><p>Averaged by their evidence p(labels | scores).</p>"
+            + _table(["model", "weight", "log evidence", "ESS", "Pareto k̂"], models, numeric=(1, 2, 3, 4)))
+    return _page(title, meta, evaluation.diagnostics.get("seed"), evaluation.warnings, body, summary)

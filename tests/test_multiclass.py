@@ -254,9 +254,27 @@ def test_class_options_are_checked_before_any_work(tmp_path, capsys):
     assert "no column 'prob_owl'" in capsys.readouterr().err
     assert main(["estimate", scores, "--class-prefix", "z_"]) == 2
     assert "z_" in capsys.readouterr().err
-    assert main(["estimate", scores, "--class-prefix", "prob_", "--report", str(tmp_path / "x.html")]) == 2
-    assert "--report is not available for multiclass" in capsys.readouterr().err
-    assert not (tmp_path / "x.html").exists()
+    assert main(["estimate", scores, "--class-prefix", "prob_", "--report", str(tmp_path / "pages")]) == 2
+    assert "OUT.html" in capsys.readouterr().err
+    assert not (tmp_path / "pages").exists()
+    assert main(["estimate", scores, "--class-prefix", "prob_", "--threshold", "0.5"]) == 2
+    assert "--threshold is not available for multiclass" in capsys.readouterr().err
+
+
+def test_the_report_is_one_page_with_every_class_and_the_truth(tmp_path):
+    from spe.cli.main import main
+
+    y = _write_pool(tmp_path)
+    frame = pd.read_csv(tmp_path / "scores.csv")
+    pd.DataFrame({"id": frame["id"], "label": np.array(["ant", "bee", "cat"])[y]}).to_csv(tmp_path / "truth.csv",
+                                                                                         index=False)
+    page = tmp_path / "r.html"
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+                 "prob_", "--truth", str(tmp_path / "truth.csv"), "--draws", "150", "--seed", "0", "--report",
+                 str(page)]) == 0
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "data:image/png;base64," in text
+    assert all(f"<td>{c}</td>" in text for c in ("ant", "bee", "cat")) and "true AP" in text
 
 
 def test_a_labeled_reference_set_pins_the_temperature():

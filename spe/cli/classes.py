@@ -14,7 +14,7 @@ __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "
            "UNSUPPORTED"]
 
 #: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
-UNSUPPORTED = (("report", "--report"), ("threshold", "--threshold"), ("requirement", "--requirement"))
+UNSUPPORTED = (("threshold", "--threshold"), ("requirement", "--requirement"))
 
 
 def add_class_options(p):
@@ -91,8 +91,10 @@ def run_classes(args, columns):
     """Estimate from K class columns; writes ``--json``, ``--items`` and ``--plot`` and prints the summary. Returns
     the exit status."""
     _refuse_unsupported(args)
+    if args.report is not None and not args.report.lower().endswith((".html", ".htm")):
+        raise SpeInputError("multiclass scores write one page: name it OUT.html", argument="--report")
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True),
-                        ("--plot", args.plot, False))
+                        ("--plot", args.plot, False), ("--report", args.report, False))
     matrix, names, files = _class_matrix(args, args.scores, columns)
     labels = _class_labels(args, files, names)
     truth = _class_truth(args, files, names)  # checked before the fit
@@ -102,6 +104,7 @@ def run_classes(args, columns):
     if len(names) == 2:
         result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
     summary = ev.summary(warnings=False)
+    true = None
     if truth is not None:
         from ..output import jsonable
 
@@ -113,8 +116,27 @@ def run_classes(args, columns):
         out.append((plan["--items"], _items_bytes(ev, args.items)))
     if "--plot" in plan:
         out.append((plan["--plot"], _figure(ev, args.plot)))
+    if "--report" in plan:
+        out.append((plan["--report"], _report_page(ev, summary, true, args.scores)))
     finish(plan, summary, out, warnings=ev.warnings + _contradictions(truth, labels, names), command="spe estimate")
     return 0
+
+
+def _report_page(ev, summary, true, scores_path):
+    """``--report OUT.html`` on class columns: :func:`spe.report.multiclass_report` with the figure, UTF-8."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..plot import multiclass_figure
+    from ..report import multiclass_report
+
+    figures = {"classes": (multiclass_figure(ev), "The confusion matrix (each cell's expected rate and half its "
+                                                  "interval's width), each class's PR curve with its band, and the "
+                                                  "reliability diagram on this pool")}
+    return multiclass_report(ev, figures, summary, title=f"spe estimate: {Path(str(scores_path)).name}",
+                             truth=true).encode()
 
 
 def _class_truth(args, files, names):
