@@ -555,3 +555,29 @@ def test_truth_gives_sklearns_values_and_the_command_says_whether_the_intervals_
     assert main(["estimate", str(tmp_path / "scores.csv"), "--class-prefix", "prob_", "--truth",
                  str(tmp_path / "short.csv")]) == 2
     assert "every item" in capsys.readouterr().err
+
+
+def test_a_label_plan_narrows_with_labels_and_the_command_writes_it(tmp_path, capsys):
+    from spe.cli.main import main
+    from spe.multiclass.plan import plan_class_labels
+
+    logits, y = _softmax_pool(n=600, k=3, seed=2)
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 600, 40)}, draws=400, rng=0)
+    now = ev.accuracy()
+    easy = plan_class_labels(ev, width=1.0, rng=0)
+    assert easy.labels_needed(0.5) == 0 and easy.now == pytest.approx(now.hi - now.lo, abs=0.02)
+    plan = plan_class_labels(ev, width=0.9 * easy.now, strategy="random", futures=50, rng=0)
+    medians = plan.progress[:, 1][np.isfinite(plan.progress[:, 1])]
+    assert medians[-1] < medians[0] and np.isfinite(plan.labels_needed(0.5))
+    with pytest.raises(SpeInputError, match="strategy"):
+        plan_class_labels(ev, width=0.1, strategy="greedy")
+    _write_pool(tmp_path)
+    out = tmp_path / "plan.json"
+    args = ["plan", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--width", "0.15", "--futures", "20", "--draws", "200", "--seed", "0", "--json", str(out)]
+    assert main(args) == 0
+    assert json.loads(out.read_text())["target"] == "accuracy"
+    assert "Until the 90% interval of accuracy narrower than 0.15" in capsys.readouterr().out
+    no_width = [a for a in args[:-2] if a not in ("--width", "0.15")]
+    assert main(no_width + ["--probability", "0.9"]) == 2
+    assert "--width" in capsys.readouterr().err

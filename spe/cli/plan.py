@@ -42,6 +42,10 @@ the cautious side).
 Exit status: 0 plan written, 2 bad input or options (nothing written), 130
 interrupted, 1 anything else.
 
+Multiclass scores (one column per class, as for spe estimate): --target
+accuracy (default), macro_f1 or ap:CLASS with --width; --strategy
+information (default) or random; one classifier.
+
 examples:
   spe plan examples/digits_scores.csv --labels examples/digits_labels.csv --target ap --width 0.05 --seed 0
   spe plan scores.csv --labels few.csv --target threshold:0.9,0.5 --probability 0.9 --plot plan.png
@@ -56,7 +60,10 @@ _probability = number_in(lambda v: 0.5 < v < 1, "a number in (0.5, 1)")
 def add_arguments(p):
     """The options of ``spe plan``: the shared ones, the target, the goal, the strategy, the simulation,
     the outputs."""
+    from .classes import add_class_options
+
     add_classifier_inputs(p)
+    add_class_options(p)
     add_model_options(p, inputs=False, baseline=False)
     add_target_options(p, "ap")
     goal = p.add_mutually_exclusive_group(required=True)
@@ -81,6 +88,11 @@ def run(args):
     from ..active import plan as label_plan
     from ..active.plan import check_goal
 
+    from .classes import class_columns, run_class_plan
+
+    columns = class_columns(args, args.scores[0]) if not args.score_columns else None
+    if columns is not None:
+        return run_class_plan(args, columns, _figure)
     outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     names, files, labels = classifier_inputs(args)
     target = choose_target(args, names, "ap")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ClassSuggestion", "suggest_labels", "suggest_for_draws", "TARGETS", "MAX_CANDIDATE_CELLS"]
+__all__ = ["ClassSuggestion", "suggest_labels", "suggest_for_draws", "target_draws", "TARGETS", "MAX_CANDIDATE_CELLS"]
 
 #: Most candidate items × classes valued at once.
 MAX_CANDIDATE_CELLS = 200_000
@@ -52,8 +52,9 @@ class ClassSuggestion:
         return pd.DataFrame({"id": self.items if self.ids is None else self.ids, "expected_gain": self.expected_gain})
 
 
-def _target_draws(evaluation, target):
-    """The target's value under each draw, (M,)."""
+def target_draws(evaluation, target):
+    """The target's value under each draw, (M,): accuracy and macro F1 of the population (expected under each
+    draw), a class's AP of the drawn labels. Raises ValueError for an unknown target or class."""
     if target == "accuracy":
         return evaluation.confusion_draws("population").trace(axis1=1, axis2=2) / evaluation.n_items
     if target == "macro_f1":
@@ -90,7 +91,7 @@ def suggest_labels(evaluation, k=10, target="accuracy", rng=None) -> ClassSugges
     ValueError
         An unknown target or class, ``k`` below 1.
     """
-    return suggest_for_draws(evaluation, k, _target_draws(evaluation, target), target, rng)
+    return suggest_for_draws(evaluation, k, target_draws(evaluation, target), target, rng)
 
 
 def suggest_for_draws(evaluation, k, values, target, rng=None) -> ClassSuggestion:
