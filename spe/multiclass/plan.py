@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..active.plan import ESS_FLOOR, MIN_ESS, LabelPlan
 from ..exceptions import SpeInputError
 from ..inputs import check_count, seed_of
 from ..quantiles import weighted_quantile
@@ -34,7 +33,7 @@ CLASS_PLAN_STRATEGIES = ("information", "random")
 
 
 def plan_class_labels(evaluation, *, width, target="accuracy", strategy="information", max_labels=None,
-                      futures=200, level=None, rng=None) -> LabelPlan:
+                      futures=200, level=None, rng=None):
     """About how many more labels until the ``level`` credible interval of ``target`` is narrower than ``width``.
 
     Parameters
@@ -86,6 +85,8 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     progress = np.where(half[:, None], np.nan,
                         np.nanquantile(np.where(half, 0.0, widths), [0.1, 0.5, 0.9], axis=0).T)
     now = _width(values, np.full(values.size, 1.0 / values.size), level)
+    from ..active.plan import LabelPlan  # the layer above: its plan's result and figure are shared
+
     return LabelPlan(goal=f"the {100 * level:g}% interval of {target} narrower than {width:g}", kind="width",
                      value=float(width), target=str(target), strategy=strategy, checkpoints=checkpoints,
                      needed=needed, censored=censored, progress=progress, now=now, n_labeled=evaluation.n_labeled,
@@ -119,6 +120,8 @@ def _width(values, w, level):
 
 def _simulate(values, probs, checkpoints, level, goal, n_futures, rng):
     """Per future: the labels needed (inf if not reached), whether censored, the width at every checkpoint."""
+    from ..active.plan import ESS_FLOOR, MIN_ESS
+
     m, h, k = probs.shape
     floor = max(MIN_ESS, ESS_FLOOR * m)
     needed = np.full(n_futures, np.inf)
