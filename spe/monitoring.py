@@ -43,7 +43,7 @@ from .progress import LOGGER, quiet_stages, shown, stage
 from .shared_reference import SharedReference
 
 __all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY",
-           "CONCEPT_SHIFT_FLAG"]
+           "CONCEPT_SHIFT_FLAG", "slice_gaps", "grouped_warnings"]
 
 #: The metrics estimated per chunk and slice: of the whole ranking, then at the operating threshold.
 MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "recall", "f1")
@@ -363,8 +363,8 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     groups = [list(range(n_chunks)), list(range(n_chunks, len(units)))] if pooling else []
     with shown(options.get("progressbar")):
         est, priors = _estimate_all(shared, units, streams[:-1], options.get("workers"), groups, labeled)
-    gaps = _gaps(est[n_chunks:], alert_drop, level, streams[-1])
-    said = _grouped_warnings(est)
+    gaps = slice_gaps(est[n_chunks:], alert_drop, level, streams[-1])
+    said = grouped_warnings(est)
     for text in said:
         warnings.warn(text, SpeWarning, stacklevel=2)
     return Monitoring(
@@ -716,14 +716,14 @@ def _alerts(draws, w, ref_values, drop, below):
     return out
 
 
-def _gaps(slices, delta, level, rng):
-    """Every pair of slices and metric: the difference's posterior (the two slices' draws resampled by weight and
-    paired at random) and P(|difference| > δ)."""
+def slice_gaps(slices, delta, level, rng, metrics=MONITOR_METRICS):
+    """Every pair of slices (:class:`Estimate`) and metric: the difference's posterior (the two slices' draws
+    resampled by weight and paired at random) and P(|difference| > δ), as the JSON's ``gaps`` entries."""
     out = []
     for a, b in combinations(slices, 2):
         m = max(a.weights.size, b.weights.size)
         ia, ib = rng.choice(a.weights.size, m, p=a.weights), rng.choice(b.weights.size, m, p=b.weights)
-        for name in MONITOR_METRICS:
+        for name in metrics:
             diff = a.draws[name][ia] - b.draws[name][ib]
             ok = ~np.isnan(diff)
             interval = (summarise_draws(diff, np.ones(m), level) if ok.any()
@@ -733,7 +733,7 @@ def _gaps(slices, delta, level, rng):
     return out
 
 
-def _grouped_warnings(estimates):
+def grouped_warnings(estimates):
     """Each distinct warning once, naming the chunks (or slices) it was raised for."""
     where = {}
     for e in estimates:

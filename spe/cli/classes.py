@@ -9,7 +9,7 @@ from ..output import json_bytes
 from .common import finish, plan_outputs
 
 __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "class_thresholds", "run_classes",
-           "run_class_suggest", "run_class_compare", "run_class_plan",
+           "run_class_suggest", "run_class_compare", "class_plan",
            "run_class_monitor",
            "UNSUPPORTED"]
 
@@ -217,9 +217,9 @@ def run_class_suggest(args, columns):
     return 0
 
 
-def run_class_plan(args, columns, figure):
-    """``spe plan`` on K class columns (:func:`spe.multiclass.plan.plan_class_labels`); writes ``--json`` and
-    ``--plot`` (drawn by ``figure(plan, path)``) and prints the plan. Returns the exit status."""
+def class_plan(args, columns):
+    """``spe plan`` on K class columns: (the :class:`~spe.active.plan.LabelPlan` of
+    :func:`spe.multiclass.plan.plan_class_labels`, the estimate it was made from)."""
     from ..multiclass.plan import CLASS_PLAN_STRATEGIES, plan_class_labels
 
     if len(args.scores) > 1:
@@ -235,20 +235,13 @@ def run_class_plan(args, columns, figure):
     if not (target in ("accuracy", "macro_f1") or target.startswith("ap:")):
         raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1 or ap:CLASS",
                             argument="--target")
-    outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     matrix, classes, labels, _ = _class_inputs(args, args.scores[0], columns)
     _check_class_target(target, classes)
     reference = _reference(args.reference, columns, classes) if getattr(args, "reference", None) else None
     ev = _estimate(args, matrix, classes, labels, reference)
-    seed = ev.diagnostics["seed"]
     plan = plan_class_labels(ev, width=args.width, target=target, strategy=args.strategy,
-                             max_labels=args.max_labels, futures=args.futures, rng=seed)
-    results = [(outputs["--json"], json_bytes(plan.to_dict()))] if args.json is not None else []
-    if args.plot is not None:
-        results.append((outputs["--plot"], figure(plan, args.plot)))
-    finish(outputs, f"{plan.summary()}\nseed: {seed} (--seed repeats this run)", results, warnings=ev.warnings,
-           command="spe plan")
-    return 0
+                             max_labels=args.max_labels, futures=args.futures, rng=ev.diagnostics["seed"])
+    return plan, ev
 
 
 def _check_class_target(target, classes):

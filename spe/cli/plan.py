@@ -88,20 +88,21 @@ def run(args):
     from ..active import plan as label_plan
     from ..active.plan import check_goal
 
-    from .classes import class_columns, run_class_plan
+    from .classes import class_columns, class_plan
 
     columns = class_columns(args, args.scores[0]) if not args.score_columns else None
-    if columns is not None:
-        return run_class_plan(args, columns, _figure)
     outputs = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    names, files, labels = classifier_inputs(args)
-    target = choose_target(args, names, "ap")
-    check_goal(target, args.width, args.probability)  # before the fit
-    _, source = fit_classifiers(args, names, files, labels)
+    if columns is not None:
+        plan, source = class_plan(args, columns)
+    else:
+        names, files, labels = classifier_inputs(args)
+        target = choose_target(args, names, "ap")
+        check_goal(target, args.width, args.probability)  # before the fit
+        _, source = fit_classifiers(args, names, files, labels)
+        plan = label_plan(source, width=args.width, probability=args.probability, target=target,
+                          strategy=args.strategy, classifier=args.classifier, max_labels=args.max_labels,
+                          futures=args.futures, rng=source.diagnostics["seed"])
     seed = source.diagnostics["seed"]
-    plan = label_plan(source, width=args.width, probability=args.probability, target=target,
-                      strategy=args.strategy, classifier=args.classifier, max_labels=args.max_labels,
-                      futures=args.futures, rng=seed)
     results = []
     if args.json is not None:
         results.append((outputs["--json"], json_bytes(plan.to_dict())))

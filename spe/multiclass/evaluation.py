@@ -28,8 +28,9 @@ SCALAR_METRICS = {"accuracy": True, "macro_f1": True, "weighted_f1": True, "macr
 
 
 class ClassSummary:
-    """The text summary of a multiclass estimate, from its public queries (shared by :class:`MulticlassEvaluation`
-    and the one read back from its JSON, :class:`spe.multiclass.saved.SavedMulticlassEvaluation`)."""
+    """The text summary of a multiclass estimate from its public queries, and a class's position from its name
+    (shared by :class:`MulticlassEvaluation` and the one read back from its JSON,
+    :class:`spe.multiclass.saved.SavedMulticlassEvaluation`)."""
 
     def summary(self, level=None, performance="sample", warnings=True) -> str:
         """What ``spe estimate`` prints: the headline metrics, each class's, and how the scores were read (and the
@@ -65,6 +66,14 @@ class ClassSummary:
         if len(self.classes) > most:
             lines.append(f"… {len(self.classes) - most} more classes in the JSON")
         return lines
+
+    def class_index(self, cls) -> int:
+        """A class's position 0..K−1, from its name (or its position); ValueError for neither."""
+        if cls in self.classes:
+            return self.classes.index(cls)
+        if isinstance(cls, (int, np.integer)) and 0 <= cls < len(self.classes):
+            return int(cls)
+        raise ValueError(f"{cls!r} is not one of the classes {list(self.classes)}")
 
 
 @dataclass
@@ -287,14 +296,6 @@ class MulticlassEvaluation(ClassSummary):
         with np.errstate(invalid="ignore"):
             lo, med, hi = np.nanquantile(values.astype(float), [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return CurveBand(grid, med, lo, hi, level)
-
-    def class_index(self, cls) -> int:
-        """A class's position 0..K−1, from its name (or its position); ValueError for neither."""
-        if cls in self.classes:
-            return self.classes.index(cls)
-        if isinstance(cls, (int, np.integer)) and 0 <= cls < len(self.classes):
-            return int(cls)
-        raise ValueError(f"{cls!r} is not one of the classes {list(self.classes)}")
 
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; ``spe estimate --json`` on K-class scores writes exactly this (DESIGN.md, "Multiclass").

@@ -27,7 +27,7 @@ from ..evaluation import summarise_draws
 from ..exceptions import SpeInputError
 from ..inputs import MIN_DRAWS, check_level, seed_of
 from ..models.anchor import NEW_MAP_PRIOR
-from ..monitoring import ALERT_PROBABILITY, Estimate, Monitoring
+from ..monitoring import ALERT_PROBABILITY, Estimate, Monitoring, grouped_warnings, slice_gaps
 from .api import estimate_from_scores
 from .scores import ClassScores, class_labels, class_scores, reference_values
 
@@ -101,11 +101,12 @@ def monitor_multiclass(scores, reference=None, labels=None, *, classes=None, chu
     return Monitoring(
         n_items=data.n_items, n_labeled=int(index.size), level=level, threshold=None, reference=ref_values,
         chunks=chunk_estimates, slices=slice_estimates,
-        gaps=_gaps(slice_estimates, alert_drop, level, np.random.default_rng([seed, 1])),
+        gaps=slice_gaps(slice_estimates, alert_drop, level, np.random.default_rng([seed, 1]),
+                        CLASS_ALERT_METRICS),
         alert_drop=alert_drop, alert_below=alert_below,
         diagnostics={"seed": seed, "draws": int(draws), "classes": list(data.classes),
                      "score_type": data.score_type},
-        warnings=_warnings(chunk_estimates + slice_estimates), headline=("accuracy", "macro_f1"))
+        warnings=grouped_warnings(chunk_estimates + slice_estimates), headline=("accuracy", "macro_f1"))
 
 
 def _check_alert(drop, below):
@@ -214,26 +215,3 @@ def _alerts(draws, ref_values, drop, below):
         p = float(np.mean(d < bar)) if d.size else float("nan")
         out.append({"metric": m, "p_drop": p, "alert": bool(p >= ALERT_PROBABILITY)})
     return out
-
-
-def _gaps(slices, drop, level, rng):
-    """Every pair of slices' difference in each alert metric, their draws paired at random."""
-    out = []
-    for i, a in enumerate(slices):
-        for b in slices[i + 1:]:
-            for m in CLASS_ALERT_METRICS:
-                d = a.draws[m] - rng.permutation(b.draws[m])
-                ok = np.isfinite(d)
-                interval = summarise_draws(d[ok], np.full(ok.sum(), 1.0 / max(ok.sum(), 1)), level)
-                out.append({"a": a.key, "b": b.key, "metric": m, "difference": interval.to_dict(),
-                            "p_gap": float(np.mean(np.abs(d[ok]) > drop)) if ok.any() else float("nan")})
-    return out
-
-
-def _warnings(estimates):
-    """Each distinct warning once, naming the chunks and slices it concerns."""
-    said = {}
-    for e in estimates:
-        for w in e.warnings:
-            said.setdefault(w, []).append(e.key)
-    return [f"{', '.join(keys[:5])}{' …' if len(keys) > 5 else ''}: {w}" for w, keys in said.items()]

@@ -82,8 +82,40 @@ def _refuse(query):
     return method
 
 
+class _SavedClassResult:
+    """What both saved multiclass results read the same way from their JSON ``data``."""
+
+    @property
+    def classes(self) -> tuple:
+        return tuple(str(c) for c in self.data["classes"])
+
+    @property
+    def n_items(self) -> int:
+        return int(self.data["n_items"])
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.data["n_labeled"])
+
+    @property
+    def level(self) -> float:
+        return float(self.data["level"])
+
+    @property
+    def diagnostics(self) -> dict:
+        return self.data.get("diagnostics", {})
+
+    @property
+    def warnings(self) -> list:
+        return list(self.data.get("warnings", []))
+
+    def save(self, path, level=None, performance="sample"):
+        """Write the JSON back (whole or not at all); another level or performance raises NotSavedError."""
+        save_json(self.to_dict(level, performance), path)
+
+
 @dataclass(frozen=True)
-class SavedMulticlassEvaluation(ClassSummary):
+class SavedMulticlassEvaluation(ClassSummary, _SavedClassResult):
     """A multiclass estimate read back from its JSON (:func:`spe.load`): the queries of
     :class:`~spe.multiclass.evaluation.MulticlassEvaluation` the file answers, at its level and performance.
 
@@ -143,23 +175,6 @@ class SavedMulticlassEvaluation(ClassSummary):
             for key in (x, *[y + s for y in ys for s in ("", "_lo", "_hi")]):
                 _numbers(c.get(key, []), f"{prefix}per_class.{name}.{curve}.{key}", path, (grid.size,))
 
-    # what the file holds
-    @property
-    def classes(self) -> tuple:
-        return tuple(str(c) for c in self.data["classes"])
-
-    @property
-    def n_items(self) -> int:
-        return int(self.data["n_items"])
-
-    @property
-    def n_labeled(self) -> int:
-        return int(self.data["n_labeled"])
-
-    @property
-    def level(self) -> float:
-        return float(self.data["level"])
-
     @property
     def score_type(self) -> str:
         return str(self.data.get("score_type", "probabilities"))
@@ -167,14 +182,6 @@ class SavedMulticlassEvaluation(ClassSummary):
     @property
     def top_ks(self) -> list:
         return sorted(int(k) for k in self.data["top_k_accuracy"])
-
-    @property
-    def diagnostics(self) -> dict:
-        return self.data.get("diagnostics", {})
-
-    @property
-    def warnings(self) -> list:
-        return list(self.data.get("warnings", []))
 
     def _level(self, level, performance="sample", query="this query"):
         """The saved level; NotSavedError for another level or performance."""
@@ -255,13 +262,6 @@ class SavedMulticlassEvaluation(ClassSummary):
                                                          for m in ("precision", "recall", "f1")}}
         return out
 
-    def class_index(self, cls) -> int:
-        if cls in self.classes:
-            return self.classes.index(cls)
-        if isinstance(cls, (int, np.integer)) and 0 <= cls < len(self.classes):
-            return int(cls)
-        raise ValueError(f"{cls!r} is not one of the classes {list(self.classes)}")
-
     def _band(self, cls, curve, x, y, grid, level):
         self._level(level, self.data.get("performance", "sample"), curve)
         c = self.data["per_class"][self.classes[self.class_index(cls)]][curve]
@@ -277,9 +277,6 @@ class SavedMulticlassEvaluation(ClassSummary):
     def to_dict(self, level=None, performance="sample") -> dict:
         self._level(level, performance, "to_dict")
         return dict(self.data)
-
-    def save(self, path, level=None, performance="sample"):
-        save_json(self.to_dict(level, performance), path)
 
     suggest = _refuse("suggest")
     item_probabilities = _refuse("item_probabilities")
@@ -297,7 +294,7 @@ class SavedMulticlassEvaluation(ClassSummary):
 
 
 @dataclass(frozen=True)
-class SavedMulticlassComparison(ComparisonSummary):
+class SavedMulticlassComparison(ComparisonSummary, _SavedClassResult):
     """A multiclass comparison read back from its JSON (:func:`spe.load`): each classifier's
     :class:`SavedMulticlassEvaluation`, the saved differences and ranking, at the file's level and performance.
 
@@ -329,30 +326,6 @@ class SavedMulticlassComparison(ComparisonSummary):
     @property
     def names(self) -> list:
         return list(self.data["classifiers"])
-
-    @property
-    def classes(self) -> tuple:
-        return tuple(str(c) for c in self.data["classes"])
-
-    @property
-    def n_items(self) -> int:
-        return int(self.data["n_items"])
-
-    @property
-    def n_labeled(self) -> int:
-        return int(self.data["n_labeled"])
-
-    @property
-    def level(self) -> float:
-        return float(self.data["level"])
-
-    @property
-    def diagnostics(self) -> dict:
-        return self.data.get("diagnostics", {})
-
-    @property
-    def warnings(self) -> list:
-        return list(self.data.get("warnings", []))
 
     def __getitem__(self, name) -> SavedMulticlassEvaluation:
         if name not in self.data["classifiers"]:
@@ -405,9 +378,6 @@ class SavedMulticlassComparison(ComparisonSummary):
     def to_dict(self, level=None, performance="sample") -> dict:
         self._level(level, performance, "to_dict")
         return dict(self.data)
-
-    def save(self, path, level=None, performance="sample"):
-        save_json(self.to_dict(level, performance), path)
 
     suggest = _refuse("suggest")
     metric_draws = _refuse("metric_draws")
