@@ -16,6 +16,7 @@ import numpy as np
 from .exceptions import SpeInputError
 
 __all__ = ["Chunk", "chunks_by_size", "chunks_by_number", "chunks_by_value", "chunks_by_period", "slices_by",
+           "check_chunking", "chunks_asked",
            "PERIODS", "item_keys", "period_keys", "slice_keys", "chunk_starts", "rows_key", "groups"]
 
 #: Calendar periods of ``chunks_by_period`` (pandas' period aliases): day, week, month, quarter, year.
@@ -211,3 +212,34 @@ def item_keys(values, argument):
                             argument=argument)
     return np.array([str(int(x)) if isinstance(x, (float, np.floating)) and float(x).is_integer() else str(x)
                      for x in v])
+
+
+def check_chunking(size, number, column, period, timestamp):
+    """At most one way of chunking, and a calendar period with its timestamps' column.
+
+    Raises
+    ------
+    SpeInputError
+        Two ways at once, or ``period`` without ``timestamp``."""
+    asked = [k for k, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
+                            ("chunk_period", period)) if v is not None]
+    if len(asked) > 1:
+        raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
+    if period is not None and timestamp is None:
+        raise SpeInputError("a calendar period needs the column of the items' times (timestamp_column, "
+                            "--timestamp-column)", argument="chunk_period")
+
+
+def chunks_asked(n, columns, size=None, number=None, column=None, period=None, timestamp=None):
+    """The chunks of n items asked for by one of the four ways (``columns``: name → values (N,) of the named
+    columns), or [] for none; raises as :func:`check_chunking` and the chunkings do."""
+    check_chunking(size, number, column, period, timestamp)
+    if size is not None:
+        return chunks_by_size(n, size)
+    if number is not None:
+        return chunks_by_number(n, number)
+    if column is not None:
+        return chunks_by_value(columns[column])
+    if period is not None:
+        return chunks_by_period(columns[timestamp], period)
+    return []

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .chunk_pools import Keying, Parts, PooledChunk, count_units, decision_bounds, parts_of
-from .chunks import Chunk, chunk_starts, chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from .chunks import Chunk, check_chunking, chunk_starts, chunks_asked, slices_by
 from .evaluation import Interval, summarise_draws
 from .exceptions import SpeInputError, SpeWarning
 from .models.anchor import default_masses
@@ -43,7 +43,7 @@ from .progress import LOGGER, quiet_stages, shown, stage
 from .shared_reference import SharedReference
 
 __all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY",
-           "CONCEPT_SHIFT_FLAG", "slice_gaps", "grouped_warnings"]
+           "CONCEPT_SHIFT_FLAG", "slice_gaps", "grouped_warnings", "alert_bars"]
 
 #: The metrics estimated per chunk and slice: of the whole ranking, then at the operating threshold.
 MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "recall", "f1")
@@ -333,7 +333,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
                                 binary=dict(threshold=threshold, pos_label=pos_label, pooling=pooling, engine=engine,
                                             scheduler=scheduler, **options))
     level = check_level(level)
-    alert_drop, alert_below = _alert_bars(alert_drop, alert_below)
+    alert_drop, alert_below = alert_bars(alert_drop, alert_below)
     seed = seed_of(rng)
     ref = normalize_reference(reference, pos_label)
     if _by_dask(scores, engine):
@@ -422,7 +422,7 @@ def _counted(scores, labels, threshold, pos_label, scheduler, workers, *, chunk_
     threshold, the labeled items)."""
     from .models.mixture import natural_threshold
 
-    _one_chunking(chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)
+    check_chunking(chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)
     keying = Keying(column=chunk_column, period=chunk_period, timestamp=timestamp_column, by=tuple(_names(by)))
     parts = parts_of(scores, keying.columns(), scheduler=scheduler, workers=workers)
     rows = chunk_size is not None or chunk_number is not None
@@ -496,7 +496,7 @@ def _frame_columns(scores, *named):
     return scores, {n: scores[n].to_numpy() for n in wanted}
 
 
-def _alert_bars(drop, below):
+def alert_bars(drop, below):
     """δ (a finite number ≥ 0) and the floor (None or a finite number), as floats; anything else is refused."""
     for name, value, optional in (("alert_drop", drop, False), ("alert_below", below, True)):
         if value is None and optional:
@@ -517,27 +517,8 @@ def _names(by):
 
 def _chunks(n, columns, size, number, column, period, timestamp, by):
     """The chunks asked for (one of the four ways; none: all items as one chunk, unless there are slices)."""
-    _one_chunking(size, number, column, period, timestamp)
-    if size is not None:
-        return chunks_by_size(n, size)
-    if number is not None:
-        return chunks_by_number(n, number)
-    if column is not None:
-        return chunks_by_value(columns[column])
-    if period is not None:
-        return chunks_by_period(columns[timestamp], period)
-    return [] if by else [Chunk("all", np.arange(n), 0, n)]
-
-
-def _one_chunking(size, number, column, period, timestamp):
-    """At most one way of chunking, and a calendar period with its timestamps' column."""
-    asked = [k for k, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
-                            ("chunk_period", period)) if v is not None]
-    if len(asked) > 1:
-        raise SpeInputError(f"give one way of chunking, got {' and '.join(asked)}", argument=asked[1])
-    if period is not None and timestamp is None:
-        raise SpeInputError("a calendar period needs the column of the items' times (timestamp_column, "
-                            "--timestamp-column)", argument="chunk_period")
+    asked = chunks_asked(n, columns, size, number, column, period, timestamp)
+    return asked or ([] if by else [Chunk("all", np.arange(n), 0, n)])
 
 
 def _check_units(units, labeled, has_reference):

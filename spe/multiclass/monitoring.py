@@ -22,12 +22,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..chunks import chunks_by_number, chunks_by_period, chunks_by_size, chunks_by_value, slices_by
+from ..chunks import chunks_asked, slices_by
 from ..evaluation import summarise_draws
 from ..exceptions import SpeInputError
 from ..inputs import MIN_DRAWS, check_level, seed_of
 from ..models.anchor import NEW_MAP_PRIOR
-from ..monitoring import ALERT_PROBABILITY, Estimate, Monitoring, grouped_warnings, slice_gaps
+from ..monitoring import ALERT_PROBABILITY, Estimate, Monitoring, alert_bars, grouped_warnings, slice_gaps
 from .api import estimate_from_scores
 from .scores import ClassScores, class_labels, class_scores, reference_values
 
@@ -79,7 +79,7 @@ def monitor_multiclass(scores, reference=None, labels=None, *, classes=None, chu
         (naming the chunk).
     """
     level = check_level(level)
-    _check_alert(alert_drop, alert_below)
+    alert_drop, alert_below = alert_bars(alert_drop, alert_below)
     if int(draws) < MIN_DRAWS:
         raise SpeInputError(f"must be at least {MIN_DRAWS}, got {draws}", argument="draws")
     by = [by] if isinstance(by, str) else list(by or [])
@@ -89,7 +89,8 @@ def monitor_multiclass(scores, reference=None, labels=None, *, classes=None, chu
     if reference is None and not index.size:
         raise SpeInputError("give a labeled reference set or labels of some items", argument="reference")
     ref = None if reference is None else _reference_pair(reference, data.classes)
-    chunks = _chunks(data.n_items, columns, chunk_size, chunk_number, chunk_column, chunk_period, timestamp_column)
+    chunks = chunks_asked(data.n_items, columns, chunk_size, chunk_number, chunk_column, chunk_period,
+                          timestamp_column)
     slices = slices_by({c: columns[c] for c in by}) if by else []
     seed = seed_of(rng)
     streams = iter(np.random.default_rng(seed).spawn(len(chunks) + len(slices) + 1))
@@ -107,13 +108,6 @@ def monitor_multiclass(scores, reference=None, labels=None, *, classes=None, chu
         diagnostics={"seed": seed, "draws": int(draws), "classes": list(data.classes),
                      "score_type": data.score_type},
         warnings=grouped_warnings(chunk_estimates + slice_estimates), headline=("accuracy", "macro_f1"))
-
-
-def _check_alert(drop, below):
-    if not (isinstance(drop, (int, float)) and np.isfinite(drop) and drop >= 0):
-        raise SpeInputError(f"must be a finite number ≥ 0, got {drop!r}", argument="alert_drop")
-    if below is not None and not (isinstance(below, (int, float)) and np.isfinite(below)):
-        raise SpeInputError(f"must be a finite number, got {below!r}", argument="alert_below")
 
 
 def _read(scores, classes, named):
@@ -137,24 +131,6 @@ def _reference_pair(reference, classes):
     """The reference as (scores (R, K) as given, class names (R,)): what every chunk's estimate reads."""
     values, codes = reference_values(reference, classes)
     return values, np.asarray(classes, dtype=object)[codes]
-
-
-def _chunks(n, columns, size, number, column, period, timestamp):
-    given = [name for name, v in (("chunk_size", size), ("chunk_number", number), ("chunk_column", column),
-                                  ("chunk_period", period)) if v is not None]
-    if len(given) > 1:
-        raise SpeInputError(f"give one chunking, not {' and '.join(given)}", argument=given[1])
-    if period is not None and timestamp is None:
-        raise SpeInputError("chunk_period needs timestamp_column", argument="chunk_period")
-    if size is not None:
-        return chunks_by_size(n, size)
-    if number is not None:
-        return chunks_by_number(n, number)
-    if column is not None:
-        return chunks_by_value(columns[column])
-    if period is not None:
-        return chunks_by_period(columns[timestamp], period)
-    return []
 
 
 def _reference_values(data, ref, level, rng):
