@@ -5,6 +5,7 @@ direction; the true classes follow the softmax at temperature 2). Prints the wal
 models' fits, the label draws and metrics) and the process's peak resident memory.
 
     python benchmarks/multiclass_speed.py --items 10000 --classes 100
+    python benchmarks/multiclass_speed.py --items 10000 --classes 100 --classifiers 3   # spe.compare of three
 """
 
 from __future__ import annotations
@@ -38,8 +39,12 @@ def main(argv=None):
     parser.add_argument("--classes", type=int, default=100)
     parser.add_argument("--labels", type=int, default=20)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--classifiers", type=int, default=1,
+                        help="with 2 or more: spe.compare of that many classifiers (each the logits plus noise)")
     args = parser.parse_args(argv)
     logits, y = simulated(args.items, args.classes)
+    if args.classifiers > 1:
+        return _compare(logits, y, args)
     rng = np.random.default_rng(1)
     labeled = np.sort(rng.choice(args.items, args.labels, replace=False))
     started = time.perf_counter()
@@ -59,6 +64,23 @@ def main(argv=None):
           f"total {t_draw - started:.1f} s (reading {t_read - started:.1f} s, score models {t_fit - t_read:.1f} s: "
           + ", ".join(f"{m.name}" for m in fitted)
           + f"; label draws and metrics {t_draw - t_fit:.1f} s); peak memory {peak:.0f} MB")
+
+
+def _compare(logits, y, args):
+    from spe.multiclass.comparison import compare_multiclass
+
+    rng = np.random.default_rng(1)
+    labeled = np.sort(rng.choice(args.items, args.labels, replace=False))
+    scores = {f"classifier {j + 1}": logits + rng.normal(0, 0.5 * j, size=logits.shape) for j in
+              range(args.classifiers)}
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare_multiclass(scores, (labeled, y[labeled]), draws=args.draws, rng=0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"spe.compare of {args.classifiers} classifiers, {args.items} items x {args.classes} classes, "
+          f"{args.labels} labels, {args.draws} draws: {time.perf_counter() - started:.1f} s; peak memory "
+          f"{peak:.0f} MB")
 
 
 if __name__ == "__main__":
