@@ -101,10 +101,12 @@ def _print(frame, group, n):
     c, p = frame[frame.kind == "classifier"], frame[frame.kind == "pair"]
     decided = p[p.decided.astype(bool)]
     alone = f", alone {c.alone_error.mean():.4f}" if c.alone_error.notna().any() else ""
-    print(f"{group:9s} {n:3d} labels: accuracy error joint {c.error.mean():.4f} (x{c.error.mean() / c.labeled_error.mean():.2f} "
-          f"labeled-only {c.labeled_error.mean():.4f}{alone}), hits {c.hit.mean():.2f} | difference error "
-          f"{p.error.mean():.4f} (x{p.error.mean() / p.labeled_error.mean():.2f} labeled-only), hits {p.hit.mean():.2f}, "
-          f"Brier {p.brier.mean():.3f}, decided {len(decided)}/{len(p)} right {decided.right.mean() if len(decided) else float('nan'):.2f}"
+    right = decided.right.mean() if len(decided) else float("nan")
+    print(f"{group:9s} {n:3d} labels: accuracy error joint {c.error.mean():.4f} "
+          f"(x{c.error.mean() / c.labeled_error.mean():.2f} labeled-only {c.labeled_error.mean():.4f}{alone}), "
+          f"hits {c.hit.mean():.2f} | difference error {p.error.mean():.4f} "
+          f"(x{p.error.mean() / p.labeled_error.mean():.2f} labeled-only), hits {p.hit.mean():.2f}, "
+          f"Brier {p.brier.mean():.3f}, decided {len(decided)}/{len(p)} right {right:.2f}"
           f" | {frame.seconds.mean():.1f} s/trial", flush=True)
 
 

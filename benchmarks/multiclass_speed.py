@@ -52,7 +52,8 @@ def main(argv=None):
     t_read = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fitted = fit_class_models(data.log_probs, labeled, y[labeled], names=tuple(n for n, m in CLASS_MODELS.items() if m.averaged), draws=args.draws,
+        averaged = tuple(n for n, m in CLASS_MODELS.items() if m.averaged)
+        fitted = fit_class_models(data.log_probs, labeled, y[labeled], names=averaged, draws=args.draws,
                                   rng=np.random.default_rng(2))
     model = average_class_models(fitted, draws=args.draws, rng=np.random.default_rng(3))
     t_fit = time.perf_counter()

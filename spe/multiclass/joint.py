@@ -41,8 +41,8 @@ def stacked_log_probs(scores) -> np.ndarray:
 
 
 def joint_map(k, c, scales=None) -> CalibrationMap:
-    """The stacking map of C classifiers over K classes: θ = (a, γ (C−1), ν (C−1), β (K−1)) on inputs (N, K, C),
-    each classifier's log-probabilities first multiplied by its ``scales`` (C,) (default 1)."""
+    """The stacking map of C classifiers over K classes: θ = (a, γ (C−1), ν (C−1), β (K−1)) on inputs
+    (N, K, C), each classifier's log-probabilities first multiplied by its ``scales`` (C,) (default 1)."""
     qk, qc = sum_zero_basis(k), sum_zero_basis(c)
     scales = np.ones(c) if scales is None else np.asarray(scales, dtype=float)
     mean = np.r_[INVERSE_TEMPERATURE_PRIOR[0], np.zeros(c - 1), np.zeros(c - 1), np.zeros(k - 1)]
@@ -73,5 +73,5 @@ def fit_joint(stacked, labeled_index, labeled_class, *, draws, rng, scales=None)
     (``scales``: as :func:`joint_map`'s)."""
     _, k, c = stacked.shape
     labeled = np.asarray(stacked[labeled_index], dtype=float)  # the fit reads the labeled items only
-    return fit_map(JOINT_NAME, joint_map(k, c, scales), labeled, np.arange(labeled.shape[0]), labeled_class, draws=draws,
-                   rng=rng)
+    return fit_map(JOINT_NAME, joint_map(k, c, scales), labeled, np.arange(labeled.shape[0]), labeled_class,
+                   draws=draws, rng=rng)
