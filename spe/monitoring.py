@@ -325,7 +325,7 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
     >>> [c.key for c in m.chunks]
     ['rows 0-1999', 'rows 2000-3999']
     """
-    if _multiclass(scores):
+    if _multiclass(scores, [chunk_column, timestamp_column, *_names(by)]):
         return _monitor_classes(scores, reference, labels, chunk_size=chunk_size, chunk_number=chunk_number,
                                 chunk_column=chunk_column, chunk_period=chunk_period,
                                 timestamp_column=timestamp_column, by=by, alert_drop=alert_drop,
@@ -378,10 +378,14 @@ def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_numbe
                                "departures from it (spe.models.pooling)"})
 
 
-def _multiclass(scores):
-    """K-class scores: a pandas DataFrame with no ``score`` column, or a 2-D array of two or more columns."""
+def _multiclass(scores, named):
+    """K-class scores: a pandas DataFrame with no ``score`` column and two or more numeric columns besides ``id``
+    and the ``named`` ones (chunks, timestamps, slices), or a 2-D array of two or more columns."""
     if hasattr(scores, "columns"):
-        return type(scores).__module__.startswith("pandas") and "score" not in scores.columns
+        if not type(scores).__module__.startswith("pandas") or "score" in scores.columns:
+            return False
+        others = [c for c in scores.columns if c != "id" and c not in named and scores[c].dtype.kind in "biuf"]
+        return len(others) >= 2
     return not isinstance(scores, (str, Path)) and np.ndim(scores) == 2 and np.shape(scores)[1] >= 2
 
 

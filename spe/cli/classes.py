@@ -189,6 +189,9 @@ def run_class_suggest(args, columns):
         raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1, ap:CLASS"
                             + (" or compare" if several else ""), argument="--target")
     if several:
+        if getattr(args, "reference", None) is not None:
+            raise SpeInputError("a reference set is for one classifier; give one SCORES.csv",
+                                argument="--reference")
         names, frames, labels, classes, ids = _read_class_files(args, columns)
         if len(classes) == 2:
             raise SpeInputError("two classes: give each classifier's second-class score as one 'score' column "
