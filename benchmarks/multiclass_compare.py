@@ -10,9 +10,7 @@ Per trial and pair of classifiers (a, b): the true accuracy difference, spe's po
 interval at ``--level`` holds the truth, the labeled items' own difference (the same n items scored by both),
 and P(a more accurate than b) against whether a is (its Brier score, and how often a verdict of P ≥ 0.9 or
 ≤ 0.1 is right). Per classifier: the accuracy error of the joint estimate, of the labeled items alone and
-(``--alone``) of ``spe.evaluate`` on that classifier alone. ``--ssme``: SSME's several-classifier estimator on
-the same trials (one mixture over every classifier's probabilities, :func:`ssme_baseline.ssme_accuracies`; needs
-statsmodels: ``pip install -r benchmarks/requirements-reference.txt``), its accuracy and difference errors.
+(``--alone``) of ``spe.evaluate`` on that classifier alone.
 
     python benchmarks/multiclass_compare.py --multinli DIR --labels 10,20,50 --seeds 10 --out results/mc_compare.csv
 """
@@ -44,7 +42,7 @@ def groups(multinli):
     return out
 
 
-def trial(scores, y, n_labels, seed, pool, level, draws, alone, ssme=False):
+def trial(scores, y, n_labels, seed, pool, level, draws, alone):
     rng = np.random.default_rng(seed)
     keep = rng.permutation(len(y))[:pool] if pool and pool < len(y) else np.arange(len(y))
     scores = {k: v[keep] for k, v in scores.items()}
@@ -60,18 +58,12 @@ def trial(scores, y, n_labels, seed, pool, level, draws, alone, ssme=False):
         single = {k: evaluate_multiclass(v, known, draws=draws, level=level, rng=seed).accuracy().mean
                   for k, v in scores.items()} if alone else {}
     seconds = time.perf_counter() - started
-    peer = {}
-    if ssme:
-        from ssme_baseline import ssme_accuracies
-
-        peer = dict(zip(scores, ssme_accuracies(list(scores.values()), labeled, y[labeled], rng=seed)))
     rows = []
     for k in scores:
         acc = cmp[k].accuracy()
         rows.append({"kind": "classifier", "name": k, "error": abs(acc.mean - truth[k]),
                      "labeled_error": abs(own[k] - truth[k]), "hit": acc.lo <= truth[k] <= acc.hi,
-                     "alone_error": abs(single[k] - truth[k]) if alone else np.nan,
-                     "ssme_error": abs(peer[k] - truth[k]) if ssme else np.nan, "seconds": seconds})
+                     "alone_error": abs(single[k] - truth[k]) if alone else np.nan, "seconds": seconds})
     for a, b in itertools.combinations(scores, 2):
         true_d = truth[a] - truth[b]
         d = cmp.difference(a, b, "accuracy")
@@ -79,8 +71,7 @@ def trial(scores, y, n_labels, seed, pool, level, draws, alone, ssme=False):
         rows.append({"kind": "pair", "name": f"{a} - {b}", "error": abs(d.mean - true_d),
                      "labeled_error": abs(own[a] - own[b] - true_d), "hit": d.lo <= true_d <= d.hi,
                      "p_a_better": p, "a_better": float(true_d > 0), "brier": (p - float(true_d > 0)) ** 2,
-                     "decided": p >= 0.9 or p <= 0.1, "right": (p >= 0.9) == (true_d > 0),
-                     "ssme_error": abs(peer[a] - peer[b] - true_d) if ssme else np.nan, "seconds": seconds})
+                     "decided": p >= 0.9 or p <= 0.1, "right": (p >= 0.9) == (true_d > 0), "seconds": seconds})
     return rows
 
 
@@ -93,19 +84,14 @@ def main(argv=None):
     parser.add_argument("--level", type=float, default=0.9)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--alone", action="store_true", help="also each classifier alone (spe.evaluate)")
-    parser.add_argument("--ssme", action="store_true", help="also SSME's several-classifier estimator")
-    parser.add_argument("--groups", help="comma-separated groups to run (multinli, digits; default: both)")
     parser.add_argument("--out", help="CSV of every trial")
     args = parser.parse_args(argv)
     rows = []
     for group, (scores, y) in groups(args.multinli).items():
-        if args.groups and group not in args.groups.split(","):
-            continue
         for n in [int(v) for v in args.labels.split(",")]:
             for seed in range(args.seeds):
                 rows += [{"group": group, "labels": n, "seed": seed, **r}
-                         for r in trial(scores, y, n, seed, args.pool, args.level, args.draws, args.alone,
-                                        args.ssme)]
+                         for r in trial(scores, y, n, seed, args.pool, args.level, args.draws, args.alone)]
             _print(pd.DataFrame([r for r in rows if r["group"] == group and r["labels"] == n]), group, n)
     if args.out:
         pd.DataFrame(rows).to_csv(args.out, index=False)
@@ -115,13 +101,11 @@ def _print(frame, group, n):
     c, p = frame[frame.kind == "classifier"], frame[frame.kind == "pair"]
     decided = p[p.decided.astype(bool)]
     alone = f", alone {c.alone_error.mean():.4f}" if c.alone_error.notna().any() else ""
-    alone += f", SSME {c.ssme_error.mean():.4f}" if c.ssme_error.notna().any() else ""
     right = decided.right.mean() if len(decided) else float("nan")
     print(f"{group:9s} {n:3d} labels: accuracy error joint {c.error.mean():.4f} "
           f"(x{c.error.mean() / c.labeled_error.mean():.2f} labeled-only {c.labeled_error.mean():.4f}{alone}), "
           f"hits {c.hit.mean():.2f} | difference error {p.error.mean():.4f} "
-          f"(x{p.error.mean() / p.labeled_error.mean():.2f} labeled-only"
-          + (f", SSME {p.ssme_error.mean():.4f}" if p.ssme_error.notna().any() else "") + f"), hits {p.hit.mean():.2f}, "
+          f"(x{p.error.mean() / p.labeled_error.mean():.2f} labeled-only), hits {p.hit.mean():.2f}, "
           f"Brier {p.brier.mean():.3f}, decided {len(decided)}/{len(p)} right {right:.2f}"
           f" | {frame.seconds.mean():.1f} s/trial", flush=True)
 

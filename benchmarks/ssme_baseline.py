@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage, special
 
-__all__ = ["ssme_posterior", "ssme_accuracy", "ssme_accuracies"]
+__all__ = ["ssme_posterior", "ssme_accuracy"]
 
 GRID = 256
 
@@ -49,29 +49,21 @@ def _binned_log_density(x, weights, bw):
     return np.log(np.maximum(density, 1e-300))
 
 
-def _exact_log_density(x, weights, bw, rtol=0.0):
+def _exact_log_density(x, weights, bw):
     from sklearn.neighbors import KernelDensity
 
     keep = weights > 0
-    kde = KernelDensity(bandwidth=bw, rtol=rtol).fit(x[keep], sample_weight=weights[keep])
+    kde = KernelDensity(bandwidth=bw).fit(x[keep], sample_weight=weights[keep])
     return kde.score_samples(x)
 
 
-def ssme_posterior(probs, labeled_index, labeled_class, *, epochs=20, labeled_weight=10.0, rng=None, others=(),
-                   rtol=0.0):
-    """Each item's posterior class probabilities (N, K) after SSME's semi-supervised EM. ``others``: more
-    classifiers' probabilities (N, K) of the same items, their ALR coordinates joined to the first's (SSME's
-    several-classifier mixture); the EM starts from the first classifier's probabilities. ``rtol``: scikit-learn's
-    KDE tolerance (above two coordinates)."""
+def ssme_posterior(probs, labeled_index, labeled_class, *, epochs=20, labeled_weight=10.0, rng=None):
+    """Each item's posterior class probabilities (N, K) after SSME's semi-supervised EM."""
     rng = np.random.default_rng(rng)
     n, k = probs.shape
-    x = np.hstack([_alr(p) for p in (probs, *others)])
+    x = _alr(probs)
     bw = _bandwidth(x)
-    if x.shape[1] <= 2:
-        density = _binned_log_density
-    else:
-        def density(x, weights, bw):
-            return _exact_log_density(x, weights, bw, rtol)
+    density = _binned_log_density if x.shape[1] <= 2 else _exact_log_density
     drawn = (np.cumsum(probs, axis=1) > rng.random(n)[:, None]).argmax(axis=1)
     drawn[labeled_index] = labeled_class
     resp = np.eye(k)[drawn]
@@ -86,13 +78,6 @@ def ssme_posterior(probs, labeled_index, labeled_class, *, epochs=20, labeled_we
         resp = special.softmax(log_lik + np.log(np.maximum(priors, 1e-12)), axis=1)
         resp[labeled_index] = clamp
     return resp
-
-
-def ssme_accuracies(probs_list, labeled_index, labeled_class, rng=None, rtol=1e-3):
-    """SSME's accuracy estimate of each of several classifiers of the same items, from one mixture over all their
-    probabilities (the several-classifier SSME): a list, one per classifier."""
-    resp = ssme_posterior(probs_list[0], labeled_index, labeled_class, rng=rng, others=probs_list[1:], rtol=rtol)
-    return [float(np.mean(resp[np.arange(len(p)), p.argmax(axis=1)])) for p in probs_list]
 
 
 def ssme_accuracy(probs, labeled_index, labeled_class, rng=None):
