@@ -1086,8 +1086,8 @@ def plot_accuracy_vs_labels(curve, ax=None, *, truth=None, title=None):
                                              ("labeled_", "tab:gray", "s", "labeled items only", 1.03)):
         mid = curve[f"{prefix}mean"].to_numpy()
         lo, hi = curve[f"{prefix}lo"].to_numpy(), curve[f"{prefix}hi"].to_numpy()
-        ax.errorbar(n * dx, mid, yerr=[mid - lo, hi - mid], color=colour, marker=marker, ms=4, lw=1.4, capsize=3,
-                    label=name)
+        ax.errorbar(n * dx, mid, yerr=np.clip([mid - lo, hi - mid], 0, None), color=colour, marker=marker, ms=4,
+                    lw=1.4, capsize=3, label=name)  # a mean may lie outside its equal-tailed interval
     if truth is not None:
         ax.axhline(truth, color="black", ls="--", lw=0.9, label=f"true accuracy {truth:.3f}")
     ax.set_xscale("log")
