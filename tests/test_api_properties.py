@@ -1,6 +1,7 @@
 """Property-based bad-input suite of the Python entry points (Hypothesis): ``spe.evaluate``, ``spe.compare``,
 ``Evaluation.suggest`` and ``spe.load`` given what notebook users type — lists, arrays of any shape, pandas
-Series with ids, labels in any convention, NaN, strings, JSON files with a field missing or wrong.
+Series with ids, labels in any convention, NaN, strings, JSON files with a field missing or wrong, multiclass
+matrices of any shape with class names, positions or strangers as labels.
 
 Each call either answers (and then the labels it read are the ones meant) or raises the documented
 :class:`spe.exceptions.SpeInputError` (a ``ValueError``) with a message; never another exception. The CI
@@ -181,3 +182,47 @@ def test_load_of_a_damaged_file_loads_whole_or_names_the_field(small_evaluation,
     saved = _answered_or_refused(lambda: spe.load(path))
     if saved is not None:  # what loads answers its queries from what it holds
         _answered_or_refused(lambda: (saved.summary(), saved.prevalence(), saved.pr_curve(), saved.to_frame()))
+
+
+@st.composite
+def class_score_inputs(draw):
+    """Multiclass scores as users hold them, maybe odd: an (N, K) array, a list of rows or a DataFrame of class
+    columns (N 0–12, K 1–4), probabilities or logits, sometimes a NaN, an infinity or text."""
+    n, k = draw(st.sampled_from([0, 2, 5, 8, 12, 12, 12])), draw(st.sampled_from([1, 2, 3, 3, 4, 4]))
+    rows = draw(st.lists(st.lists(st.floats(-8, 8, allow_nan=False), min_size=k, max_size=k), min_size=n,
+                         max_size=n))
+    values = np.array(rows, dtype=float).reshape(n, k)
+    if draw(st.booleans()) and n and k:
+        values = np.exp(values) / np.exp(values).sum(axis=1, keepdims=True)  # probabilities
+    odd = draw(st.sampled_from(["none", "none", "none", "nan", "inf", "text"]))
+    form = draw(st.sampled_from(["array", "list", "frame"]))
+    if odd != "none" and n and k:
+        values = values.astype(object) if odd == "text" else values
+        values[draw(st.integers(0, n - 1)), draw(st.integers(0, k - 1))] = {"nan": np.nan, "inf": np.inf,
+                                                                            "text": "x"}[odd]
+    if form == "frame":
+        return pd.DataFrame(values, columns=[f"c{j}" for j in range(k)])
+    return values.tolist() if form == "list" else values
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_multiclass_evaluate_and_compare_answer_or_raise_the_documented_error(data):
+    scores = data.draw(class_score_inputs())
+    n = len(scores)
+    k = np.shape(scores)[1] if n and np.ndim(scores) == 2 else 1
+    names = [f"c{j}" if hasattr(scores, "columns") else str(j) for j in range(k)] + list(range(k))
+    valid = data.draw(st.booleans())
+    odd_values = st.sampled_from(names if valid else [*names, -1, k, "x", None, np.nan, 1.5, True])
+    keys = data.draw(st.lists(st.integers(0, n - 1) if valid and n else st.integers(-1, n + 1), max_size=n,
+                              unique=True))
+    labels = {key: data.draw(odd_values) for key in keys}
+    ev = _answered_or_refused(lambda: spe.evaluate_multiclass(scores, labels, draws=100, rng=0))
+    if ev is not None:
+        assert 0 <= ev.accuracy().lo <= ev.accuracy().hi <= 1
+        assert ev.confusion_matrix(None)["mean"].sum() == pytest.approx(ev.n_items)
+    other = data.draw(class_score_inputs()) if data.draw(st.booleans()) else scores
+    cmp = _answered_or_refused(lambda: spe.compare({"a": scores, "b": other}, labels, draws=100, rng=0))
+    if cmp is not None and hasattr(cmp, "class_comparisons"):
+        d = cmp.difference("a", "b")
+        assert d.lo <= d.hi
