@@ -153,6 +153,9 @@ def test_spe_compare_names_a_file_whose_classes_differ_and_refuses_items(tmp_pat
     assert main(args[:2] + args[3:] + ["--items", str(tmp_path / "items.csv")]) == 2
     assert "--items" in capsys.readouterr().err
     assert not (tmp_path / "items.csv").exists()
+    pd.read_csv(files[0]).iloc[:50].to_csv(tmp_path / "short.csv", index=False)
+    assert main(["compare", files[0], str(tmp_path / "short.csv"), "--class-prefix", "prob_"]) == 2
+    assert "short.csv: it scores 50 items" in capsys.readouterr().err
 
 
 def test_the_items_suggested_to_compare_are_unlabeled_and_their_gain_is_the_variance_they_remove():

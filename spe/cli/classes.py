@@ -192,7 +192,7 @@ def run_class_suggest(args, columns):
         if getattr(args, "reference", None) is not None:
             raise SpeInputError("a reference set is for one classifier; give one SCORES.csv",
                                 argument="--reference")
-        names, frames, labels, classes, ids = _read_class_files(args, columns)
+        names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
         if len(classes) == 2:
             raise SpeInputError("two classes: give each classifier's second-class score as one 'score' column "
                                 "(spe suggest's targets for one score apply then)", argument="SCORES.csv")
@@ -200,7 +200,7 @@ def run_class_suggest(args, columns):
         if args.classifier is not None and args.classifier not in names:
             raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}",
                                 argument="--classifier")
-        source = _compare(frames, labels, classes, _shared_options(args))
+        source = _compare(frames, labels, classes, _shared_options(args), paths)
         suggestion = source.suggest(args.k, target, classifier=args.classifier, rng=source.diagnostics["seed"])
     else:
         matrix, classes, labels, ids = _class_inputs(args, args.scores[0], columns)
@@ -266,8 +266,8 @@ def run_class_compare(args, columns):
         raise SpeInputError("--items is not available for multiclass scores yet; drop it (the JSON holds every "
                             "estimate)", argument="--items")
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    _, frames, labels, classes, _ = _read_class_files(args, columns)
-    cmp = _compare(frames, labels, classes, model_options(args))
+    _, frames, labels, classes, _, paths = _read_class_files(args, columns)
+    cmp = _compare(frames, labels, classes, model_options(args), paths)
     out = [(plan["--json"], json_bytes(cmp.to_dict()))] if "--json" in plan else []
     if "--plot" in plan:
         out.append((plan["--plot"], _compare_figure(cmp, args.plot)))
@@ -277,7 +277,8 @@ def run_class_compare(args, columns):
 
 def _read_class_files(args, columns):
     """Several classifiers' files of class columns: (names, name → DataFrame indexed by the file's ids, the labels
-    of the first file's items as (positions, class names) or None, the class names, the first file's ids)."""
+    of the first file's items as (positions, class names) or None, the class names, the first file's ids,
+    name → path)."""
     import pandas as pd
 
     from .common import file_names, names_list
@@ -287,23 +288,32 @@ def _read_class_files(args, columns):
         raise SpeInputError(f"{len(names)} names for {len(args.scores)} classifiers", argument="--names")
     frames, labels, first_ids = {}, None, None
     for name, path in zip(names, args.scores):
+        if frames and len(args.scores) > 1 and path == "-":
+            raise SpeInputError("standard input ('-') can hold one classifier's scores only", argument="SCORES.csv")
         matrix, classes, files = _class_matrix(args, path, columns)
         frames[name] = pd.DataFrame(matrix, columns=classes, index=files[0].ids)
         if labels is None:
             labels, first_ids = _class_labels(args, files, classes), files[0].ids
-    return names, frames, labels, classes, first_ids
+    return names, frames, labels, classes, first_ids, dict(zip(names, args.scores))
 
 
-def _compare(frames, labels, classes, options):
+def _compare(frames, labels, classes, options, paths):
     """Two classes: the binary spe compare of each classifier's second-class score, every model option applying;
-    more: the multiclass comparison (draws, level, seed and workers apply)."""
+    more: the multiclass comparison (draws, level, seed and workers apply). A classifier's bad scores are named by
+    its file (``paths``: name → path)."""
     from ..multiclass.comparison import compare_classes
 
     if len(classes) > 2:
         options = {k: options[k] for k in ("draws", "level", "rng", "workers")}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return compare_classes(frames, labels, classes=classes, **options)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return compare_classes(frames, labels, classes=classes, **options)
+    except SpeInputError as e:
+        named = next((p for n, p in paths.items() if e.argument == f"scores[{n!r}]"), None)
+        if named is None:
+            raise
+        raise SpeInputError(e.message, path=named) from None
 
 
 def run_class_monitor(args, columns, named, by, plan):
