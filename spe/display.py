@@ -1,4 +1,5 @@
-"""How results show in a notebook: the tables and HTML of ``_repr_html_`` (Evaluation, Comparison)."""
+"""How results show in a notebook: the tables and HTML of ``_repr_html_`` (Evaluation, Comparison and the
+multiclass ones)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import html
 import numpy as np
 
 __all__ = ["score_type_lines", "interval_table", "html_view", "result_repr", "result_html", "comparison_repr", "comparison_html",
-           "classifiers_frame"]
+           "classifiers_frame", "class_result_html", "class_comparison_html"]
 
 
 def interval_table(frame, column=None):
@@ -84,3 +85,44 @@ def score_type_lines(score_type):
         return []
     return [f"scores read as {_SCORE_READINGS[score_type]} (score type: {score_type})"]
 
+
+
+def _cell(interval):
+    return f"{interval.mean:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]" if np.isfinite(interval.mean) \
+        else "undefined"
+
+
+def class_result_html(result, most=20):
+    """A notebook's view of a multiclass result (live or saved): the headline metrics, then each class's
+    prevalence, precision, recall, F1 and AP (the first ``most`` classes)."""
+    import pandas as pd
+
+    head = (f"{result.n_items} items, {len(result.classes)} classes, {result.n_labeled} labeled; posterior mean "
+            f"[{100 * result.level:g}% credible interval]")
+    metrics = pd.DataFrame({"estimate": [_cell(i) for i in (result.accuracy(), result.macro_f1(),
+                                                            result.macro_average_precision(),
+                                                            result.calibration_error())]},
+                           index=["accuracy", "macro F1", "macro AP", "calibration error (top-label ECE)"])
+    prevalence, per_class = result.prevalence(), result.per_class()
+    classes = pd.DataFrame([{"class": c, "prevalence": _cell(prevalence[c]),
+                             **{m: _cell(per_class[c][m]) for m in ("precision", "recall", "f1", "average_precision")}}
+                            for c in result.classes[:most]]).set_index("class")
+    more = f"<p>… {len(result.classes) - most} more classes: see <code>.per_class()</code></p>" \
+        if len(result.classes) > most else ""
+    return html_view(head, metrics, result.warnings) + classes.to_html(escape=True) + more
+
+
+def class_comparison_html(comparison):
+    """A notebook's view of a multiclass comparison: each classifier's headline metrics (a column each) and its
+    probability of being the most accurate."""
+    import pandas as pd
+
+    best = {r["name"]: r["p_best"] for r in comparison.ranking()}
+    table = pd.DataFrame({n: [_cell(comparison[n].accuracy()), _cell(comparison[n].macro_f1()),
+                              _cell(comparison[n].macro_average_precision()), f"{best[n]:.3f}"]
+                          for n in comparison.names},
+                         index=["accuracy", "macro F1", "macro AP", "P(most accurate)"])
+    head = (f"{len(comparison.names)} classifiers, {comparison.n_items} items, {len(comparison.classes)} classes, "
+            f"{comparison.n_labeled} labeled; posterior mean [{100 * comparison.level:g}% credible interval], every "
+            "figure from the same label draws")
+    return html_view(head, table, comparison.warnings)

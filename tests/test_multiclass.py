@@ -581,3 +581,11 @@ def test_a_label_plan_narrows_with_labels_and_the_command_writes_it(tmp_path, ca
     no_width = [a for a in args[:-2] if a not in ("--width", "0.15")]
     assert main(no_width + ["--probability", "0.9"]) == 2
     assert "--width" in capsys.readouterr().err
+
+
+def test_a_notebook_shows_the_headline_metrics_and_every_class():
+    logits, y = _softmax_pool(n=200, k=3)
+    frame = pd.DataFrame(logits, columns=["ant", "bee", "cat"])
+    ev = evaluate_multiclass(frame, {i: int(y[i]) for i in range(0, 200, 10)}, draws=120, rng=0)
+    page = ev._repr_html_()
+    assert str(ev.accuracy()) in page and all(f"<th>{c}</th>" in page for c in ("ant", "bee", "cat"))

@@ -250,6 +250,12 @@ class ComparisonSummary:
         lines += [f"warning: {w}" for w in self.warnings] if warnings else []
         return "\n".join(lines)
 
+    def _repr_html_(self):
+        """A notebook's view: each classifier's headline metrics and its probability of being the most accurate."""
+        from ..display import class_comparison_html
+
+        return class_comparison_html(self)
+
     def _sure_class_lines(self, level, performance, most=5):
         """The per-class F1 differences of which the posterior is surest (P ≥ 0.9 either way), at most ``most``."""
         rows = [c for c in self.class_comparisons(("f1",), level, performance)

@@ -54,6 +54,12 @@ class ClassSummary:
         lines += [f"warning: {w}" for w in self.warnings] if warnings else []
         return "\n".join(lines)
 
+    def _repr_html_(self):
+        """A notebook's view: the headline metrics and each class's, with their intervals."""
+        from ..display import class_result_html
+
+        return class_result_html(self)
+
     def _class_lines(self, level, performance, most=20):
         prevalence = self.prevalence(level, performance)
         per_class = self.per_class(level, performance)
