@@ -113,7 +113,8 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
             "macro_f1_labeled_error": abs(skm.f1_score(y[labeled], predicted, average="macro") - true_f1),
             "macro_f1_hit": f1.lo <= true_f1 <= f1.hi,
             "ap_hits": float(np.mean(ap_hits)), "ap_unlabeled_hits": sum(unlabeled_hits),
-            "ap_unlabeled_classes": len(unlabeled), "seconds": seconds}
+            "ap_unlabeled_classes": len(unlabeled), "label_check": ev.diagnostics["label_check"],
+            "seconds": seconds}
 
 
 def main(argv=None):

@@ -7,13 +7,15 @@ import numpy as np
 from ..exceptions import SpeInputError
 from ..inputs import MIN_DRAWS, check_choice, check_level, seed_of
 from .average import average_class_models, fit_class_models
+from .criticism import CHECK_THRESHOLD, class_label_check
 from .evaluation import MulticlassEvaluation
 from .models import CLASS_MODELS
 from .performance import sample_class_performance
 from .scores import (class_labels, class_reference, class_scores, reference_values, score_matrix,
                      second_class_score)
 
-__all__ = ["evaluate_multiclass", "evaluate_classes", "estimate_from_scores", "warn_unused", "class_warnings"]
+__all__ = ["evaluate_multiclass", "evaluate_classes", "estimate_from_scores", "warn_unused", "class_warnings",
+           "check_warnings"]
 
 
 def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=0.9, rng=None,
@@ -88,12 +90,14 @@ def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score
     thresholds = _thresholds(class_thresholds, data.classes)
     performance = sample_class_performance(model, data.log_probs, data.predicted, index, value, rng=label_rng,
                                            thresholds=thresholds)
-    diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table(),
+    check = class_label_check(model, data.log_probs[index], data.predicted[index], value,
+                              rng=np.random.default_rng([seed, 2]))  # its own stream: the estimate's are unchanged
+    diagnostics = {"seed": seed, "draws": int(draws), "score_models": model.table(), "label_check": check,
                    **({} if ref is None else {"reference": {"n_items": int(ref[1].size)}}),
                    **({} if not class_thresholds else
                       {"class_thresholds": {c: float(t) for c, t in zip(data.classes, thresholds) if t == t}})}
     return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics,
-                                class_warnings(data, value, ref is not None))
+                                class_warnings(data, value, ref is not None) + check_warnings(check))
 
 
 def _thresholds(class_thresholds, classes):
@@ -173,6 +177,15 @@ def _same(value, default):
         return bool(value == default)
     except (TypeError, ValueError):
         return False
+
+
+def check_warnings(p_value):
+    """The warning of a failed posterior-predictive label check ([] when it passes or cannot run)."""
+    if not p_value < CHECK_THRESHOLD:
+        return []
+    return [f"the labeled items are less probable under the score models than the models expect (posterior-"
+            f"predictive p = {p_value:.3f}): the intervals rest on a calibration map the labels do not support; "
+            "more labels, or a labeled reference set, would tell"]
 
 
 def class_warnings(data, labeled_class, has_reference=False):
