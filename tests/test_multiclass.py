@@ -592,17 +592,18 @@ def test_a_notebook_shows_the_headline_metrics_and_every_class():
 
 
 def test_labels_no_calibration_map_can_explain_fail_the_label_check():
-    """Simulated: the classifier is wrong on its confident items and right on its unsure ones (no monotone map
-    of its probabilities explains that); the posterior-predictive check fails and the estimate warns. Labels from
-    the classifier's own probabilities pass it."""
-    rng = np.random.default_rng(0)
-    logits = rng.normal(0, 3, size=(400, 3))
+    """Simulated: the classifier is wrong on the middle third of its confidences and right on the others (no map
+    of its probabilities makes it so); with 100 labels the posterior-predictive check fails and the estimate
+    warns. Labels drawn from the classifier's own probabilities pass it."""
+    rng = np.random.default_rng(1)
+    logits = rng.normal(0, 3, size=(600, 3))
     p = special.softmax(logits, axis=1)
-    predicted = p.argmax(1)
-    inverted = np.where(p.max(1) > np.median(p.max(1)), (predicted + 1) % 3, predicted)
-    honest = (p.cumsum(1) > rng.random(400)[:, None]).argmax(1)
-    labeled = rng.choice(400, 30, replace=False)
-    bad = evaluate_multiclass(logits, {int(i): int(inverted[i]) for i in labeled}, draws=300, rng=1)
+    predicted, confidence = p.argmax(1), p.max(1)
+    lo, hi = np.quantile(confidence, [1 / 3, 2 / 3])
+    odd = np.where((confidence > lo) & (confidence < hi), (predicted + 1) % 3, predicted)
+    honest = (p.cumsum(1) > rng.random(600)[:, None]).argmax(1)
+    labeled = rng.choice(600, 100, replace=False)
+    bad = evaluate_multiclass(logits, {int(i): int(odd[i]) for i in labeled}, draws=300, rng=1)
     good = evaluate_multiclass(logits, {int(i): int(honest[i]) for i in labeled}, draws=300, rng=1)
     assert bad.diagnostics["label_check"] < 0.01 and any("posterior-predictive" in w for w in bad.warnings)
     assert good.diagnostics["label_check"] > 0.05 and not any("posterior-predictive" in w for w in good.warnings)

@@ -6,10 +6,10 @@ discrepancies are compared with the observed labels':
 
 * the log-likelihood of the n labels, ``Σ_i log p(y_i | s_i, θ_m)`` (are the labels as probable as the models
   expect?): p₁ = P(T(y_rep) ≤ T(y));
-* the confidence-weighted residual of being right, ``Σ_i (1[y_i = ŷ_i] − p(ŷ_i | s_i, θ_m)) r_i`` with ŷ_i the
-  predicted class and r_i the centred rank of its stated confidence among the labeled items (is the classifier
-  right more or less often on its confident items than the models say?), two-sided:
-  p₂ = P(|T(y_rep)| ≥ |T(y)|).
+* how often the classifier is right per third of its stated confidence among the labeled items, against what
+  θ_m expects there: ``Σ_b (R_b − E_b)² / (E_b (1 − E_b / n_b))`` with R_b the items of bin b whose class is the
+  predicted one ŷ_i and E_b = Σ_{i ∈ b} p(ŷ_i | s_i, θ_m) (is it right more or less often, at some confidence,
+  than the models say — also where no monotone map could make it so?): p₂ = P(T(y_rep) ≥ T(y)).
 
 The check's p-value is ``min(1, 2·min(p₁, p₂))`` (Bonferroni). A small value says the labels disagree with every
 model of the average: the intervals rest on a map the labels do not support. With 10–20 labels the check has
@@ -54,14 +54,21 @@ def class_label_check(model, inputs, predicted, labeled_class, *, rng) -> float:
     probs = np.concatenate([fitted.probabilities(theta, inputs) for _, fitted, theta in model.blocks(256)])
     probs = np.maximum(probs.astype(float), 1e-12)                                          # (M, n, K)
     confidence = probs.mean(axis=0)[items, predicted]
-    rank = stats.rankdata(confidence) - (n + 1) / 2.0
+    bins = np.minimum((stats.rankdata(confidence, method="ordinal") - 1) * 3 // n, 2)        # thirds, (n,)
     cdf = np.cumsum(probs, axis=2)
     y_rep = np.minimum((cdf < rng.random(probs.shape[:2])[..., None] * cdf[..., -1:]).sum(axis=2), probs.shape[2] - 1)
     log_obs = np.log(probs[:, items, y]).sum(axis=1)
     log_rep = np.log(np.take_along_axis(probs, y_rep[..., None], axis=2)[..., 0]).sum(axis=1)
-    p_right = probs[:, items, predicted]
-    res_obs = ((y == predicted) - p_right) @ rank
-    res_rep = ((y_rep == predicted) - p_right) @ rank
+    p_right = probs[:, items, predicted]                                                       # (M, n)
     p1 = np.mean(log_rep <= log_obs)
-    p2 = np.mean(np.abs(res_rep) >= np.abs(res_obs))
+    p2 = np.mean(_binned_misfit(y_rep == predicted, p_right, bins) >= _binned_misfit(y == predicted, p_right, bins))
     return float(min(1.0, 2.0 * min(p1, p2)))
+
+
+def _binned_misfit(right, p_right, bins):
+    """Σ_b (R_b − E_b)² / (E_b (1 − E_b / n_b)) per draw: right (M, n) or (n,) bool, p_right (M, n), bins (n,)."""
+    right = np.broadcast_to(right, p_right.shape).astype(float)
+    onehot = np.eye(3)[bins]                                                                   # (n, 3)
+    observed, expected, size = right @ onehot, p_right @ onehot, onehot.sum(axis=0)
+    variance = np.maximum(expected * (1 - expected / np.maximum(size, 1)), 1e-9)
+    return np.sum((observed - expected) ** 2 / variance, axis=1)
