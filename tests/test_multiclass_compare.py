@@ -142,17 +142,21 @@ def test_spe_compare_on_class_columns_writes_each_classifier_and_every_differenc
     assert "most accurate" in capsys.readouterr().out
 
 
-def test_spe_compare_names_a_file_whose_classes_differ_and_refuses_items(tmp_path, capsys):
+def test_spe_compare_names_a_file_whose_classes_differ_and_writes_the_joint_items(tmp_path, capsys):
     from spe.cli.main import main
 
     files = _write_classifiers(tmp_path)
+    good = ["compare", *files[::2], "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_", "--draws",
+            "120", "--seed", "0", "--items", str(tmp_path / "items.csv")]
+    assert main(good) == 0
+    items = pd.read_csv(tmp_path / "items.csv")
+    assert list(items.columns) == ["id", "sharp", "weak", "label", "prob_ant", "prob_bee", "prob_cat"]
+    np.testing.assert_allclose(items[["prob_ant", "prob_bee", "prob_cat"]].sum(axis=1), 1.0, atol=1e-5)
+    capsys.readouterr()
     pd.read_csv(files[1]).rename(columns={"prob_cat": "prob_cow"}).to_csv(files[1], index=False)
     args = ["compare", *files, "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_"]
     assert main(args) == 2
     assert "prob_cat" in capsys.readouterr().err
-    assert main(args[:2] + args[3:] + ["--items", str(tmp_path / "items.csv")]) == 2
-    assert "--items" in capsys.readouterr().err
-    assert not (tmp_path / "items.csv").exists()
     pd.read_csv(files[0]).iloc[:50].to_csv(tmp_path / "short.csv", index=False)
     assert main(["compare", files[0], str(tmp_path / "short.csv"), "--class-prefix", "prob_"]) == 2
     assert "short.csv: it scores 50 items" in capsys.readouterr().err

@@ -262,13 +262,15 @@ def run_class_compare(args, columns):
     writes ``--json`` and ``--plot`` and prints the summary. Returns the exit status."""
     from .common import model_options
 
-    if args.items is not None:
-        raise SpeInputError("--items is not available for multiclass scores yet; drop it (the JSON holds every "
-                            "estimate)", argument="--items")
-    plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
-    _, frames, labels, classes, _, paths = _read_class_files(args, columns)
+    plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True), ("--plot", args.plot, False))
+    names, frames, labels, classes, _, paths = _read_class_files(args, columns)
+    if args.items is not None and {"id", "label"} & set(names):
+        raise SpeInputError("--items writes the columns 'id' and 'label' beside one column per classifier: name the "
+                            "classifiers otherwise (--names)", argument="--names")
     cmp = _compare(frames, labels, classes, model_options(args), paths)
     out = [(plan["--json"], json_bytes(cmp.to_dict()))] if "--json" in plan else []
+    if "--items" in plan:
+        out.append((plan["--items"], _items_bytes(cmp, args.items)))
     if "--plot" in plan:
         out.append((plan["--plot"], _compare_figure(cmp, args.plot)))
     finish(plan, cmp.summary(warnings=False), out, warnings=cmp.warnings, command="spe compare")

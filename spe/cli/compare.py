@@ -66,7 +66,8 @@ def add_arguments(p):
                    help="write the overlaid PR curves with their bands and the differences in average precision")
     p.add_argument("--items", metavar="OUT.csv", action=Once,
                    help="write id, each classifier's score and p(positive | every score, labels) per item (labeled "
-                        "items keep their label; '-': to standard output)")
+                        "items keep their label; '-': to standard output); multiclass: id, each classifier's "
+                        "predicted class, label and prob_CLASS under the joint model")
 
 
 def run(args):

@@ -402,6 +402,22 @@ class MulticlassComparison(ComparisonSummary):
                  **self._compared(a, b, f"{m}:{c}", level, performance)}
                 for a, b in self._pairs() for m in metrics for c in self.classes]
 
+    def item_probabilities(self):
+        """Each item's posterior class probabilities under the joint model, (N, K): every classifier's scores
+        read together, averaged over the draws; labeled items one-hot at their label."""
+        return self[self.names[0]].item_probabilities()
+
+    def items_frame(self):
+        """A DataFrame of every item: ``id`` (or its position), each classifier's predicted class (a column named
+        after it), ``label`` (the known class, or None) and ``prob_CLASS`` per class, of
+        :meth:`item_probabilities`."""
+        import pandas as pd
+
+        first = self[self.names[0]].items_frame()
+        classes = np.asarray(self.classes, dtype=object)
+        predicted = pd.DataFrame({n: classes[self[n].scores.predicted] for n in self.names})
+        return pd.concat([first[["id"]], predicted, first.drop(columns=["id", "predicted"])], axis=1)
+
     def suggest(self, k=10, target="compare", classifier=None, rng=None):
         """The ``k`` unlabeled items whose labels are expected to shrink a target's posterior variance most
         (:mod:`spe.multiclass.suggest`, the joint model's draws weighing each possible label).
