@@ -7,8 +7,8 @@ import html
 
 import numpy as np
 
-__all__ = ["score_type_lines", "interval_table", "html_view", "result_repr", "result_html", "comparison_repr", "comparison_html",
-           "classifiers_frame", "class_result_html", "class_comparison_html"]
+__all__ = ["score_type_lines", "interval_table", "html_view", "result_repr", "result_html", "comparison_repr",
+           "comparison_html", "classifiers_frame", "class_result_html", "class_comparison_html"]
 
 
 def interval_table(frame, column=None):

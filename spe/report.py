@@ -293,7 +293,8 @@ def monitoring_report(monitoring, figures, summary, title="spe monitor"):
              "macro_f1": "macro F1"}
     said = ", ".join(f"{named[m]} {_fmt(ref[m])}" for m in (*monitoring.headline, "prevalence")
                      if ref is not None and m in ref)
-    reference = "" if ref is None else f"<p>Reference set: {ref['n_items']} labeled items; {said} (from its labels).</p>"
+    reference = ("" if ref is None else
+                 f"<p>Reference set: {ref['n_items']} labeled items; {said} (from its labels).</p>")
     operating = "" if monitoring.threshold is None else f"threshold {monitoring.threshold:g}; "
     meta = (f"{monitoring.n_items} items, {monitoring.n_labeled} labeled; {len(monitoring.chunks)} chunks, "
             f"{len(monitoring.slices)} slices; {operating}{100 * monitoring.level:g}% "

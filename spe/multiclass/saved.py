@@ -373,7 +373,8 @@ class SavedMulticlassComparison(ComparisonSummary, _SavedClassResult):
 
     def class_comparisons(self, metrics=None, level=None, performance="sample") -> list:
         self._level(level, performance, "class_comparisons")
-        return [dict(c) for c in self.data.get("per_class_comparisons", []) if metrics is None or c["metric"] in metrics]
+        return [dict(c) for c in self.data.get("per_class_comparisons", [])
+                if metrics is None or c["metric"] in metrics]
 
     def to_dict(self, level=None, performance="sample") -> dict:
         self._level(level, performance, "to_dict")
