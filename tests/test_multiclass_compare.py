@@ -265,3 +265,21 @@ def test_load_reads_a_multiclass_comparison_back(tmp_path):
                                                                                       abs=0.01)
     assert back.probability_better("weak", "sharp") == pytest.approx(cmp.probability_better("weak", "sharp"))
     assert back["blurred"].accuracy() == cmp["blurred"].accuracy()
+
+
+def test_two_class_files_compare_as_one_score_each_with_their_ids(tmp_path):
+    from spe.cli.main import main
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    ids = [f"x{i}" for i in range(300)]
+    for name, strength in (("good", 2.0), ("weak", 0.6)):
+        p = special.expit((2 * y - 1) * strength + rng.normal(size=300))
+        pd.DataFrame({"id": ids, "no": 1 - p, "yes": p}).to_csv(tmp_path / f"{name}.csv", index=False)
+    pd.DataFrame({"id": ids[::10], "label": np.array(["no", "yes"])[y[::10]]}).to_csv(tmp_path / "l.csv", index=False)
+    assert main(["compare", str(tmp_path / "good.csv"), str(tmp_path / "weak.csv"), "--labels",
+                 str(tmp_path / "l.csv"), "--draws", "150", "--seed", "0", "--items", str(tmp_path / "i.csv"),
+                 "--json", str(tmp_path / "c.json")]) == 0
+    items = pd.read_csv(tmp_path / "i.csv")
+    assert list(items.columns) == ["id", "good", "weak", "label", "probability"] and items["id"][0] == "x0"
+    assert "average_precision" in {c["metric"] for c in json.loads((tmp_path / "c.json").read_text())["comparisons"]}

@@ -263,14 +263,14 @@ def run_class_compare(args, columns):
     from .common import model_options
 
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True), ("--plot", args.plot, False))
-    names, frames, labels, classes, _, paths = _read_class_files(args, columns)
+    names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
     if args.items is not None and {"id", "label"} & set(names):
         raise SpeInputError("--items writes the columns 'id' and 'label' beside one column per classifier: name the "
                             "classifiers otherwise (--names)", argument="--names")
     cmp = _compare(frames, labels, classes, model_options(args), paths)
     out = [(plan["--json"], json_bytes(cmp.to_dict()))] if "--json" in plan else []
     if "--items" in plan:
-        out.append((plan["--items"], _items_bytes(cmp, args.items)))
+        out.append((plan["--items"], _items_bytes(cmp, args.items, ids)))
     if "--plot" in plan:
         out.append((plan["--plot"], _compare_figure(cmp, args.plot)))
     finish(plan, cmp.summary(warnings=False), out, warnings=cmp.warnings, command="spe compare")
@@ -421,14 +421,18 @@ def _reference(path, columns, names):
     return scores, np.asarray(names, dtype=object)[codes]
 
 
-def _items_bytes(ev, path):
+def _items_bytes(ev, path, ids=None):
     """``--items``: every item's id, predicted class, label and posterior class probabilities, as CSV (6
-    significant digits) or, for a name ending in .parquet, a Parquet file."""
+    significant digits) or, for a name ending in .parquet, a Parquet file. Two classes compared (a binary
+    comparison of the second class's scores): its items, ``id`` first (the first file's ids, or positions)."""
     import io
 
     from .common import is_parquet_name
 
-    frame = ev.items_frame()
+    if hasattr(ev, "class_comparisons") or not hasattr(ev, "names"):
+        frame = ev.items_frame()
+    else:
+        frame = ev.items_frame(ids).rename_axis("id").reset_index()
     if is_parquet_name(path):
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
