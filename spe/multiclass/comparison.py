@@ -24,7 +24,8 @@ from .average import average_class_models, fit_class_models
 from .evaluation import CLASS_METRICS, SCALAR_METRICS, MulticlassEvaluation
 from .joint import fit_joint, stacked_log_probs
 from .performance import Rankings, sample_joint_class_performance
-from .scores import ClassScores, class_labels, class_scores, is_multiclass, score_matrix, second_class_score
+from .scores import (ClassScores, class_labels, class_scores, is_multiclass, score_matrix, score_type_of,
+                     second_class_score)
 
 __all__ = ["compare_multiclass", "compare_classes", "MulticlassComparison", "ComparisonSummary", "all_multiclass",
            "COMPARED_METRICS",
@@ -186,6 +187,11 @@ def compare_classes(scores, labels=None, *, names=None, classes=None, draws=1000
     Returns
     -------
     MulticlassComparison (K ≥ 3) or spe.comparison.Comparison (K = 2)
+
+    Raises
+    ------
+    SpeInputError
+        As :func:`compare_multiclass` (K ≥ 3) or :func:`spe.compare` (K = 2).
     """
     from ..comparison import compare
 
@@ -198,7 +204,7 @@ def compare_classes(scores, labels=None, *, names=None, classes=None, draws=1000
     for key, v in zip(keys, values):
         matrix, _, ids = score_matrix(v, classes if classes is not None else first.classes,
                                       argument=f"scores[{key!r}]")
-        one = second_class_score(matrix, class_scores(v, classes, argument=f"scores[{key!r}]").score_type)
+        one = second_class_score(matrix, score_type_of(matrix))  # each classifier read once
         columns[key] = one if ids is None else _series(one, ids)
     index, value = class_labels(labels, first)
     return compare(columns, (index, value), draws=draws, level=level, rng=rng, workers=workers, **binary_options)

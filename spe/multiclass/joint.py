@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .models.base import CalibrationMap, fit_map, sum_zero_basis
+from .models.base import CalibrationMap, fit_map, per_pool, sum_zero_basis
 from .models.temperature import INVERSE_TEMPERATURE_PRIOR, PRIOR_SHIFT_SD
 
 __all__ = ["JOINT_NAME", "WEIGHT_CONTRAST_SD", "VOTE_CONTRAST_SD", "joint_map", "fit_joint", "stacked_log_probs"]
@@ -53,6 +53,8 @@ def joint_map(k, c, scales=None) -> CalibrationMap:
         """Each classifier's argmax as one-hot (n, K, C)."""
         return (x == x.max(axis=1, keepdims=True)).astype(x.dtype)
 
+    pool_votes = per_pool(votes)  # the label draws' blocks read one pool's array
+
     def design(x):
         n = x.shape[0]
         scaled = x * scales
@@ -62,7 +64,7 @@ def joint_map(k, c, scales=None) -> CalibrationMap:
     def logits(theta, x):
         w = ((theta[:, :1] / c + theta[:, 1:c] @ qc.T) * scales).astype(x.dtype)  # (B, C)
         v = (theta[:, c:2 * c - 1] @ qc.T).astype(x.dtype)  # (B, C)
-        z = np.moveaxis(x @ w.T + votes(x) @ v.T, -1, 0)  # (B, N, K)
+        z = np.moveaxis(x @ w.T + pool_votes(x) @ v.T, -1, 0)  # (B, N, K)
         return z + (theta[:, 2 * c - 1:] @ qk.T).astype(x.dtype)[:, None, :]
 
     return CalibrationMap(mean, sd, design, logits)

@@ -19,7 +19,7 @@ from ..exceptions import SpeInputError, plain
 from ..inputs import LabelValueError, normalize_labels
 
 __all__ = ["ClassScores", "class_scores", "score_matrix", "class_labels", "class_encoder", "is_multiclass",
-           "class_reference", "reference_values", "second_class_score", "PROBABILITY_FLOOR",
+           "class_reference", "reference_values", "second_class_score", "score_type_of", "PROBABILITY_FLOOR",
            "ROW_SUM_TOLERANCE", "SCORE_TYPES"]
 
 #: Probabilities below this are read as it before the log (a float32 softmax gives exact zeros).
@@ -178,11 +178,18 @@ def _checked_names(classes, k, argument):
     return names
 
 
-def _log_probabilities(values):
-    """(N, K) log-probabilities and the score type: probabilities when every value is in [0, 1] and every row sums
-    to one within :data:`ROW_SUM_TOLERANCE`; otherwise logits (log-softmax)."""
+def score_type_of(values) -> str:
+    """How an (N, K) score matrix is read: ``"probabilities"`` when every value is in [0, 1] and every row sums to
+    one within :data:`ROW_SUM_TOLERANCE`, else ``"logits"`` (logits or per-class decision values)."""
     rows = values.sum(axis=1)
-    if values.min() >= 0 and values.max() <= 1 and np.all(np.abs(rows - 1) <= ROW_SUM_TOLERANCE):
+    ok = values.min() >= 0 and values.max() <= 1 and np.all(np.abs(rows - 1) <= ROW_SUM_TOLERANCE)
+    return "probabilities" if ok else "logits"
+
+
+def _log_probabilities(values):
+    """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities (floored,
+    renormalised), or the log-softmax of logits."""
+    if score_type_of(values) == "probabilities":
         logp = np.log(np.maximum(values, PROBABILITY_FLOOR))
         return logp - special.logsumexp(logp, axis=1, keepdims=True), "probabilities"
     return special.log_softmax(values, axis=1), "logits"

@@ -27,6 +27,7 @@ from ...inference.importance import importance_sample, psis_loo
 from ...registries import add_unique
 
 __all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
+           "map_model", "per_pool",
            "sum_zero_basis", "gaussian_log_prior", "linear",
            "REFERENCE_SHIFT_SD"]
 
@@ -118,6 +119,31 @@ class ClassModel:
 def register(model: ClassModel):
     """Add a model to :data:`CLASS_MODELS` (a name joins once)."""
     return add_unique(CLASS_MODELS, model.name, model, "multiclass score model")
+
+
+def map_model(name, make_map, about, applies=None) -> ClassModel:
+    """The :class:`ClassModel` of a calibration map: ``make_map(K)`` → :class:`CalibrationMap`, fitted by
+    :func:`fit_map` (what every map model registers)."""
+    def fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
+        return fit_map(name, make_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class, draws=draws,
+                       rng=rng, reference=reference)
+
+    return ClassModel(name=name, fit=fit, about=about, applies=applies)
+
+
+def per_pool(compute):
+    """``compute(x)`` remembered for the last array ``x`` it was given (by identity): the label draws call a map's
+    ``logits`` block by block of draws on one pool's array, and what depends on the array alone (the predicted
+    class, a classifier's votes) is then computed once per pool, not once per block. Threads may race to fill it;
+    each computes the same value."""
+    last = []
+
+    def cached(x):
+        if not (last and last[0][0] is x):
+            last[:] = [(x, compute(x))]
+        return last[0][1]
+
+    return cached
 
 
 def sum_zero_basis(k):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import CalibrationMap, ClassModel, fit_map, register, sum_zero_basis
+from .base import CalibrationMap, map_model, register, sum_zero_basis
 from .temperature import INVERSE_TEMPERATURE_PRIOR, PRIOR_SHIFT_SD
 
 __all__ = ["dirichlet_map", "MATRIX_SD", "MAX_CLASSES"]
@@ -43,10 +43,6 @@ def dirichlet_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
-    return fit_map("dirichlet", dirichlet_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng, reference=reference)
-
-
-register(ClassModel(name="dirichlet", fit=_fit, applies=lambda k: k <= MAX_CLASSES,
-                    about=f"Dirichlet calibration, a K × K map shrunk toward temperature scaling (K ≤ {MAX_CLASSES})"))
+register(map_model("dirichlet", dirichlet_map, applies=lambda k: k <= MAX_CLASSES,
+                   about=f"Dirichlet calibration, a K × K map shrunk toward temperature scaling "
+                         f"(K ≤ {MAX_CLASSES})"))

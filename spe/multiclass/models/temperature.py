@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import CalibrationMap, ClassModel, fit_map, register, sum_zero_basis
+from .base import CalibrationMap, map_model, register, sum_zero_basis
 
 __all__ = ["temperature_map", "INVERSE_TEMPERATURE_PRIOR", "PRIOR_SHIFT_SD"]
 
@@ -42,10 +42,5 @@ def temperature_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
-    return fit_map("temperature", temperature_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng, reference=reference)
-
-
-register(ClassModel(name="temperature", fit=_fit,
-                    about="temperature scaling with a prior shift: softmax(a·log p + b), Bayesian (K parameters)"))
+register(map_model("temperature", temperature_map,
+                   about="temperature scaling with a prior shift: softmax(a·log p + b), Bayesian (K parameters)"))

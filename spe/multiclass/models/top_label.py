@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .base import CalibrationMap, ClassModel, fit_map, register
+from .base import CalibrationMap, map_model, per_pool, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
 
 __all__ = ["top_label_map", "OFFSET_SD"]
@@ -48,14 +48,11 @@ def top_label_map(k) -> CalibrationMap:
         top, rest, _ = _parts(log_probs)
         return np.where(top, 0.0, log_probs - rest[:, None])
 
-    last = []  # (log_probs, its parts): the label draws call logits block by block on one pool's array
-
+    @per_pool
     def pool_parts(log_probs):
-        if not (last and last[0][0] is log_probs):
-            top, rest, logit_c = _parts(log_probs)
-            last[:] = [(log_probs, (top, np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype),
-                                    logit_c.astype(log_probs.dtype)))]
-        return last[0][1]
+        top, rest, logit_c = _parts(log_probs)
+        base = np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype)
+        return top, base, logit_c.astype(log_probs.dtype)
 
     def logits(theta, log_probs):
         top, base, logit_c = pool_parts(log_probs)
@@ -65,11 +62,6 @@ def top_label_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits, offset)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
-    return fit_map("top-label", top_label_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng, reference=reference)
-
-
-register(ClassModel(name="top-label", fit=_fit,
-                    about="Platt scaling of the predicted class's confidence, the other classes as stated "
-                          "(2 parameters)"))
+register(map_model("top-label", top_label_map,
+                   about="Platt scaling of the predicted class's confidence, the other classes as stated "
+                         "(2 parameters)"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import CalibrationMap, ClassModel, fit_map, register, sum_zero_basis
+from .base import CalibrationMap, map_model, register, sum_zero_basis
 from .temperature import INVERSE_TEMPERATURE_PRIOR, PRIOR_SHIFT_SD
 
 __all__ = ["vector_map", "CLASS_TEMPERATURE_SD"]
@@ -39,11 +39,6 @@ def vector_map(k) -> CalibrationMap:
     return CalibrationMap(mean, sd, design, logits)
 
 
-def _fit(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
-    return fit_map("vector", vector_map(log_probs.shape[1]), log_probs, labeled_index, labeled_class,
-                   draws=draws, rng=rng, reference=reference)
-
-
-register(ClassModel(name="vector", fit=_fit,
-                    about="vector scaling with a prior shift: one temperature per class around a common one "
-                          "(2K − 1 parameters)"))
+register(map_model("vector", vector_map,
+                   about="vector scaling with a prior shift: one temperature per class around a common one "
+                         "(2K − 1 parameters)"))
