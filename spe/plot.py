@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .evaluation import summarise_draws
 from .exceptions import NotSavedError, SpeInputError
 from .metrics import REGISTRY as METRICS
 from .metrics.curves import reliability_bins
@@ -1012,7 +1013,7 @@ def multiclass_figure(evaluation, *, level=None, performance="sample"):
 def plot_class_metrics(comparison, ax=None, *, metrics=("accuracy", "macro_f1", "macro_average_precision"),
                        level=None, performance="sample"):
     """Several K-class classifiers' headline metrics side by side: per metric a group of points (posterior
-    means) with their equal-tailed intervals, one colour per classifier (a
+    means) with their equal-tailed intervals (those the summary prints), one colour per classifier (a
     :class:`~spe.multiclass.comparison.MulticlassComparison`; every interval from the same label draws).
 
     Returns
@@ -1024,12 +1025,12 @@ def plot_class_metrics(comparison, ax=None, *, metrics=("accuracy", "macro_f1", 
     names = comparison.names
     colours = _class_colours(len(names))
     offsets = np.linspace(-0.25, 0.25, len(names)) if len(names) > 1 else np.zeros(1)
-    for j, (name, colour, dx) in enumerate(zip(names, colours, offsets)):
+    for name, colour, dx in zip(names, colours, offsets):
         for i, metric in enumerate(metrics):
             draws = comparison.metric_draws(name, metric, performance)
-            lo, hi = np.nanquantile(draws, [(1 - level) / 2, (1 + level) / 2])
-            ax.plot([i + dx, i + dx], [lo, hi], color=colour, lw=2.5)
-            ax.plot([i + dx], [np.nanmean(draws)], "o", color=colour, label=name if i == 0 else None)
+            est = summarise_draws(draws, np.full(draws.size, 1.0 / draws.size), level)  # as the summary prints it
+            ax.plot([i + dx, i + dx], [est.lo, est.hi], color=colour, lw=2.5)
+            ax.plot([i + dx], [est.mean], "o", color=colour, label=name if i == 0 else None)
     ax.set_xticks(range(len(metrics)), [m.replace("_", " ") for m in metrics], fontsize=9)
     ax.set_xlim(-0.6, len(metrics) - 0.4)
     ax.set_ylabel("estimate (posterior mean and interval)")
