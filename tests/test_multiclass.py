@@ -15,7 +15,9 @@ from spe.metrics.curves import RECALL_GRID, pr_at_recall, roc_at_fpr
 from spe.multiclass import MulticlassEvaluation, class_scores, evaluate_multiclass
 from spe.multiclass.models import CLASS_MODELS
 from spe.inference.map import hessian
+from spe.models.contaminated import CONTAMINATION_PRIOR
 from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map
+from spe.multiclass.models.contaminated import fit_contaminated_top_label
 from spe.multiclass.models.dirichlet import dirichlet_map
 from spe.multiclass.models.temperature import temperature_map
 from spe.multiclass.models.top_label import top_label_map
@@ -177,13 +179,53 @@ def test_the_stated_probabilities_evidence_is_the_labels_probability():
 
 
 def test_registered_models_are_fitted_where_they_apply():
-    assert list(CLASS_MODELS)[:5] == ["stated", "temperature", "vector", "dirichlet", "top-label"]
+    assert list(CLASS_MODELS)[:6] == ["stated", "temperature", "vector", "dirichlet", "top-label", "contaminated"]
     logits, y = _softmax_pool(n=200, k=3)
     ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(20)}, draws=100, rng=0)
     table = {m["name"]: m for m in ev.diagnostics["score_models"]}
-    assert set(table) == {"temperature", "vector", "dirichlet", "top-label"}  # "stated" is fitted alone only
+    assert set(table) == {"temperature", "vector", "dirichlet", "top-label", "contaminated"}  # "stated": alone only
     assert sum(m["weight"] for m in table.values()) == pytest.approx(1.0)
     assert not CLASS_MODELS["dirichlet"].fits(11)
+
+
+def test_the_contaminated_map_caps_the_top_label_and_keeps_the_others_stated_shares():
+    """p(ŷ) = (1 − ε) σ(α + β logit c), the other classes share the rest as stated (exact, for a chosen θ)."""
+    logits, y = _softmax_pool(n=50, k=4)
+    log_probs = special.log_softmax(logits, axis=1)
+    fitted = fit_contaminated_top_label(log_probs, np.arange(5), y[:5], draws=50, rng=0)
+    u = np.array([[np.log(1.7), -0.4, special.logit(0.08)]])
+    p = fitted.probabilities(u, log_probs)[0].astype(float)
+    s = np.exp(log_probs)
+    top = s.argmax(1)
+    c = s[np.arange(50), top]
+    expected_top = 0.92 * special.expit(-0.4 + 1.7 * special.logit(c))
+    assert p[np.arange(50), top] == pytest.approx(expected_top, rel=1e-5)
+    others = s.copy()
+    others[np.arange(50), top] = 0
+    expected = others / others.sum(1, keepdims=True) * (1 - expected_top)[:, None]
+    expected[np.arange(50), top] = expected_top
+    assert p == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_contaminated_maps_evidence_is_the_labels_probability_averaged_over_its_prior():
+    """The evidence by importance sampling equals a plain Monte Carlo average of p(Y_L | θ) over prior draws of
+    θ (log β, α Normal; ε Beta(1, 9)): the likelihood, the prior and its Jacobian agree (to within the importance
+    sampler's noise, about 0.04 nats here; a prior without its Jacobian is off by nats)."""
+    logits, y = _softmax_pool(n=200, k=3, seed=1)
+    log_probs = special.log_softmax(logits, axis=1)
+    labeled = np.arange(0, 200, 25)
+    fitted = fit_contaminated_top_label(log_probs, labeled, y[labeled], draws=4000, rng=0)
+    rng = np.random.default_rng(1)
+    m = 200_000
+    beta, alpha = np.exp(rng.normal(0, 0.75, m)), rng.normal(0, 0.5, m)
+    eps = rng.beta(*CONTAMINATION_PRIOR, m)
+    s = np.exp(log_probs[labeled])
+    top = s.argmax(1)
+    c = s[np.arange(labeled.size), top]
+    p_top = (1 - eps[:, None]) * special.expit(alpha[:, None] + beta[:, None] * special.logit(c)[None])
+    right = top == y[labeled]
+    p_label = np.where(right, p_top, (1 - p_top) * s[np.arange(labeled.size), y[labeled]] / (1 - c))
+    assert fitted.log_evidence == pytest.approx(np.log(np.mean(np.prod(p_label, axis=1))), abs=0.1)
 
 
 def _write_pool(tmp_path, n=300):

@@ -23,7 +23,8 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
     """Estimate a K-class classifier's performance on a pool from all its scores and a few labels.
 
     Every registered multiclass score model of p(y | s) (:data:`spe.multiclass.models.CLASS_MODELS`: Bayesian
-    temperature scaling, vector scaling and Dirichlet calibration, each with a prior-shift term) is fitted to
+    temperature scaling, vector scaling and Dirichlet calibration, each with a prior-shift term; top-label
+    Platt scaling, and the same with a ceiling, :mod:`spe.multiclass.models.contaminated`) is fitted to
     the labeled items and they are averaged by their evidence p(Y_L | S) (:mod:`spe.multiclass.average`); the
     unlabeled items' classes are drawn under each of the M posterior draws and every metric is counted from the
     drawn labels (:mod:`spe.multiclass.performance`), as Welinder et al. (2013, §3) do for one score.

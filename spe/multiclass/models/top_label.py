@@ -21,14 +21,15 @@ from scipy import special
 from .base import CalibrationMap, map_model, per_pool, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
 
-__all__ = ["top_label_map", "OFFSET_SD"]
+__all__ = ["top_label_map", "top_label_parts", "OFFSET_SD"]
 
 #: The prior sd of α, the shift of the correctness log-odds.
 OFFSET_SD = 0.5
 
 
-def _parts(log_probs):
-    """The predicted class (n,) one-hot (n, K), log(1 − c) (n,) and logit c (n,)."""
+def top_label_parts(log_probs):
+    """The predicted class as a one-hot mask (n, K), log(1 − c) (n,) and logit c (n,), c the stated confidence of
+    the predicted class, from log-probabilities L (n, K)."""
     predicted = np.argmax(log_probs, axis=1)
     top = np.eye(log_probs.shape[1], dtype=bool)[predicted]
     rest = special.logsumexp(np.where(top, -np.inf, log_probs), axis=1)
@@ -41,16 +42,16 @@ def top_label_map(k) -> CalibrationMap:
     sd = np.array([INVERSE_TEMPERATURE_PRIOR[1], OFFSET_SD])
 
     def design(log_probs):
-        top, _, logit_c = _parts(log_probs)
+        top, _, logit_c = top_label_parts(log_probs)
         return np.stack([top * logit_c[:, None], top.astype(float)], axis=2)
 
     def offset(log_probs):
-        top, rest, _ = _parts(log_probs)
+        top, rest, _ = top_label_parts(log_probs)
         return np.where(top, 0.0, log_probs - rest[:, None])
 
     @per_pool
     def pool_parts(log_probs):
-        top, rest, logit_c = _parts(log_probs)
+        top, rest, logit_c = top_label_parts(log_probs)
         base = np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype)
         return top, base, logit_c.astype(log_probs.dtype)
 
