@@ -228,6 +228,22 @@ def test_the_contaminated_maps_evidence_is_the_labels_probability_averaged_over_
     assert fitted.log_evidence == pytest.approx(np.log(np.mean(np.prod(p_label, axis=1))), abs=0.1)
 
 
+def test_bands_and_the_confusion_matrix_have_the_scalar_intervals_ends():
+    """Every band and matrix cell is summarised as a scalar metric is (inverted-CDF quantiles of the draws)."""
+    from spe.evaluation import summarise_draws
+
+    logits, y = _softmax_pool(n=300, k=3)
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 300, 20)}, draws=101, rng=0)
+    equal = np.full(101, 1 / 101)
+    counts = ev.confusion_matrix(normalize=None)
+    cell = summarise_draws(ev.confusion_draws()[:, 1, 2], equal, 0.9)
+    assert (counts["lo"][1, 2], counts["hi"][1, 2]) == (cell.lo, cell.hi)
+    band = ev.pr_curve(ev.classes[0])
+    g = len(band.lo) // 2
+    point = summarise_draws(ev.performance.precision_at_recall[:, 0, g], equal, 0.9)
+    assert (band.lo[g], band.median[g], band.hi[g]) == (point.lo, point.median, point.hi)
+
+
 def _write_pool(tmp_path, n=300):
     logits, y = _softmax_pool(n=n, k=3)
     p = special.softmax(logits, axis=1).round(6)

@@ -9,6 +9,7 @@ and no prediction; the macro F1 averages the classes that have an item or a pred
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -267,8 +268,7 @@ class MulticlassEvaluation(ClassSummary):
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_conf = p.confidence_sum / items
             acc = p.correct_by_confidence / items
-        level = self._level(level)
-        lo, med, hi = np.quantile(acc, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        lo, med, hi = _equal_tailed(acc, self._level(level))
         return {"confidence": mean_conf, "items": items, "accuracy": med, "accuracy_lo": lo, "accuracy_hi": hi}
 
     def confusion_matrix(self, normalize="true", level=None, performance="sample") -> dict:
@@ -281,9 +281,11 @@ class MulticlassEvaluation(ClassSummary):
         if normalize == "true":
             with np.errstate(invalid="ignore", divide="ignore"):
                 c = c / c.sum(axis=2, keepdims=True)
-        level = self._level(level)
-        lo, hi = np.nanquantile(c, [(1 - level) / 2, (1 + level) / 2], axis=0)
-        return {"mean": np.nanmean(c, axis=0), "lo": lo, "hi": hi}
+        lo, _, hi = _equal_tailed(c.reshape(c.shape[0], -1), self._level(level))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a class no draw has: NaN, as documented
+            mean = np.nanmean(c, axis=0)
+        return {"mean": mean, "lo": lo.reshape(c.shape[1:]), "hi": hi.reshape(c.shape[1:])}
 
     def pr_curve(self, cls, level=None) -> CurveBand:
         """One class's one-vs-rest precision against recall (the classifier's probability of the class ranks the
@@ -299,8 +301,7 @@ class MulticlassEvaluation(ClassSummary):
         """Median and equal-tailed band per grid point of a curve's draws (M, G), the draws where it is undefined
         (NaN) left out."""
         level = self._level(level)
-        with np.errstate(invalid="ignore"):
-            lo, med, hi = np.nanquantile(values.astype(float), [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+        lo, med, hi = _equal_tailed(values, level)
         return CurveBand(grid, med, lo, hi, level)
 
     def to_dict(self, level=None, performance="sample") -> dict:
@@ -440,3 +441,13 @@ class MulticlassEvaluation(ClassSummary):
     def __repr__(self):
         return (f"<MulticlassEvaluation: {self.n_items} items, {len(self.classes)} classes, {self.n_labeled} labeled; "
                 f"accuracy {self.accuracy()}>")
+
+
+def _equal_tailed(values, level):
+    """The lower end, median and upper end of the equal-tailed ``level`` interval per column of equally weighted
+    draws (M, G) → three (G,), NaN draws left out (NaN where all are), by the inverted CDF as the scalar
+    intervals (:func:`spe.evaluation.summarise_draws`, whose weights are equal here) are."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a column of NaN draws only: NaN
+        return np.nanquantile(np.asarray(values, dtype=float), [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0,
+                              method="inverted_cdf")
