@@ -574,6 +574,12 @@ def read_score_columns(path, score_columns, id_column="id"):
     SpeInputError
         As :func:`read_scores`, for any of the columns; a column named twice.
     """
+    _check_score_columns(path, score_columns, id_column)
+    with stage(f"reading {_display_path(path)}"):
+        return _read_score_columns(path, score_columns, id_column)
+
+
+def _check_score_columns(path, score_columns, id_column):
     for i, column in enumerate(score_columns):
         if column in score_columns[:i]:
             raise SpeInputError(f"the score column {column!r} is asked for twice: name each column once",
@@ -581,8 +587,6 @@ def read_score_columns(path, score_columns, id_column="id"):
         if column == id_column:
             raise SpeInputError(f"the score column cannot be the id column {id_column!r}: name the column that "
                                 "holds the scores (--score-column)", path=_display_path(path))
-    with stage(f"reading {_display_path(path)}"):
-        return _read_score_columns(path, score_columns, id_column)
 
 
 def read_score_bytes(data, path, score_columns, id_column="id", *, ids=True):
@@ -628,9 +632,11 @@ def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     return [ScoresFile(path, c, ids) for c in columns]
 
 
-def read_scores_and_columns(path, columns, score_column="score", id_column="id", optional=()):
+def read_scores_and_columns(path, columns, score_column="score", id_column="id", optional=(), score_columns=None):
     """Read a scores file and more of its columns as text, for ``spe monitor``'s chunks and slices (a batch
-    column, a timestamp, a region): (ScoresFile, {name: object array (N,) of str}).
+    column, a timestamp, a region): (ScoresFile, {name: object array (N,) of str}); with ``score_columns`` (a
+    K-class classifier's class columns, say), (list of K ScoresFile, {…}) from the same single pass (standard
+    input is read once).
 
     ``path`` is a CSV file or Parquet (a file, a directory of shards, a glob) as for :func:`read_scores`; the
     columns' values are read as written (Parquet values as their text). The ``optional`` columns are read when
@@ -639,21 +645,27 @@ def read_scores_and_columns(path, columns, score_column="score", id_column="id",
     Raises
     ------
     SpeInputError
-        As :func:`read_scores`, and a named column the file does not have (naming the file and its header),
-        an empty value in one (naming its row).
+        As :func:`read_scores` (:func:`read_score_columns` for ``score_columns``), and a named column the file
+        does not have (naming the file and its header), an empty value in one (naming its row).
     """
     from .parquet import is_parquet, parquet_files
 
     columns = list(dict.fromkeys(columns))
+    if score_columns is not None:
+        _check_score_columns(path, list(score_columns), id_column)
+    numeric = [score_column] if score_columns is None else list(score_columns)
     if is_parquet(path):
-        return read_scores(path, score_column, id_column), _parquet_text_columns(parquet_files(path), columns, optional)
+        scores = (read_scores(path, score_column, id_column) if score_columns is None
+                  else read_score_columns(path, numeric, id_column))
+        return scores, _parquet_text_columns(parquet_files(path), columns, optional)
     source = _source(path)
-    df, rows = _read_table(path, [score_column, *columns], optional=[id_column, *optional], keyed_by=id_column,
+    df, rows = _read_table(path, [*numeric, *columns], optional=[id_column, *optional], keyed_by=id_column,
                            source=source)
     columns += [c for c in optional if c in df and c not in columns]
     shown = _display_path(path)
-    scores = ScoresFile(shown, _numeric(df, score_column, shown, rows),
-                        _checked_ids(df, id_column, shown, rows, "duplicate id {!r}") if id_column in df else None)
+    ids = _checked_ids(df, id_column, shown, rows, "duplicate id {!r}") if id_column in df else None
+    files = [ScoresFile(shown, _numeric(df, c, shown, rows), ids) for c in numeric]
+    scores = files[0] if score_columns is None else files
     out = {}
     for c in columns:
         empty = np.flatnonzero(_empty(df[c]))

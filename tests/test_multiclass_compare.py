@@ -251,6 +251,25 @@ def test_spe_monitor_on_class_columns_writes_chunks_with_their_accuracy(tmp_path
     assert not (tmp_path / "r.html").exists()
 
 
+def test_spe_monitor_reads_class_columns_and_chunk_columns_from_standard_input_once(tmp_path, monkeypatch):
+    """The class columns and the chunk and slice columns come from one pass over the file: a pool piped in on
+    standard input (its class columns named: no header is read ahead of it) gives the file's answer."""
+    import io
+    import sys
+
+    from spe.cli.main import main
+
+    frame, reference, _ = _drifting_pool(seed=2, n=300)
+    frame.to_csv(tmp_path / "pool.csv", index=False)
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    common = ["--class-columns", "ant,bee,cat", "--reference", str(tmp_path / "ref.csv"), "--chunk-column", "week",
+              "--by", "region", "--draws", "100", "--seed", "0", "--json"]
+    assert main(["monitor", str(tmp_path / "pool.csv"), *common, str(tmp_path / "file.json")]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((tmp_path / "pool.csv").read_bytes())))
+    assert main(["monitor", "-", *common, str(tmp_path / "stdin.json")]) == 0
+    assert json.loads((tmp_path / "stdin.json").read_text()) == json.loads((tmp_path / "file.json").read_text())
+
+
 def test_load_reads_a_multiclass_comparison_back(tmp_path):
     scores, y = _classifiers(n=200)
     cmp = compare_multiclass(scores, {i: int(y[i]) for i in range(0, 200, 10)}, draws=150, rng=0)

@@ -321,6 +321,7 @@ def _compare(frames, labels, classes, options, paths):
 def run_class_monitor(args, columns, named, by, plan):
     """``spe monitor`` on K class columns (:func:`spe.multiclass.monitoring.monitor_multiclass`); writes ``--json``
     and ``--plot`` and prints the summary. Returns the exit status."""
+    import numpy as np
     import pandas as pd
 
     from ..io import read_scores_and_columns
@@ -330,8 +331,8 @@ def run_class_monitor(args, columns, named, by, plan):
                         ("--engine dask", args.engine == "dask")):
         if given:
             raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it", argument=flag)
-    matrix, classes, files = _class_matrix(args, args.scores, columns)
-    _, values = read_scores_and_columns(args.scores, named, score_column=columns[0])
+    files, values = read_scores_and_columns(args.scores, named, score_columns=columns)
+    matrix, classes = np.column_stack([f.scores for f in files]), _class_names(args, columns)
     frame = pd.DataFrame(matrix, columns=classes)
     if files[0].ids is not None:
         frame.insert(0, "id", files[0].ids)
@@ -377,8 +378,13 @@ def _class_matrix(args, path, columns):
     from ..io import read_score_columns
 
     files = read_score_columns(path, columns)
+    return np.column_stack([f.scores for f in files]), _class_names(args, columns), files
+
+
+def _class_names(args, columns):
+    """The classes' names: the class columns' names without ``--class-prefix``."""
     prefix = args.class_prefix or ""
-    return np.column_stack([f.scores for f in files]), [c[len(prefix):] for c in columns], files
+    return [c[len(prefix):] for c in columns]
 
 
 def _class_labels(args, files, names):
