@@ -6,6 +6,7 @@ models' fits, the label draws and metrics) and the process's peak resident memor
 
     python benchmarks/multiclass_speed.py --items 10000 --classes 100
     python benchmarks/multiclass_speed.py --items 10000 --classes 100 --classifiers 3   # spe.compare of three
+    python benchmarks/multiclass_speed.py --items 10000 --classes 100 --reference 10000  # with a reference set
 """
 
 from __future__ import annotations
@@ -39,10 +40,14 @@ def main(argv=None):
     parser.add_argument("--classes", type=int, default=100)
     parser.add_argument("--labels", type=int, default=20)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--reference", type=int, default=0, metavar="R",
+                        help="R labeled reference items of the same classifier (spe.evaluate(..., reference=))")
     parser.add_argument("--classifiers", type=int, default=1,
                         help="with 2 or more: spe.compare of that many classifiers (each the logits plus noise)")
     args = parser.parse_args(argv)
-    logits, y = simulated(args.items, args.classes)
+    logits, y = simulated(args.items + args.reference, args.classes)
+    reference = (class_scores(logits[args.items:]).log_probs, y[args.items:]) if args.reference else None
+    logits, y = logits[:args.items], y[:args.items]
     if args.classifiers > 1:
         return _compare(logits, y, args)
     rng = np.random.default_rng(1)
@@ -54,14 +59,15 @@ def main(argv=None):
         warnings.simplefilter("ignore")
         averaged = tuple(n for n, m in CLASS_MODELS.items() if m.averaged)
         fitted = fit_class_models(data.log_probs, labeled, y[labeled], names=averaged, draws=args.draws,
-                                  rng=np.random.default_rng(2))
+                                  rng=np.random.default_rng(2), reference=reference)
     model = average_class_models(fitted, draws=args.draws, rng=np.random.default_rng(3))
     t_fit = time.perf_counter()
     sample_class_performance(model, data.log_probs, data.predicted, labeled, y[labeled],
                              rng=np.random.default_rng(4))
     t_draw = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{args.items} items x {args.classes} classes, {args.labels} labels, {args.draws} draws: "
+    print(f"{args.items} items x {args.classes} classes, {args.labels} labels"
+          + (f", a {args.reference}-item reference set" if args.reference else "") + f", {args.draws} draws: "
           f"total {t_draw - started:.1f} s (reading {t_read - started:.1f} s, score models {t_fit - t_read:.1f} s: "
           + ", ".join(f"{m.name}" for m in fitted)
           + f"; label draws and metrics {t_draw - t_fit:.1f} s); peak memory {peak:.0f} MB")

@@ -228,6 +228,29 @@ def test_the_contaminated_maps_evidence_is_the_labels_probability_averaged_over_
     assert fitted.log_evidence == pytest.approx(np.log(np.mean(np.prod(p_label, axis=1))), abs=0.1)
 
 
+@pytest.mark.parametrize("make", [temperature_map, vector_map])
+def test_a_fit_in_small_blocks_is_the_fit_in_one(make, monkeypatch):
+    """The designs and the likelihood's logits taken a few items or draws at a time (what keeps a 10⁴-item,
+    100-class reference set in memory) give the same posterior, evidence and LOO."""
+    from spe.multiclass.models import base
+
+    logits, y = _softmax_pool(n=300, k=4, seed=5)
+    log_probs = special.log_softmax(logits, axis=1)
+    reference = (log_probs[200:], y[200:])
+    labeled = np.arange(0, 200, 10)
+
+    def fit():
+        return base.fit_map("m", make(4), log_probs[:200], labeled, y[labeled], draws=200, rng=0, reference=reference)
+
+    whole = fit()
+    monkeypatch.setattr(base, "BLOCK_FLOATS", 64)
+    blocked = fit()
+    np.testing.assert_allclose(blocked.draws, whole.draws, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(blocked.weights, whole.weights, rtol=1e-6, atol=1e-12)
+    assert blocked.log_evidence == pytest.approx(whole.log_evidence, abs=1e-8)
+    np.testing.assert_allclose(blocked.loo, whole.loo, atol=1e-8)
+
+
 def test_bands_and_the_confusion_matrix_have_the_scalar_intervals_ends():
     """Every band and matrix cell is summarised as a scalar metric is (inverted-CDF quantiles of the draws)."""
     from spe.evaluation import summarise_draws

@@ -166,9 +166,14 @@ def linear(u):
     return theta
 
 
+#: Floats per block of the fit's arrays: the designs (items × K × P) in Newton's method, the logits (draws × items
+#: × K) in importance sampling. A reference set of 10⁴ items with 100 classes never has its designs in memory whole.
+BLOCK_FLOATS = 2**22
+
+
 def _log_likelihood(u, x, y, offset=0.0):
     """log p(y_i | u_m) (B, n) for u (B, P), designs X (n, K, P), classes y (n,), offsets (n, K)."""
-    z = np.einsum("nkp,bp->bnk", x, linear(u)) + offset
+    z = np.einsum("nkp,bp->bnk", x, linear(u), optimize=True) + offset
     return special.log_softmax(z, axis=-1)[:, np.arange(y.size), y]
 
 
@@ -189,39 +194,51 @@ def newton_map(x, y, mean, sd, *, offset=0.0, iterations=100, tol=1e-9):
     precision : array, shape (P, P)
         The negative Hessian of the log posterior at the MAP.
     """
+    offset = np.broadcast_to(offset, x.shape[:2])
+    return newton_map_blocks(lambda: iter([(x, np.asarray(y), offset)]), mean, sd, iterations=iterations, tol=tol)
+
+
+def newton_map_blocks(blocks, mean, sd, *, iterations=100, tol=1e-9):
+    """:func:`newton_map` over labeled items given in blocks: ``blocks()`` → an iterator of (X (b, K, P), y (b,),
+    offset (b, K)), so that no more than one block's designs are in memory at once."""
     u = mean.copy()
-    value = _log_posterior_value(u, x, y, mean, sd, offset)
+    value = _log_posterior_value(u, blocks, mean, sd)
     for _ in range(iterations):
-        grad, fisher, _ = _derivatives(u, x, y, mean, sd, offset)
+        grad, fisher, _ = _derivatives(u, blocks, mean, sd)
         step = np.linalg.solve(fisher, grad)
         t = 1.0
         while t > 1e-10:
-            candidate = _log_posterior_value(u + t * step, x, y, mean, sd, offset)
+            candidate = _log_posterior_value(u + t * step, blocks, mean, sd)
             if candidate >= value - 1e-12:
                 break
             t /= 2
         u, value = u + t * step, candidate
         if np.max(np.abs(t * step)) < tol:
             break
-    return u, _derivatives(u, x, y, mean, sd, offset)[2]
+    return u, _derivatives(u, blocks, mean, sd)[2]
 
 
-def _log_posterior_value(u, x, y, mean, sd, offset=0.0):
-    return float(_log_likelihood(u[None], x, y, offset).sum() + gaussian_log_prior(u[None], mean, sd)[0])
+def _log_posterior_value(u, blocks, mean, sd):
+    likelihood = sum(float(_log_likelihood(u[None], x, y, offset).sum()) for x, y, offset in blocks())
+    return likelihood + float(gaussian_log_prior(u[None], mean, sd)[0])
 
 
-def _derivatives(u, x, y, mean, sd, offset=0.0):
-    """Gradient of the log posterior in u, its Fisher-scoring curvature and its exact negative Hessian."""
+def _derivatives(u, blocks, mean, sd):
+    """Gradient of the log posterior in u, its Fisher-scoring curvature and its exact negative Hessian, summed
+    over the blocks (the information Σ_i X_iᵀ(diag p_i − p_i p_iᵀ)X_i by matrix products)."""
     theta = linear(u)
-    p = special.softmax(np.einsum("nkp,p->nk", x, theta) + offset, axis=-1)
-    residual = np.eye(x.shape[1])[y] - p
-    grad_theta = np.einsum("nkp,nk->p", x, residual)
+    grad_theta = np.zeros(u.size)
+    information = np.zeros((u.size, u.size))
+    for x, y, offset in blocks():
+        flat = x.reshape(-1, u.size)
+        p = special.softmax((flat @ theta).reshape(x.shape[:2]) + offset, axis=-1)
+        grad_theta += flat.T @ (np.eye(x.shape[1])[y] - p).ravel()
+        weighted = (x * np.sqrt(p)[:, :, None]).reshape(-1, u.size)
+        xp = np.matmul(p[:, None, :], x)[:, 0, :]
+        information += weighted.T @ weighted - xp.T @ xp
     jac = np.ones_like(u)
     jac[0] = theta[0]  # dθ₀/du₀ = a
-    xp = np.einsum("nkp,nk->np", x, p)
-    information = np.einsum("nkp,nk,nkq->pq", x, p, x) - xp.T @ xp
-    prior = np.diag(1.0 / sd**2)
-    fisher = jac[:, None] * information * jac[None, :] + prior
+    fisher = jac[:, None] * information * jac[None, :] + np.diag(1.0 / sd**2)
     exact = fisher.copy()
     exact[0, 0] -= grad_theta[0] * theta[0]  # d²θ₀/du₀² = a
     return grad_theta * jac - (u - mean) / sd**2, fisher, exact
@@ -251,42 +268,76 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
     Returns
     -------
     FittedClassModel
+
+    Notes
+    -----
+    Memory is bounded by :data:`BLOCK_FLOATS` per array, whatever n + R: Newton's method builds the designs block
+    by block, and importance sampling evaluates the labels' likelihood through the map's ``logits`` (no design),
+    block by block of draws.
     """
-    x = cmap.design(log_probs[labeled_index])
-    y = np.asarray(labeled_class, dtype=int)
-    offset = _offset(cmap, log_probs[labeled_index])
+    pool = _Labeled(np.ascontiguousarray(log_probs[labeled_index]), np.asarray(labeled_class, dtype=int))
+    groups = [pool]
     mean, sd = cmap.prior_mean, cmap.prior_sd
-    x_all, y_all, offset_all = x, y, offset
     if reference is not None:
-        x, x_all, y_all, mean, sd = _with_reference(cmap, x, y, reference)
-        offset_all = np.concatenate([offset, _offset(cmap, reference[0])])
-    u_map, precision = newton_map(x_all, y_all, mean, sd, offset=offset_all)
+        k = log_probs.shape[1]
+        groups.append(_Labeled(np.ascontiguousarray(reference[0]), np.asarray(reference[1], dtype=int),
+                               -sum_zero_basis(k)))
+        mean, sd = np.r_[mean, np.zeros(k - 1)], np.r_[sd, np.full(k - 1, REFERENCE_SHIFT_SD)]
+    u_map, precision = newton_map_blocks(lambda: _design_blocks(cmap, groups, mean.size), mean, sd)
 
     def log_posterior(u):
         u = np.atleast_2d(u)
-        return _log_likelihood(u, x_all, y_all, offset_all).sum(axis=1) + gaussian_log_prior(u, mean, sd)
+        return sum(_labels_log_likelihood(cmap, u, g).sum(axis=1) for g in groups) + gaussian_log_prior(u, mean, sd)
 
     post = importance_sample(log_posterior, u_map, draws=draws, rng=rng, hessian_at_map=-precision)
-    loo = psis_loo(_log_likelihood(post.u, x, y, offset), post.weights)[0] if y.size else np.zeros(0)
+    loo = psis_loo(_labels_log_likelihood(cmap, post.u, pool), post.weights)[0] if pool.y.size else np.zeros(0)
     diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
                    "n_params": int(mean.size)}
     u = post.u[:, :cmap.n_params]  # the pool's map: the reference's own shift left out
     return FittedClassModel(name, u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)
 
 
+@dataclass(frozen=True)
+class _Labeled:
+    """Labeled items of one source: log-probabilities (m, K), classes (m,), and for a reference set the design
+    columns of its own prior shift, −Q (K, K − 1) (None for the pool's items: the map as it is)."""
+
+    log_probs: np.ndarray
+    y: np.ndarray
+    shift: np.ndarray = None
+
+
+def _design_blocks(cmap, groups, n_params):
+    """(X (b, K, P'), y (b,), offset (b, K)) for every group's items, a block at a time; P' = n_params counts the
+    reference's shift coordinates (zero columns for the pool's items)."""
+    k = groups[0].log_probs.shape[1]
+    step = max(1, BLOCK_FLOATS // (k * n_params))
+    for g in groups:
+        extra = n_params - cmap.n_params
+        for start in range(0, g.y.size, step):
+            lp = g.log_probs[start:start + step]
+            x = cmap.design(lp)
+            if extra:
+                shift = np.zeros((k, extra)) if g.shift is None else g.shift
+                x = np.concatenate([x, np.broadcast_to(shift, (lp.shape[0], k, extra))], axis=2)
+            yield x, g.y[start:start + step], _offset(cmap, lp)
+
+
+def _labels_log_likelihood(cmap, u, group):
+    """log p(y_i | u_m) (B, m) of one group's labeled items through the map's logits (no design), in blocks of
+    draws."""
+    theta = linear(u[:, :cmap.n_params])
+    m, k = group.log_probs.shape[:2]
+    out = np.empty((u.shape[0], m))
+    step = max(1, BLOCK_FLOATS // max(1, m * k))
+    rows = np.arange(m)
+    for start in range(0, u.shape[0], step):
+        z = np.asarray(cmap.logits(theta[start:start + step], group.log_probs), dtype=float)
+        if group.shift is not None:
+            z = z + (u[start:start + step, cmap.n_params:] @ group.shift.T)[:, None, :]
+        out[start:start + step] = z[:, rows, group.y] - special.logsumexp(z, axis=-1)
+    return out
+
+
 def _offset(cmap, log_probs):
     return np.zeros(log_probs.shape[:2]) if cmap.offset is None else cmap.offset(log_probs)
-
-
-def _with_reference(cmap, x, y, reference):
-    """The designs with the reference's shift coordinates appended: (pool X (n, K, P + K − 1), every labeled
-    item's X, their classes, prior mean and sd). A map's last K − 1 coordinates are its prior shift β."""
-    ref_log_probs, ref_class = reference
-    k = x.shape[1]
-    q = sum_zero_basis(k)
-    x_ref = cmap.design(ref_log_probs)
-    pool = np.concatenate([x, np.zeros((x.shape[0], k, k - 1))], axis=2)
-    ref = np.concatenate([x_ref, np.broadcast_to(-q, (x_ref.shape[0], k, k - 1))], axis=2)
-    mean = np.r_[cmap.prior_mean, np.zeros(k - 1)]
-    sd = np.r_[cmap.prior_sd, np.full(k - 1, REFERENCE_SHIFT_SD)]
-    return pool, np.concatenate([pool, ref]), np.r_[y, np.asarray(ref_class, dtype=int)], mean, sd
