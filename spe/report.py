@@ -231,19 +231,28 @@ def _interval_text(interval):
     return f"{interval.median:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]"
 
 
+#: Column names of the monitoring report's tables, per metric.
+_UNIT_COLUMNS = {"average_precision": "AP", "roc_auc": "ROC AUC", "prevalence": "prevalence", "accuracy": "accuracy",
+                 "macro_f1": "macro F1", "macro_average_precision": "macro AP", "calibration_error": "ECE"}
+
+
 def _units_section(monitoring):
-    """One table per kind (chunks, slices): items, labels, AP, ROC AUC, prevalence and the metrics alerted."""
+    """One table per kind (chunks, slices): items, labels, the headline metrics (AP and ROC AUC; a multiclass
+    pool's accuracy and macro F1), then the prevalence (a multiclass pool's macro AP and calibration error), and
+    the metrics alerted."""
     out = ""
     for kind, units in (("Chunks", monitoring.chunks), ("Slices", monitoring.slices)):
         if not units:
             continue
-        rows = [(u.key, u.n_items, u.n_labeled, _interval_text(u.metrics["average_precision"]),
-                 _interval_text(u.metrics["roc_auc"]), _interval_text(u.metrics["prevalence"]),
+        shown = [*monitoring.headline, *(m for m in ("prevalence", "macro_average_precision", "calibration_error")
+                                         if m in units[0].metrics and m not in monitoring.headline)]
+        rows = [(u.key, u.n_items, u.n_labeled, *(_interval_text(u.metrics[m]) for m in shown),
                  _fmt(u.p_concept_shift, 2) + (" (labels disagree)" if u.labels_disagree else ""),
                  ", ".join(a["metric"] for a in u.alerts if a["alert"]) or "—") for u in units]
-        out += (f"<h2>{kind}</h2>" + _table([kind[:-1].lower(), "items", "labeled", "AP (median [interval])",
-                                              "ROC AUC", "prevalence", "P(new map)", "alerts"], rows,
-                                             numeric=(1, 2, 3, 4, 5)))
+        names = [_UNIT_COLUMNS.get(m, m) for m in shown]
+        out += (f"<h2>{kind}</h2>" + _table([kind[:-1].lower(), "items", "labeled", f"{names[0]} (median [interval])",
+                                              *names[1:], "P(new map)", "alerts"], rows,
+                                             numeric=tuple(range(1, 3 + len(shown)))))
     return out
 
 

@@ -247,8 +247,11 @@ def test_spe_monitor_on_class_columns_writes_chunks_with_their_accuracy(tmp_path
     assert {"accuracy", "macro_f1", "macro_average_precision", "calibration_error"} <= set(d["chunks"][0])
     assert (tmp_path / "m.png").stat().st_size > 0
     assert "accuracy" in capsys.readouterr().out
-    assert main(args + ["--report", str(tmp_path / "r.html")]) == 2
-    assert not (tmp_path / "r.html").exists()
+    assert main(args + ["--report", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "Accuracy and macro F1 per chunk" in page and "w3" in page and "<img" in page
+    assert main(args + ["--threshold", "0.5", "--json", str(tmp_path / "t.json")]) == 2
+    assert not (tmp_path / "t.json").exists()
 
 
 def test_spe_monitor_reads_class_columns_and_chunk_columns_from_standard_input_once(tmp_path, monkeypatch):

@@ -327,7 +327,7 @@ def run_class_monitor(args, columns, named, by, plan):
     from ..io import read_scores_and_columns
     from ..multiclass.monitoring import monitor_multiclass
 
-    for flag, given in (("--report", args.report), ("--threshold", args.threshold), ("--scheduler", args.scheduler),
+    for flag, given in (("--threshold", args.threshold), ("--scheduler", args.scheduler),
                         ("--engine dask", args.engine == "dask")):
         if given:
             raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it", argument=flag)
@@ -356,6 +356,10 @@ def run_class_monitor(args, columns, named, by, plan):
 
         files_out.append((plan["--plot"], figure_bytes(monitoring_figure(m), args.plot)))
     summary = m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)"
+    if args.report is not None:
+        from .monitor import report_bytes
+
+        files_out.append((plan["--report"], report_bytes(m, summary, args.scores)))
     finish(plan, summary, files_out, warnings=m.warnings, command="spe monitor")
     return 0
 

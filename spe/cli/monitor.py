@@ -132,7 +132,7 @@ def run(args):
         files.append((plan["--plot"], figure_bytes(monitoring_figure(m), args.plot)))
     summary = m.summary() + f"\nseed: {m.diagnostics['seed']} (--seed {m.diagnostics['seed']} repeats this run)"
     if args.report is not None:
-        files.append((plan["--report"], _report(m, summary, args.scores)))
+        files.append((plan["--report"], report_bytes(m, summary, args.scores)))
     finish(plan, summary, files, warnings=m.warnings, command="spe monitor")
     return 0
 
@@ -191,15 +191,22 @@ def _shards(args, named):
     return parts, labels
 
 
-def _report(m, summary, scores_path):
-    """``--report OUT.html``: :func:`spe.report.monitoring_report` with the figure, UTF-8."""
+#: The headline metrics' names in the report's figure caption.
+_CAPTION_NAMES = {"average_precision": "Average precision", "roc_auc": "ROC AUC", "accuracy": "Accuracy",
+                  "macro_f1": "macro F1"}
+
+
+def report_bytes(m, summary, scores_path):
+    """``--report OUT.html``: :func:`spe.report.monitoring_report` with the figure, UTF-8 (binary or multiclass
+    :class:`spe.monitoring.Monitoring`: the caption names its headline metrics)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from ..plot import monitoring_figure
     from ..report import monitoring_report
 
-    figures = {"monitoring": (monitoring_figure(m), "Average precision and ROC AUC per chunk (or slice) with "
+    shown = " and ".join(_CAPTION_NAMES.get(name, name) for name in m.headline)
+    figures = {"monitoring": (monitoring_figure(m), f"{shown[0].upper()}{shown[1:]} per chunk (or slice) with "
                                                     "their credible bands, the reference's value and the alert line"
                                                     "; with slices alone, their gaps")}
     return monitoring_report(m, figures, summary, title=f"spe monitor: {Path(str(scores_path)).name}").encode()
