@@ -27,9 +27,9 @@ from scipy import optimize, special
 
 from ...inference.importance import importance_sample, psis_loo
 from ...models.contaminated import CONTAMINATION_PRIOR
-from .base import ClassModel, FittedClassModel, gaussian_log_prior, per_pool, register
+from .base import ClassModel, FittedClassModel, gaussian_log_prior, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
-from .top_label import OFFSET_SD, top_label_parts
+from .top_label import OFFSET_SD, top_label_logit_parts, top_label_parts
 
 __all__ = ["fit_contaminated_top_label"]
 
@@ -61,16 +61,9 @@ def _log_likelihood(u, top, rest, logit_c, log_probs, y):
     return np.where(right[None, :], log_top, log_other)
 
 
-@per_pool
-def _pool_parts(log_probs):
-    top, rest, logit_c = top_label_parts(log_probs)
-    base = np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype)
-    return top, base, logit_c.astype(log_probs.dtype)
-
-
 def _logits(theta, log_probs):
     """Calibrated logits (B, N, K) for linear θ (B, 3): the top label's log-odds, the others as stated."""
-    top, base, logit_c = _pool_parts(log_probs)
+    top, base, logit_c = top_label_logit_parts(log_probs)
     log_top = _log_p_top(np.asarray(theta, dtype=float), logit_c.astype(float))
     z_top = (log_top - np.log1p(-np.exp(np.minimum(log_top, -1e-12)))).astype(log_probs.dtype)
     return np.where(top[None], z_top[:, :, None], base[None])

@@ -21,7 +21,7 @@ from scipy import special
 from .base import CalibrationMap, map_model, per_pool, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
 
-__all__ = ["top_label_map", "top_label_parts", "OFFSET_SD"]
+__all__ = ["top_label_map", "top_label_parts", "top_label_logit_parts", "OFFSET_SD"]
 
 #: The prior sd of α, the shift of the correctness log-odds.
 OFFSET_SD = 0.5
@@ -34,6 +34,15 @@ def top_label_parts(log_probs):
     top = np.eye(log_probs.shape[1], dtype=bool)[predicted]
     rest = special.logsumexp(np.where(top, -np.inf, log_probs), axis=1)
     return top, rest, log_probs[np.arange(log_probs.shape[0]), predicted] - rest
+
+
+@per_pool
+def top_label_logit_parts(log_probs):
+    """What a top-label map's logits need of a pool, in its dtype, computed once per pool: the predicted class's
+    mask (N, K), the other classes' logits log s_k − log(1 − c) (N, K; 0 at the predicted class) and logit c (N,)."""
+    top, rest, logit_c = top_label_parts(log_probs)
+    base = np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype)
+    return top, base, logit_c.astype(log_probs.dtype)
 
 
 def top_label_map(k) -> CalibrationMap:
@@ -49,14 +58,8 @@ def top_label_map(k) -> CalibrationMap:
         top, rest, _ = top_label_parts(log_probs)
         return np.where(top, 0.0, log_probs - rest[:, None])
 
-    @per_pool
-    def pool_parts(log_probs):
-        top, rest, logit_c = top_label_parts(log_probs)
-        base = np.where(top, 0.0, log_probs - rest[:, None]).astype(log_probs.dtype)
-        return top, base, logit_c.astype(log_probs.dtype)
-
     def logits(theta, log_probs):
-        top, base, logit_c = pool_parts(log_probs)
+        top, base, logit_c = top_label_logit_parts(log_probs)
         z_top = theta[:, :1].astype(log_probs.dtype) * logit_c[None, :] + theta[:, 1:2].astype(log_probs.dtype)
         return np.where(top[None], z_top[:, :, None], base[None])
 
