@@ -229,6 +229,38 @@ def test_the_contaminated_maps_evidence_is_the_labels_probability_averaged_over_
 
 
 @pytest.mark.parametrize("make", [temperature_map, vector_map])
+def test_newton_with_a_reference_shift_is_the_posterior_maximum_and_its_curvature_exact(make):
+    """The reference's shift columns, summed over its items rather than formed, give the MAP and −Hessian of the
+    posterior written with the whole design [D_i, −Q] (checked against BFGS and finite differences)."""
+    from spe.multiclass.models.base import newton_map_blocks, sum_zero_basis
+
+    logits, y = _softmax_pool(n=90, k=3, seed=4)
+    log_probs = special.log_softmax(logits, axis=1)
+    cmap, q = make(3), sum_zero_basis(3)
+    pool, ref = slice(0, 30), slice(30, 90)
+    mean, sd = np.r_[cmap.prior_mean, 0.0, 0.0], np.r_[cmap.prior_sd, 0.5, 0.5]
+
+    def offset(lp):
+        return np.zeros(lp.shape) if cmap.offset is None else cmap.offset(lp)
+
+    blocks = [(cmap.design(log_probs[part]), y[part], offset(log_probs[part]), shift)
+              for part, shift in ((pool, None), (ref, -q))]
+    u, precision = newton_map_blocks(lambda: iter(blocks), mean, sd)
+    x = np.concatenate([np.concatenate([cmap.design(log_probs[pool]), np.zeros((30, 3, 2))], axis=2),
+                        np.concatenate([cmap.design(log_probs[ref]), np.broadcast_to(-q, (60, 3, 2))], axis=2)])
+    off = np.concatenate([offset(log_probs[pool]), offset(log_probs[ref])])
+
+    def log_posterior(t):
+        t = np.atleast_2d(t)
+        z = np.einsum("nkp,bp->bnk", x, linear(t)) + off
+        return special.log_softmax(z, axis=2)[:, np.arange(90), y[:90]].sum(axis=1) + gaussian_log_prior(t, mean, sd)
+
+    reference = optimize.minimize(lambda t: -log_posterior(t)[0], mean, method="BFGS")
+    np.testing.assert_allclose(u, reference.x, atol=1e-4)
+    np.testing.assert_allclose(precision, -hessian(log_posterior, u), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("make", [temperature_map, vector_map])
 def test_a_fit_in_small_blocks_is_the_fit_in_one(make, monkeypatch):
     """The designs and the likelihood's logits taken a few items or draws at a time (what keeps a 10⁴-item,
     100-class reference set in memory) give the same posterior, evidence and LOO."""

@@ -171,12 +171,6 @@ def linear(u):
 BLOCK_FLOATS = 2**22
 
 
-def _log_likelihood(u, x, y, offset=0.0):
-    """log p(y_i | u_m) (B, n) for u (B, P), designs X (n, K, P), classes y (n,), offsets (n, K)."""
-    z = np.einsum("nkp,bp->bnk", x, linear(u), optimize=True) + offset
-    return special.log_softmax(z, axis=-1)[:, np.arange(y.size), y]
-
-
 def newton_map(x, y, mean, sd, *, offset=0.0, iterations=100, tol=1e-9):
     """The MAP of the map's posterior over u, by Newton's method (Fisher scoring: its curvature is positive
     definite) with a backtracking line search, and the exact −Hessian there.
@@ -195,12 +189,15 @@ def newton_map(x, y, mean, sd, *, offset=0.0, iterations=100, tol=1e-9):
         The negative Hessian of the log posterior at the MAP.
     """
     offset = np.broadcast_to(offset, x.shape[:2])
-    return newton_map_blocks(lambda: iter([(x, np.asarray(y), offset)]), mean, sd, iterations=iterations, tol=tol)
+    return newton_map_blocks(lambda: iter([(x, np.asarray(y), offset, None)]), mean, sd, iterations=iterations,
+                             tol=tol)
 
 
 def newton_map_blocks(blocks, mean, sd, *, iterations=100, tol=1e-9):
-    """:func:`newton_map` over labeled items given in blocks: ``blocks()`` → an iterator of (X (b, K, P), y (b,),
-    offset (b, K)), so that no more than one block's designs are in memory at once."""
+    """:func:`newton_map` over labeled items given in blocks: ``blocks()`` → an iterator of (X (b, K, P₀), y (b,),
+    offset (b, K), S), so that no more than one block's designs are in memory at once. The last P − P₀
+    parameters enter every item of a block alike, through S (K, P − P₀) (a reference set's own prior shift), or
+    not at all (S None): their design columns are never formed."""
     u = mean.copy()
     value = _log_posterior_value(u, blocks, mean, sd)
     for _ in range(iterations):
@@ -218,24 +215,44 @@ def newton_map_blocks(blocks, mean, sd, *, iterations=100, tol=1e-9):
     return u, _derivatives(u, blocks, mean, sd)[2]
 
 
+def _block_logits(theta, x, offset, shift):
+    """The logits (b, K) of one block at linear θ (P,): X θ₀ + offset (+ S θ₁, the parameters every item shares)."""
+    base = x.shape[2]
+    z = (x.reshape(-1, base) @ theta[:base]).reshape(x.shape[:2]) + offset
+    return z if shift is None else z + shift @ theta[base:]
+
+
 def _log_posterior_value(u, blocks, mean, sd):
-    likelihood = sum(float(_log_likelihood(u[None], x, y, offset).sum()) for x, y, offset in blocks())
+    theta = linear(u)
+    likelihood = 0.0
+    for x, y, offset, shift in blocks():
+        z = special.log_softmax(_block_logits(theta, x, offset, shift), axis=-1)
+        likelihood += float(z[np.arange(y.size), y].sum())
     return likelihood + float(gaussian_log_prior(u[None], mean, sd)[0])
 
 
 def _derivatives(u, blocks, mean, sd):
     """Gradient of the log posterior in u, its Fisher-scoring curvature and its exact negative Hessian, summed
-    over the blocks (the information Σ_i X_iᵀ(diag p_i − p_i p_iᵀ)X_i by matrix products)."""
+    over the blocks: the information Σ_i X_iᵀ(diag p_i − p_i p_iᵀ)X_i by matrix products, with the shared
+    columns' blocks (X_i = [D_i, S]) summed over the items before S multiplies them."""
     theta = linear(u)
     grad_theta = np.zeros(u.size)
     information = np.zeros((u.size, u.size))
-    for x, y, offset in blocks():
-        flat = x.reshape(-1, u.size)
-        p = special.softmax((flat @ theta).reshape(x.shape[:2]) + offset, axis=-1)
-        grad_theta += flat.T @ (np.eye(x.shape[1])[y] - p).ravel()
-        weighted = (x * np.sqrt(p)[:, :, None]).reshape(-1, u.size)
+    for x, y, offset, shift in blocks():
+        base = x.shape[2]
+        flat = x.reshape(-1, base)
+        p = special.softmax(_block_logits(theta, x, offset, shift), axis=-1)
+        residual = np.eye(x.shape[1])[y] - p
+        grad_theta[:base] += flat.T @ residual.ravel()
+        weighted = (x * np.sqrt(p)[:, :, None]).reshape(-1, base)
         xp = np.matmul(p[:, None, :], x)[:, 0, :]
-        information += weighted.T @ weighted - xp.T @ xp
+        information[:base, :base] += weighted.T @ weighted - xp.T @ xp
+        if shift is not None:
+            grad_theta[base:] += shift.T @ residual.sum(axis=0)
+            cross = (np.einsum("nkp,nk->pk", x, p, optimize=True) - xp.T @ p) @ shift
+            information[:base, base:] += cross
+            information[base:, :base] += cross.T
+            information[base:, base:] += shift.T @ (np.diag(p.sum(axis=0)) - p.T @ p) @ shift
     jac = np.ones_like(u)
     jac[0] = theta[0]  # dθ₀/du₀ = a
     fisher = jac[:, None] * information * jac[None, :] + np.diag(1.0 / sd**2)
@@ -283,7 +300,7 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
         groups.append(_Labeled(np.ascontiguousarray(reference[0]), np.asarray(reference[1], dtype=int),
                                -sum_zero_basis(k)))
         mean, sd = np.r_[mean, np.zeros(k - 1)], np.r_[sd, np.full(k - 1, REFERENCE_SHIFT_SD)]
-    u_map, precision = newton_map_blocks(lambda: _design_blocks(cmap, groups, mean.size), mean, sd)
+    u_map, precision = newton_map_blocks(lambda: _design_blocks(cmap, groups), mean, sd)
 
     def log_posterior(u):
         u = np.atleast_2d(u)
@@ -307,20 +324,15 @@ class _Labeled:
     shift: np.ndarray = None
 
 
-def _design_blocks(cmap, groups, n_params):
-    """(X (b, K, P'), y (b,), offset (b, K)) for every group's items, a block at a time; P' = n_params counts the
-    reference's shift coordinates (zero columns for the pool's items)."""
+def _design_blocks(cmap, groups):
+    """(X (b, K, P), y (b,), offset (b, K), S) for every group's items, a block at a time: the map's designs, and
+    the reference's shift columns S = −Q (K, K − 1) shared by its items (None for the pool's items)."""
     k = groups[0].log_probs.shape[1]
-    step = max(1, BLOCK_FLOATS // (k * n_params))
+    step = max(1, BLOCK_FLOATS // (k * cmap.n_params))
     for g in groups:
-        extra = n_params - cmap.n_params
         for start in range(0, g.y.size, step):
             lp = g.log_probs[start:start + step]
-            x = cmap.design(lp)
-            if extra:
-                shift = np.zeros((k, extra)) if g.shift is None else g.shift
-                x = np.concatenate([x, np.broadcast_to(shift, (lp.shape[0], k, extra))], axis=2)
-            yield x, g.y[start:start + step], _offset(cmap, lp)
+            yield cmap.design(lp), g.y[start:start + step], _offset(cmap, lp), g.shift
 
 
 def _labels_log_likelihood(cmap, u, group):
