@@ -43,7 +43,7 @@ from .progress import LOGGER, quiet_stages, shown, stage
 from .shared_reference import SharedReference
 
 __all__ = ["monitor", "Monitoring", "Estimate", "MONITOR_METRICS", "ALERT_METRICS", "ALERT_PROBABILITY",
-           "CONCEPT_SHIFT_FLAG", "slice_gaps", "grouped_warnings", "alert_bars"]
+           "CONCEPT_SHIFT_FLAG", "METRIC_SHORT_NAMES", "slice_gaps", "grouped_warnings", "alert_bars"]
 
 #: The metrics estimated per chunk and slice: of the whole ranking, then at the operating threshold.
 MONITOR_METRICS = ("prevalence", "roc_auc", "average_precision", "precision", "recall", "f1")
@@ -202,14 +202,14 @@ class Monitoring:
         lines = [f"spe monitor: {self.n_items:,} items, {self.n_labeled} labeled; {operating}"
                  f"{self.level:.0%} credible intervals"]
         if ref is not None:
-            said = [f"{_SHORT.get(m, m)} {ref[m]:.3f}" for m in (*self.headline, "prevalence") if m in ref]
+            said = [f"{METRIC_SHORT_NAMES.get(m, m)} {ref[m]:.3f}" for m in (*self.headline, "prevalence") if m in ref]
             lines.append(f"reference ({ref['n_items']:,} labeled items): {', '.join(said)}")
         for kind, estimates in (("chunks", self.chunks), ("slices", self.slices)):
             if estimates:
                 lines.append(f"{kind}:")
             for e in estimates:
                 raised = [a["metric"] for a in e.alerts if a["alert"]]
-                shown = "  ".join(f"{_SHORT.get(m, m)} {e.metrics[m]}" for m in self.headline)
+                shown = "  ".join(f"{METRIC_SHORT_NAMES.get(m, m)} {e.metrics[m]}" for m in self.headline)
                 lines.append(f"  {e.key:<24s} {e.n_items:>8,} items {e.n_labeled:>4} labeled  {shown}"
                              + (f"  ALERT: {', '.join(raised)}" if raised else "")
                              + (f"  LABELS DISAGREE with the reference (P(new map) = {e.p_concept_shift:.2f})"
@@ -219,7 +219,7 @@ class Monitoring:
         for g in self.gaps:
             if g["metric"] in self.headline:
                 d = g["difference"]
-                lines.append(f"  {g['a']} - {g['b']}: {_SHORT.get(g['metric'], g['metric'])} "
+                lines.append(f"  {g['a']} - {g['b']}: {METRIC_SHORT_NAMES.get(g['metric'], g['metric'])} "
                              f"{d['median']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}], P(|gap| > {self.alert_drop:g}) "
                              f"= {g['p_gap']:.2f}")
         what = (f"below {self.alert_below:g}" if self.alert_below is not None else
@@ -234,8 +234,9 @@ class Monitoring:
 
 
 #: The metrics' names in the summary.
-_SHORT = {"average_precision": "AP", "roc_auc": "ROC AUC", "macro_f1": "macro F1",
-          "macro_average_precision": "macro AP", "calibration_error": "ECE"}
+#: The metrics' short names in the summary and the report (a name not here is its own).
+METRIC_SHORT_NAMES = {"average_precision": "AP", "roc_auc": "ROC AUC", "macro_f1": "macro F1",
+                      "macro_average_precision": "macro AP", "calibration_error": "ECE"}
 
 
 def monitor(scores, reference=None, labels=None, *, chunk_size=None, chunk_number=None, chunk_column=None,

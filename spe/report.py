@@ -231,15 +231,12 @@ def _interval_text(interval):
     return f"{interval.median:.3f} [{interval.lo:.3f}, {interval.hi:.3f}]"
 
 
-#: Column names of the monitoring report's tables, per metric.
-_UNIT_COLUMNS = {"average_precision": "AP", "roc_auc": "ROC AUC", "prevalence": "prevalence", "accuracy": "accuracy",
-                 "macro_f1": "macro F1", "macro_average_precision": "macro AP", "calibration_error": "ECE"}
-
-
 def _units_section(monitoring):
     """One table per kind (chunks, slices): items, labels, the headline metrics (AP and ROC AUC; a multiclass
     pool's accuracy and macro F1), then the prevalence (a multiclass pool's macro AP and calibration error), and
     the metrics alerted."""
+    from .monitoring import METRIC_SHORT_NAMES
+
     out = ""
     for kind, units in (("Chunks", monitoring.chunks), ("Slices", monitoring.slices)):
         if not units:
@@ -249,7 +246,7 @@ def _units_section(monitoring):
         rows = [(u.key, u.n_items, u.n_labeled, *(_interval_text(u.metrics[m]) for m in shown),
                  _fmt(u.p_concept_shift, 2) + (" (labels disagree)" if u.labels_disagree else ""),
                  ", ".join(a["metric"] for a in u.alerts if a["alert"]) or "—") for u in units]
-        names = [_UNIT_COLUMNS.get(m, m) for m in shown]
+        names = [METRIC_SHORT_NAMES.get(m, m) for m in shown]
         out += (f"<h2>{kind}</h2>" + _table([kind[:-1].lower(), "items", "labeled", f"{names[0]} (median [interval])",
                                               *names[1:], "P(new map)", "alerts"], rows,
                                              numeric=tuple(range(1, 3 + len(shown)))))
@@ -296,11 +293,10 @@ def monitoring_report(monitoring, figures, summary, title="spe monitor"):
         every chunk's and slice's estimates with intervals, the slices' gaps, the figures and the summary.
     """
     from . import __version__
+    from .monitoring import METRIC_SHORT_NAMES
 
     ref = monitoring.reference
-    named = {"average_precision": "AP", "roc_auc": "ROC AUC", "prevalence": "prevalence", "accuracy": "accuracy",
-             "macro_f1": "macro F1"}
-    said = ", ".join(f"{named[m]} {_fmt(ref[m])}" for m in (*monitoring.headline, "prevalence")
+    said = ", ".join(f"{METRIC_SHORT_NAMES.get(m, m)} {_fmt(ref[m])}" for m in (*monitoring.headline, "prevalence")
                      if ref is not None and m in ref)
     reference = ("" if ref is None else
                  f"<p>Reference set: {ref['n_items']} labeled items; {said} (from its labels).</p>")

@@ -299,6 +299,15 @@ def test_bands_and_the_confusion_matrix_have_the_scalar_intervals_ends():
     assert (band.lo[g], band.median[g], band.hi[g]) == (point.lo, point.median, point.hi)
 
 
+def _write_pool_and_truth(tmp_path):
+    """The pool of :func:`_write_pool` and ``truth.csv``, every item's class: (classes (N,), the scores' frame)."""
+    y = _write_pool(tmp_path)
+    frame = pd.read_csv(tmp_path / "scores.csv")
+    pd.DataFrame({"id": frame["id"], "label": np.array(["ant", "bee", "cat"])[y]}).to_csv(tmp_path / "truth.csv",
+                                                                                         index=False)
+    return y, frame
+
+
 def _write_pool(tmp_path, n=300):
     logits, y = _softmax_pool(n=n, k=3)
     p = special.softmax(logits, axis=1).round(6)
@@ -377,10 +386,7 @@ def test_class_options_are_checked_before_any_work(tmp_path, capsys):
 def test_the_report_is_one_page_with_every_class_and_the_truth(tmp_path):
     from spe.cli.main import main
 
-    y = _write_pool(tmp_path)
-    frame = pd.read_csv(tmp_path / "scores.csv")
-    pd.DataFrame({"id": frame["id"], "label": np.array(["ant", "bee", "cat"])[y]}).to_csv(tmp_path / "truth.csv",
-                                                                                         index=False)
+    y, frame = _write_pool_and_truth(tmp_path)
     page = tmp_path / "r.html"
     assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
                  "prob_", "--truth", str(tmp_path / "truth.csv"), "--draws", "150", "--seed", "0", "--report",
@@ -650,10 +656,7 @@ def test_per_class_thresholds_give_sklearns_one_vs_rest_metrics_and_the_command_
 def test_truth_gives_sklearns_values_and_the_command_says_whether_the_intervals_hold_them(tmp_path, capsys):
     from spe.cli.main import main
 
-    y = _write_pool(tmp_path)
-    frame = pd.read_csv(tmp_path / "scores.csv")
-    pd.DataFrame({"id": frame["id"], "label": np.array(["ant", "bee", "cat"])[y]}).to_csv(tmp_path / "truth.csv",
-                                                                                         index=False)
+    y, frame = _write_pool_and_truth(tmp_path)
     out = tmp_path / "t.json"
     assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
                  "prob_", "--truth", str(tmp_path / "truth.csv"), "--draws", "150", "--seed", "0", "--json",

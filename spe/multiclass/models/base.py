@@ -27,7 +27,7 @@ from ...inference.importance import importance_sample, psis_loo
 from ...registries import add_unique
 
 __all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
-           "map_model", "per_pool",
+           "map_model", "per_pool", "posterior_diagnostics", "newton_map_blocks",
            "sum_zero_basis", "gaussian_log_prior", "linear",
            "REFERENCE_SHIFT_SD"]
 
@@ -197,7 +197,8 @@ def newton_map_blocks(blocks, mean, sd, *, iterations=100, tol=1e-9):
     """:func:`newton_map` over labeled items given in blocks: ``blocks()`` → an iterator of (X (b, K, P₀), y (b,),
     offset (b, K), S), so that no more than one block's designs are in memory at once. The last P − P₀
     parameters enter every item of a block alike, through S (K, P − P₀) (a reference set's own prior shift), or
-    not at all (S None): their design columns are never formed."""
+    not at all (S None): their design columns are never formed. ``mean``, ``sd`` (P,) and the return value (u (P,),
+    precision (P, P)) are :func:`newton_map`'s."""
     u = mean.copy()
     value = _log_posterior_value(u, blocks, mean, sd)
     for _ in range(iterations):
@@ -308,10 +309,17 @@ def fit_map(name, cmap: CalibrationMap, log_probs, labeled_index, labeled_class,
 
     post = importance_sample(log_posterior, u_map, draws=draws, rng=rng, hessian_at_map=-precision)
     loo = psis_loo(_labels_log_likelihood(cmap, post.u, pool), post.weights)[0] if pool.y.size else np.zeros(0)
-    diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
-                   "n_params": int(mean.size)}
     u = post.u[:, :cmap.n_params]  # the pool's map: the reference's own shift left out
-    return FittedClassModel(name, u, post.weights, cmap.logits, float(post.log_normalizer), loo, diagnostics)
+    return FittedClassModel(name, u, post.weights, cmap.logits, float(post.log_normalizer), loo,
+                            posterior_diagnostics(post))
+
+
+def posterior_diagnostics(post) -> dict:
+    """A :class:`FittedClassModel`'s ``diagnostics`` from its importance-sampled posterior
+    (:class:`spe.inference.importance.PosteriorDraws`): ``ess``, ``pareto_k``, ``proposal`` and ``n_params``, the
+    number of sampled parameters (a reference set's shift included)."""
+    return {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
+            "n_params": int(post.u.shape[1])}
 
 
 @dataclass(frozen=True)

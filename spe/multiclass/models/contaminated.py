@@ -27,7 +27,7 @@ from scipy import optimize, special
 
 from ...inference.importance import importance_sample, psis_loo
 from ...models.contaminated import CONTAMINATION_PRIOR
-from .base import ClassModel, FittedClassModel, gaussian_log_prior, register
+from .base import ClassModel, FittedClassModel, gaussian_log_prior, posterior_diagnostics, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
 from .top_label import OFFSET_SD, top_label_logit_parts, top_label_parts
 
@@ -51,13 +51,18 @@ def _log_p_top(theta, logit_c):
     return special.log_expit(-theta[:, 2:3]) + special.log_expit(eta)
 
 
+def _log_not(log_p):
+    """log(1 − p) from log p, p capped just below one."""
+    return np.log1p(-np.exp(np.minimum(log_p, -1e-12)))
+
+
 def _log_likelihood(u, top, rest, logit_c, log_probs, y):
     """log p(y_i | u) (B, n) of the labeled items."""
     theta = np.array(u, dtype=float, copy=True)
     theta[:, 0] = np.exp(theta[:, 0])
     log_top = _log_p_top(theta, logit_c)
     right = top[np.arange(y.size), y]
-    log_other = np.log1p(-np.exp(np.minimum(log_top, -1e-12))) + (log_probs[np.arange(y.size), y] - rest)[None, :]
+    log_other = _log_not(log_top) + (log_probs[np.arange(y.size), y] - rest)[None, :]
     return np.where(right[None, :], log_top, log_other)
 
 
@@ -65,7 +70,7 @@ def _logits(theta, log_probs):
     """Calibrated logits (B, N, K) for linear θ (B, 3): the top label's log-odds, the others as stated."""
     top, base, logit_c = top_label_logit_parts(log_probs)
     log_top = _log_p_top(np.asarray(theta, dtype=float), logit_c.astype(float))
-    z_top = (log_top - np.log1p(-np.exp(np.minimum(log_top, -1e-12)))).astype(log_probs.dtype)
+    z_top = (log_top - _log_not(log_top)).astype(log_probs.dtype)
     return np.where(top[None], z_top[:, :, None], base[None])
 
 
@@ -104,10 +109,8 @@ def fit_contaminated_top_label(log_probs, labeled_index, labeled_class, draws, r
     u_map = optimize.minimize(lambda u: -log_posterior(u)[0], start, method="L-BFGS-B").x
     post = importance_sample(log_posterior, u_map, draws=draws, rng=rng)
     loo = psis_loo(_log_likelihood(post.u, *pool_parts), post.weights)[0] if y.size else np.zeros(0)
-    diagnostics = {"ess": float(post.ess), "pareto_k": float(post.pareto_k), "proposal": post.proposal,
-                   "n_params": 3}
     return FittedClassModel("contaminated", post.u, post.weights, _logits, float(post.log_normalizer), loo,
-                            diagnostics)
+                            posterior_diagnostics(post))
 
 
 register(ClassModel("contaminated", fit_contaminated_top_label,

@@ -55,8 +55,7 @@ def top_label_map(k) -> CalibrationMap:
         return np.stack([top * logit_c[:, None], top.astype(float)], axis=2)
 
     def offset(log_probs):
-        top, rest, _ = top_label_parts(log_probs)
-        return np.where(top, 0.0, log_probs - rest[:, None])
+        return top_label_logit_parts(log_probs)[1]
 
     def logits(theta, log_probs):
         top, base, logit_c = top_label_logit_parts(log_probs)
