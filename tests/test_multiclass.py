@@ -724,3 +724,10 @@ def test_labels_no_calibration_map_can_explain_fail_the_label_check():
     good = evaluate_multiclass(logits, {int(i): int(honest[i]) for i in labeled}, draws=300, rng=1)
     assert bad.diagnostics["label_check"] < 0.01 and any("posterior-predictive" in w for w in bad.warnings)
     assert good.diagnostics["label_check"] > 0.05 and not any("posterior-predictive" in w for w in good.warnings)
+
+
+def test_one_model_not_fitted_to_this_many_classes_is_refused_by_name():
+    logits, y = _softmax_pool(n=60, k=12)
+    with pytest.raises(SpeInputError, match="'dirichlet' is not fitted to 12 classes") as raised:
+        evaluate_multiclass(logits, {0: int(y[0]), 1: int(y[1])}, draws=100, score_model="dirichlet")
+    assert raised.value.argument == "score_model"

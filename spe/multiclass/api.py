@@ -66,7 +66,7 @@ def evaluate_multiclass(scores, labels=None, *, classes=None, draws=1000, level=
     ------
     SpeInputError
         Bad scores (:func:`~spe.multiclass.scores.class_scores`), a label that is no class (naming the item), an
-        option out of range.
+        option out of range, a ``score_model`` not fitted to this many classes (``dirichlet`` above 10).
     """
     return estimate_from_scores(class_scores(scores, classes), labels, draws=draws, level=level, rng=rng,
                                 score_model=score_model, reference=reference, class_thresholds=class_thresholds)
@@ -85,6 +85,7 @@ def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score
     ref = None if reference is None else class_reference(reference, data.classes)
     fit_rng, average_rng, label_rng = np.random.default_rng(seed).spawn(3)
     names = tuple(n for n, m in CLASS_MODELS.items() if m.averaged) if score_model == "average" else (score_model,)
+    _check_model_fits(score_model, len(data.classes))
     fitted = fit_class_models(data.log_probs, index, value, names=names, draws=int(draws), rng=fit_rng,
                               reference=ref)
     model = average_class_models(fitted, draws=int(draws), rng=average_rng)
@@ -99,6 +100,14 @@ def estimate_from_scores(data, labels, *, draws=1000, level=0.9, rng=None, score
                       {"class_thresholds": {c: float(t) for c, t in zip(data.classes, thresholds) if t == t}})}
     return MulticlassEvaluation(data, index, value, model, performance, level, diagnostics,
                                 class_warnings(data, value, ref is not None) + check_warnings(check))
+
+
+def _check_model_fits(score_model, n_classes):
+    """Raises SpeInputError (argument ``score_model``) when the one model asked for is not fitted to K classes."""
+    if score_model != "average" and not CLASS_MODELS[score_model].fits(n_classes):
+        raise SpeInputError(f"the score model {score_model!r} is not fitted to {n_classes} classes "
+                            f"({CLASS_MODELS[score_model].about}); choose another, or 'average'",
+                            argument="score_model")
 
 
 def _thresholds(class_thresholds, classes):
