@@ -122,7 +122,17 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
             "macro_f1_hit": f1.lo <= true_f1 <= f1.hi,
             "ap_hits": float(np.mean(ap_hits)), "ap_unlabeled_hits": sum(unlabeled_hits),
             "ap_unlabeled_classes": len(unlabeled), "label_check": ev.diagnostics["label_check"],
-            "seconds": seconds}
+            **_sampling(ev.diagnostics["score_models"]), "seconds": seconds}
+
+
+def _sampling(models):
+    """The average's weight on models whose importance sampling is unreliable (Pareto k̂ > 0.7), and the
+    smallest ESS among the models weighted ≥ 1%."""
+    from spe.inference.importance import PARETO_K_GOOD
+
+    weighted = [m for m in models if m["weight"] >= 0.01]
+    return {"unreliable_weight": sum(m["weight"] for m in models if m["pareto_k"] > PARETO_K_GOOD),
+            "min_ess": min((m["ess"] for m in weighted), default=float("nan"))}
 
 
 def main(argv=None):

@@ -731,3 +731,26 @@ def test_one_model_not_fitted_to_this_many_classes_is_refused_by_name():
     with pytest.raises(SpeInputError, match="'dirichlet' is not fitted to 12 classes") as raised:
         evaluate_multiclass(logits, {0: int(y[0]), 1: int(y[1])}, draws=100, score_model="dirichlet")
     assert raised.value.argument == "score_model"
+
+
+def _fitted(name, log_evidence, pareto_k, value):
+    from spe.multiclass.models import FittedClassModel
+
+    draws = np.full((200, 1), float(value))
+    return FittedClassModel(name, draws, np.full(200, 1 / 200), lambda theta, log_probs: log_probs[None] * 0,
+                            log_evidence, np.zeros(3), {"pareto_k": pareto_k, "ess": 200.0})
+
+
+def test_average_leaves_out_a_model_whose_importance_sampling_is_unreliable():
+    from spe.multiclass.average import average_class_models
+
+    good, bad = _fitted("good", -10.0, 0.3, 1.0), _fitted("bad", -5.0, 1.3, 2.0)
+    model = average_class_models([good, bad], draws=200, rng=np.random.default_rng(0))
+    assert model.model_weights.tolist() == [1.0, 0.0]
+    assert [theta[0, 0] for _, theta in model.segments] == [1.0]
+    assert [m["left_out_by"] for m in model.table()] == [None, "importance sampling"]
+    # when no model's sampling is reliable, the evidence decides as before (e^5 : 1)
+    everything = average_class_models([_fitted("a", -10.0, 0.9, 1.0), bad], draws=200,
+                                      rng=np.random.default_rng(0))
+    assert everything.model_weights == pytest.approx(special.softmax([-10.0, -5.0]))
+    assert [m["left_out_by"] for m in everything.table()] == [None, None]

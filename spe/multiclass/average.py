@@ -4,6 +4,13 @@ Model k's posterior probability is ``w_k ∝ p(Y_L | S, k)`` (equal prior model 
 1999), as :mod:`spe.models.average` does for one score. The averaged model keeps M draws in all: each of the M
 slots picks a model by systematic resampling of ``w``, and a model's slots resample its own weighted draws the
 same way, so every draw of the average weighs 1/M.
+
+A model whose importance sampling is unreliable (Pareto k̂ > 0.7, :data:`spe.inference.importance.PARETO_K_GOOD`)
+is left out of the average while another model's is reliable: its draws do not represent its posterior, and its
+evidence — the mean of the same importance weights — is unreliable too. (Vector scaling over many classes, with
+2K − 1 parameters, is the usual case: its Normal proposal around the MAP can miss the posterior, and the equally
+weighted Laplace draws that :func:`~spe.inference.importance.importance_sample` then returns put some of the
+average's draws on calibrations the labels rule out.)
 """
 
 from __future__ import annotations
@@ -13,10 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..inference.importance import PARETO_K_GOOD
 from ..models.average import systematic_resample
 from .models import CLASS_MODELS
 
-__all__ = ["AveragedClassModel", "fit_class_models", "average_class_models"]
+__all__ = ["AveragedClassModel", "fit_class_models", "average_class_models", "reliable_models"]
 
 
 @dataclass
@@ -54,8 +62,9 @@ class AveragedClassModel:
         """Each model's evidence, weight and sampler diagnostics, as a list of dicts (the JSON's
         ``diagnostics.score_models``)."""
         return [{"name": m.name, "weight": float(w), "log_evidence": m.log_evidence,
-                 "elpd_loo": float(np.sum(m.loo)), **m.diagnostics}
-                for m, w in zip(self.models, self.model_weights)]
+                 "elpd_loo": float(np.sum(m.loo)), **m.diagnostics,
+                 "left_out_by": None if ok else "importance sampling"}
+                for m, w, ok in zip(self.models, self.model_weights, reliable_models(self.models))]
 
 
 def fit_class_models(log_probs, labeled_index, labeled_class, *, names, draws, rng, reference=None):
@@ -69,8 +78,17 @@ def fit_class_models(log_probs, labeled_index, labeled_class, *, names, draws, r
 
 def average_class_models(models, *, draws, rng) -> AveragedClassModel:
     """The evidence-weighted average of fitted models as M equally weighted draws."""
-    log_ev = np.array([m.log_evidence for m in models])
+    log_ev = np.where(reliable_models(models), [m.log_evidence for m in models], -np.inf)
     weights = np.exp(log_ev - special.logsumexp(log_ev))
     slots = np.bincount(systematic_resample(weights, draws, rng), minlength=len(models))
     segments = [(m, m.draws[systematic_resample(m.weights, int(c), rng)]) for m, c in zip(models, slots) if c > 0]
     return AveragedClassModel(segments, list(models), weights)
+
+
+def reliable_models(models):
+    """Which fitted models the average may weigh, (len(models),) bool: those whose importance sampling is reliable
+    (Pareto k̂ ≤ 0.7; a model without importance weights, k̂ NaN, counts as reliable) — or all of them when none
+    is."""
+    k_hat = np.array([m.diagnostics.get("pareto_k", np.nan) for m in models], dtype=float)
+    reliable = ~(k_hat > PARETO_K_GOOD)
+    return reliable if reliable.any() else np.ones(len(models), dtype=bool)

@@ -50,6 +50,8 @@ class ClassSummary:
         lines += [f"{name} at probability ≥ {a['threshold']:g}: precision {a['precision']}, recall {a['recall']}, "
                   f"F1 {a['f1']}" for name, a in self.at_thresholds(level, performance).items()]
         lines += ["score models: " + ", ".join(f"{m['name']} {m['weight']:.2f}"
+                                               + (f" (left out: {m['left_out_by']} unreliable, Pareto k̂ "
+                                                  f"{m['pareto_k']:.2f})" if m.get("left_out_by") else "")
                                                for m in self.diagnostics.get("score_models", []))]
         lines += [f"seed {self.diagnostics.get('seed')}"]
         lines += [f"warning: {w}" for w in self.warnings] if warnings else []
