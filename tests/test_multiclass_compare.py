@@ -305,3 +305,51 @@ def test_two_class_files_compare_as_one_score_each_with_their_ids(tmp_path):
     items = pd.read_csv(tmp_path / "i.csv")
     assert list(items.columns) == ["id", "good", "weak", "label", "probability"] and items["id"][0] == "x0"
     assert "average_precision" in {c["metric"] for c in json.loads((tmp_path / "c.json").read_text())["comparisons"]}
+
+
+def test_a_comparisons_plan_reads_every_pairs_difference_now_and_a_stricter_goal_needs_more_labels():
+    scores, y = _classifiers(n=500, k=3, seed=5)
+    cmp = compare_multiclass(scores, {i: int(y[i]) for i in range(0, 500, 25)}, draws=300, rng=0)
+    pairs = [("sharp", "blurred"), ("sharp", "weak"), ("blurred", "weak")]
+    widths = [cmp.difference(a, b, performance="population") for a, b in pairs]
+    by_width = cmp.plan_labels(width=0.05, max_labels=40, futures=20, rng=0)
+    assert by_width.kind == "width" and by_width.now == pytest.approx(max(w.hi - w.lo for w in widths))
+    sides = [cmp.probability_better(a, b, performance="population") for a, b in pairs]
+    loose = cmp.plan_labels(probability=0.6, max_labels=40, futures=20, rng=0)
+    strict = cmp.plan_labels(probability=0.99, max_labels=40, futures=20, rng=0)
+    assert loose.now == pytest.approx(min(max(p, 1 - p) for p in sides))
+    # the same futures (same seed): the stricter goal is never met sooner
+    assert np.all(loose.needed <= strict.needed)
+    assert loose.target == "compare" and loose.to_dict()["kind"] == "probability"
+
+
+def test_two_identical_classifiers_are_never_told_apart_by_further_labels():
+    scores, y = _classifiers(n=300, k=3, seed=6)
+    cmp = compare_multiclass({"a": scores["blurred"], "b": scores["blurred"]}, {i: int(y[i]) for i in range(0, 300, 15)},
+                             draws=200, rng=0)
+    plan = cmp.plan_labels(probability=0.9, max_labels=30, futures=15, rng=0)
+    assert plan.now == 0.5 and not np.isfinite(plan.needed).any()
+    assert np.nanmax(plan.progress) == pytest.approx(0.5)
+    with pytest.raises(SpeInputError, match="not a decision"):
+        cmp.plan_labels(probability=0.9, target="accuracy")
+    with pytest.raises(SpeInputError, match="exactly one goal"):
+        cmp.plan_labels(width=0.1, probability=0.9)
+    one = cmp.plan_labels(width=0.1, target="accuracy", classifier="b", max_labels=10, futures=10, rng=0)
+    assert one.target == "accuracy" and one.kind == "width"
+
+
+def test_spe_plan_on_several_class_files_plans_the_comparison(tmp_path, capsys):
+    from spe.cli.main import main
+
+    files = _write_classifiers(tmp_path)
+    out = tmp_path / "plan.json"
+    base = ["plan", *files, "--labels", str(tmp_path / "labels.csv"), "--class-prefix", "prob_", "--draws", "150",
+            "--seed", "0", "--futures", "20", "--max-labels", "30"]
+    assert main(base + ["--probability", "0.9", "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["target"] == "compare" and d["kind"] == "probability" and d["futures"] == 20
+    assert "more accurate" in capsys.readouterr().out
+    assert main(base + ["--target", "accuracy", "--classifier", "weak", "--width", "0.05"]) == 0
+    assert main(base + ["--target", "accuracy", "--probability", "0.9"]) == 2
+    assert "--probability" in capsys.readouterr().err
+    assert main(base + ["--target", "ap:owl", "--width", "0.05"]) == 2

@@ -225,19 +225,15 @@ def class_plan(args, columns):
     :func:`spe.multiclass.plan.plan_class_labels`, the estimate it was made from)."""
     from ..multiclass.plan import CLASS_PLAN_STRATEGIES, plan_class_labels
 
-    if len(args.scores) > 1:
-        raise SpeInputError("a plan for several multiclass classifiers is not available yet; give one SCORES.csv",
-                            argument="SCORES.csv")
-    if args.probability is not None:
-        raise SpeInputError("multiclass targets take --width (a decision's --probability is for one score)",
-                            argument="--probability")
     if args.strategy not in CLASS_PLAN_STRATEGIES:
         raise SpeInputError(f"multiclass plans choose items by {' or '.join(CLASS_PLAN_STRATEGIES)}",
                             argument="--strategy")
-    target = args.target or "accuracy"
-    if not (target in ("accuracy", "macro_f1") or target.startswith("ap:")):
-        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1 or ap:CLASS",
-                            argument="--target")
+    if len(args.scores) > 1:
+        return _class_comparison_plan(args, columns)
+    if args.probability is not None:
+        raise SpeInputError("one multiclass classifier's targets take --width (--probability is for deciding "
+                            "which of several classifiers is the more accurate)", argument="--probability")
+    target = _class_target(args.target or "accuracy")
     matrix, classes, labels, _ = _class_inputs(args, args.scores[0], columns)
     _check_class_target(target, classes)
     reference = _reference(args.reference, columns, classes) if getattr(args, "reference", None) else None
@@ -245,6 +241,44 @@ def class_plan(args, columns):
     plan = plan_class_labels(ev, width=args.width, target=target, strategy=args.strategy,
                              max_labels=args.max_labels, futures=args.futures, rng=ev.diagnostics["seed"])
     return plan, ev
+
+
+def _class_target(target, several=False):
+    """``--target`` checked as a multiclass target (``compare`` too with several classifiers)."""
+    if not (target in ("accuracy", "macro_f1") or target.startswith("ap:") or (several and target == "compare")):
+        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1 or ap:CLASS"
+                            + (", or compare" if several else ""), argument="--target")
+    return target
+
+
+def _class_comparison_plan(args, columns):
+    """``spe plan`` on several classifiers' class columns: the plan of their joint estimate (two classes: the
+    binary comparison's, whose targets are the binary ones)."""
+    from ..multiclass.comparison import MulticlassComparison
+    from ..multiclass.plan import plan_comparison_labels
+    from .common import model_options
+
+    names, frames, labels, classes, _, paths = _read_class_files(args, columns)
+    if args.classifier is not None and args.classifier not in names:
+        raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}",
+                            argument="--classifier")
+    target = args.target or "compare"
+    if len(classes) > 2:
+        _class_target(target, several=True)
+        if target != "compare":
+            _check_class_target(target, classes)
+            if args.probability is not None:
+                raise SpeInputError(f"--target {target} takes --width (--probability is for compare)",
+                                    argument="--probability")
+    cmp = _compare(frames, labels, classes, model_options(args), paths)
+    goal = {"width": args.width, "probability": args.probability, "target": target, "strategy": args.strategy,
+            "classifier": args.classifier, "max_labels": args.max_labels, "futures": args.futures,
+            "rng": cmp.diagnostics["seed"]}
+    if isinstance(cmp, MulticlassComparison):
+        return plan_comparison_labels(cmp, **goal), cmp
+    from ..active import plan as label_plan
+
+    return label_plan(cmp, **goal), cmp
 
 
 def _check_class_target(target, classes):

@@ -44,12 +44,16 @@ interrupted, 1 anything else.
 
 Multiclass scores (one column per class, as for spe estimate): --target
 accuracy (default), macro_f1 or ap:CLASS with --width; --strategy
-information (default) or random; one classifier.
+information (default) or random. Several classifiers' class columns: the
+target is compare (every pair's accuracy difference: --probability, which
+is the more accurate, or --width of the difference) unless --target names
+one classifier's (--classifier).
 
 examples:
   spe plan examples/digits_scores.csv --labels examples/digits_labels.csv --target ap --width 0.05 --seed 0
   spe plan scores.csv --labels few.csv --target threshold:0.9,0.5 --probability 0.9 --plot plan.png
   spe plan old.csv new.csv --labels few.csv --probability 0.9
+  spe plan a.csv b.csv --labels few.csv --class-prefix p_ --probability 0.9
 """
 
 

@@ -455,6 +455,30 @@ class MulticlassComparison(ComparisonSummary):
                 raise
             raise SpeInputError(str(e), argument="target") from None
 
+    def plan_labels(self, width=None, probability=None, target="compare", strategy="information", classifier=None,
+                    max_labels=None, futures=200, level=None, rng=None):
+        """About how many more labels until ``target`` is settled, over simulated futures of the labels
+        (:func:`spe.multiclass.plan.plan_comparison_labels`). Without a goal: which of every pair is the more
+        accurate decided with probability 0.9.
+
+        Returns
+        -------
+        spe.active.LabelPlan
+
+        Raises
+        ------
+        SpeInputError
+            Both goals, a goal that does not fit the target, an unknown target, strategy or classifier,
+            ``max_labels`` beyond the unlabeled items.
+        """
+        from .plan import plan_comparison_labels
+
+        if width is None and probability is None:
+            probability = 0.9
+        return plan_comparison_labels(self, width=width, probability=probability, target=target,
+                                      classifier=classifier, strategy=strategy, max_labels=max_labels,
+                                      futures=futures, level=level, rng=rng)
+
     def to_dict(self, level=None, performance="sample") -> dict:
         """JSON-ready dict; ``spe compare --json`` on K-class scores writes exactly this (docs/json.md)."""
         level = self._level(level)

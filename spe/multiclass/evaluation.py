@@ -351,6 +351,15 @@ class MulticlassEvaluation(ClassSummary):
 
         return suggest_labels(self, k, target, rng)
 
+    def plan_labels(self, width, target="accuracy", strategy="information", max_labels=None, futures=200,
+                    level=None, rng=None):
+        """About how many more labels until the target's interval is narrower than ``width`` (its units), over
+        simulated futures of the labels: :func:`spe.multiclass.plan.plan_class_labels` (raises as it does)."""
+        from .plan import plan_class_labels
+
+        return plan_class_labels(self, width=width, target=target, strategy=strategy, max_labels=max_labels,
+                                 futures=futures, level=level, rng=rng)
+
     def item_probabilities(self):
         """Each item's posterior class probabilities (N, K) — the classifier's probabilities recalibrated by
         the score models, averaged over the M posterior draws; a labeled item is one-hot at its label

@@ -1,4 +1,5 @@
-"""A label-budget plan for a multiclass estimate: about how many more labels until a target's interval is narrow.
+"""A label-budget plan for a multiclass estimate: about how many more labels until a target's interval is narrow,
+or (several classifiers) until it is settled which of every pair is the more accurate.
 
 The preposterior simulation of :mod:`spe.active.plan`, with categorical labels. The estimate's M posterior draws
 stand for what is unknown; each of S simulated futures
@@ -8,9 +9,10 @@ stand for what is unknown; each of S simulated futures
    reduction of the target's variance now (``"information"``, :mod:`spe.multiclass.suggest`) — each
    y_i ~ Categorical(p(y_i | s_i, θ_t));
 3. after n of them reweighs every draw by those labels' likelihood, w_m ∝ Π_i p(y_i | s_i, θ_m), and reads the
-   target's credible interval width from the reweighted draws (the posterior those labels would give, by
-   importance sampling from the current one, without a refit);
-4. records the first n at which the width is below the goal.
+   goal's quantity from the reweighted draws (the posterior those labels would give, by importance sampling from
+   the current one, without a refit): the target's credible interval width, or for a comparison the probability
+   of the more likely side of the decision "a is more accurate than b" (the smallest over the pairs);
+4. records the first n at which the goal holds.
 
 A future whose reweighted draws' effective sample size falls below :data:`spe.active.plan.ESS_FLOOR` of M (or
 :data:`spe.active.plan.MIN_ESS`) before the goal holds is censored there. Like the estimate, the plan assumes
@@ -19,6 +21,8 @@ its score models.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
 from ..exceptions import SpeInputError
@@ -26,7 +30,7 @@ from ..inputs import check_count, seed_of
 from ..quantiles import weighted_quantile
 from .suggest import target_draws
 
-__all__ = ["plan_class_labels", "CLASS_PLAN_STRATEGIES"]
+__all__ = ["plan_class_labels", "plan_comparison_labels", "CLASS_PLAN_STRATEGIES"]
 
 #: How the further items are chosen.
 CLASS_PLAN_STRATEGIES = ("information", "random")
@@ -60,46 +64,151 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     SpeInputError
         A width ≤ 0, an unknown target, strategy or class, ``max_labels`` or ``futures`` out of range.
     """
-    if not (isinstance(width, (int, float)) and np.isfinite(width) and width > 0):
-        raise SpeInputError(f"must be a number > 0, got {width!r}", argument="width")
-    if strategy not in CLASS_PLAN_STRATEGIES:
-        raise SpeInputError(f"must be one of {', '.join(CLASS_PLAN_STRATEGIES)}, got {strategy!r}",
-                            argument="strategy")
+    _check_width(width)
+    _check_strategy(strategy)
     level = evaluation.level if level is None else float(level)
     try:
         values = target_draws(evaluation, target)
     except ValueError as e:
         raise SpeInputError(str(e), argument="target") from None
+    reader = _Widest(values[:, None], level, float(width))
+    return _plan(evaluation, reader, f"the {100 * level:g}% interval of {target} narrower than {width:g}",
+                 str(target), strategy, lambda n, seed: evaluation.suggest(n, target, rng=seed).items,
+                 max_labels, futures, rng)
+
+
+def plan_comparison_labels(comparison, *, width=None, probability=None, target="compare", classifier=None,
+                           strategy="information", max_labels=None, futures=200, level=None, rng=None):
+    """About how many more labels until several multiclass classifiers are told apart by accuracy.
+
+    ``target="compare"``: every pair's accuracy difference (a before b in ``comparison.names``; the population's,
+    under each draw of the joint model), with one goal: ``probability`` — for every pair, P(a more accurate than b)
+    or its complement reaches it (ties count one half) — or ``width`` — every pair's ``level`` interval of the
+    difference narrower than it (accuracy units). The items are chosen as :meth:`MulticlassComparison.suggest`
+    chooses them for ``"compare"``, or at random. Any other target (``"accuracy"``, ``"macro_f1"``,
+    ``"ap:CLASS"``) is one classifier's (``classifier``, default the first): :func:`plan_class_labels` of its
+    estimate, the joint model's draws.
+
+    Parameters
+    ----------
+    comparison : MulticlassComparison
+    width : float > 0, optional
+    probability : float in (0.5, 1), optional
+        Exactly one of ``width`` and ``probability`` (``probability`` only for ``"compare"``).
+    target : "compare" or a one-classifier target
+    classifier : str, optional
+    strategy : {"information", "random"}
+    max_labels, futures, level, rng
+        As :func:`plan_class_labels`.
+
+    Returns
+    -------
+    spe.active.plan.LabelPlan
+
+    Raises
+    ------
+    SpeInputError
+        Neither or both goals, a probability outside (0.5, 1) or on a one-classifier target, a width ≤ 0, an
+        unknown target, classifier, strategy or class, ``max_labels`` or ``futures`` out of range.
+    """
+    if (width is None) == (probability is None):
+        raise SpeInputError("give exactly one goal: a width or a probability", argument="width")
+    if target != "compare":
+        if probability is not None:
+            raise SpeInputError(f"target {target!r} is not a decision: give a width goal (a probability goal needs "
+                                "compare)", argument="probability")
+        return plan_class_labels(comparison[classifier if classifier is not None else comparison.names[0]],
+                                 width=width, target=target, strategy=strategy, max_labels=max_labels,
+                                 futures=futures, level=level, rng=rng)
+    _check_strategy(strategy)
+    level = comparison.level if level is None else float(level)
+    values = np.column_stack([comparison.metric_draws(a, "accuracy", "population")
+                              - comparison.metric_draws(b, "accuracy", "population")
+                              for a, b in combinations(comparison.names, 2)])          # (M, pairs)
+    if probability is None:
+        _check_width(width)
+        reader = _Widest(values, level, float(width))
+        goal = f"the {100 * level:g}% interval of every pair's accuracy difference narrower than {width:g}"
+    else:
+        if not (isinstance(probability, (int, float, np.floating)) and 0.5 < probability < 1):
+            raise SpeInputError(f"must be a number in (0.5, 1), got {probability!r}", argument="probability")
+        reader = _Decided(values, float(probability))
+        goal = f"which of every pair is the more accurate decided with probability {probability:g}"
+    evaluation = comparison[comparison.names[0]]                 # its draws are the joint model's
+    return _plan(evaluation, reader, goal, "compare", strategy,
+                 lambda n, seed: comparison.suggest(n, "compare", rng=seed).items, max_labels, futures, rng)
+
+
+def _check_width(width):
+    if not (isinstance(width, (int, float, np.floating)) and np.isfinite(width) and width > 0):
+        raise SpeInputError(f"must be a number > 0, got {width!r}", argument="width")
+
+
+def _check_strategy(strategy):
+    if strategy not in CLASS_PLAN_STRATEGIES:
+        raise SpeInputError(f"must be one of {', '.join(CLASS_PLAN_STRATEGIES)}, got {strategy!r}",
+                            argument="strategy")
+
+
+class _Widest:
+    """The widest of the ``level`` intervals of the columns of ``values`` (M, R); the goal: below ``width``."""
+
+    kind = "width"
+
+    def __init__(self, values, level, width):
+        self.values, self.level, self.goal = values, level, width
+
+    def value(self, w):
+        return max(_width(v, w, self.level) for v in self.values.T)
+
+    def met(self, value):
+        return value < self.goal
+
+
+class _Decided:
+    """The smallest over the columns of ``values`` (M, R) of the probability of the more likely sign (a zero
+    counting one half to each side); the goal: at least ``probability``."""
+
+    kind = "probability"
+
+    def __init__(self, values, probability):
+        self.positive = (values > 0) + 0.5 * (values == 0)           # (M, R)
+        self.goal = probability
+
+    def value(self, w):
+        p = w @ self.positive
+        return float(np.maximum(p, 1 - p).min())
+
+    def met(self, value):
+        return value >= self.goal
+
+
+def _plan(evaluation, reader, goal, target, strategy, informative, max_labels, futures, rng):
+    """The simulation shared by the plans: ``informative(n, seed)`` gives the n items the information strategy
+    labels first."""
     free = np.setdiff1d(np.arange(evaluation.n_items), evaluation.labeled_index)
     horizon = check_count("max_labels", min(200, free.size) if max_labels is None else max_labels, free.size) \
         if free.size else 0
     n_futures = check_count("futures", futures, np.inf, least=10)
     seed = seed_of(rng)
     generator = np.random.default_rng(seed)
-    items = _order(evaluation, target, strategy, free, horizon, seed, generator)
+    if not horizon:
+        items = np.zeros(0, dtype=int)
+    else:
+        items = generator.permutation(free)[:horizon] if strategy == "random" else informative(horizon, seed)
     checkpoints = (np.unique(np.r_[0, np.round(np.geomspace(1, horizon, 40))].astype(int)) if horizon
                    else np.zeros(1, dtype=int))
     probs = _item_probabilities(evaluation, items)                                    # (M, H, K)
-    needed, censored, widths = _simulate(values, probs, checkpoints, level, width, n_futures, generator)
-    half = np.mean(np.isnan(widths), axis=0) > 0.5
+    needed, censored, read = _simulate(reader, probs, checkpoints, n_futures, generator)
+    half = np.mean(np.isnan(read), axis=0) > 0.5
     progress = np.where(half[:, None], np.nan,
-                        np.nanquantile(np.where(half, 0.0, widths), [0.1, 0.5, 0.9], axis=0).T)
-    now = _width(values, np.full(values.size, 1.0 / values.size), level)
+                        np.nanquantile(np.where(half, 0.0, read), [0.1, 0.5, 0.9], axis=0).T)
+    m = probs.shape[0]
     from ..active.plan import LabelPlan  # the layer above: its plan's result and figure are shared
 
-    return LabelPlan(goal=f"the {100 * level:g}% interval of {target} narrower than {width:g}", kind="width",
-                     value=float(width), target=str(target), strategy=strategy, checkpoints=checkpoints,
-                     needed=needed, censored=censored, progress=progress, now=now, n_labeled=evaluation.n_labeled,
-                     seed=seed)
-
-
-def _order(evaluation, target, strategy, free, horizon, seed, generator):
-    """The next ``horizon`` items to label: at random, or by their expected gain now (best first)."""
-    if not horizon:
-        return np.zeros(0, dtype=int)
-    if strategy == "random":
-        return generator.permutation(free)[:horizon]
-    return evaluation.suggest(horizon, target, rng=seed).items
+    return LabelPlan(goal=goal, kind=reader.kind, value=float(reader.goal), target=target, strategy=strategy,
+                     checkpoints=checkpoints, needed=needed, censored=censored, progress=progress,
+                     now=reader.value(np.full(m, 1.0 / m)), n_labeled=evaluation.n_labeled, seed=seed)
 
 
 def _item_probabilities(evaluation, items):
@@ -118,15 +227,16 @@ def _width(values, w, level):
     return float(hi - lo)
 
 
-def _simulate(values, probs, checkpoints, level, goal, n_futures, rng):
-    """Per future: the labels needed (inf if not reached), whether censored, the width at every checkpoint."""
+def _simulate(reader, probs, checkpoints, n_futures, rng):
+    """Per future: the labels needed (inf if not reached), whether censored, the goal's quantity at every
+    checkpoint."""
     from ..active.plan import ESS_FLOOR, MIN_ESS
 
     m, h, k = probs.shape
     floor = max(MIN_ESS, ESS_FLOOR * m)
     needed = np.full(n_futures, np.inf)
     censored = np.zeros(n_futures, dtype=bool)
-    widths = np.full((n_futures, checkpoints.size), np.nan)
+    read = np.full((n_futures, checkpoints.size), np.nan)
     log_probs = np.log(np.maximum(probs, 1e-30))
     for s, truth in enumerate(rng.integers(0, m, n_futures)):
         cdf = np.cumsum(probs[truth], axis=1)                                         # (H, K)
@@ -139,7 +249,7 @@ def _simulate(values, probs, checkpoints, level, goal, n_futures, rng):
             if 1.0 / np.sum(w ** 2) < floor:
                 censored[s] = not np.isfinite(needed[s])
                 break
-            widths[s, c] = _width(values, w, level)
-            if widths[s, c] < goal and not np.isfinite(needed[s]):
+            read[s, c] = reader.value(w)
+            if reader.met(read[s, c]) and not np.isfinite(needed[s]):
                 needed[s] = n
-    return needed, censored, widths
+    return needed, censored, read
