@@ -313,7 +313,7 @@ def test_a_comparisons_plan_reads_every_pairs_difference_now_and_a_stricter_goal
     pairs = [("sharp", "blurred"), ("sharp", "weak"), ("blurred", "weak")]
     widths = [cmp.difference(a, b, performance="population") for a, b in pairs]
     by_width = cmp.plan_labels(width=0.05, max_labels=40, futures=20, rng=0)
-    assert by_width.kind == "width" and by_width.now == pytest.approx(max(w.hi - w.lo for w in widths))
+    assert by_width.kind == "width" and by_width.now == pytest.approx(np.mean([w.hi - w.lo for w in widths]))
     sides = [cmp.probability_better(a, b, performance="population") for a, b in pairs]
     loose = cmp.plan_labels(probability=0.6, max_labels=40, futures=20, rng=0)
     strict = cmp.plan_labels(probability=0.99, max_labels=40, futures=20, rng=0)
@@ -353,3 +353,7 @@ def test_spe_plan_on_several_class_files_plans_the_comparison(tmp_path, capsys):
     assert main(base + ["--target", "accuracy", "--probability", "0.9"]) == 2
     assert "--probability" in capsys.readouterr().err
     assert main(base + ["--target", "ap:owl", "--width", "0.05"]) == 2
+    assert main(base + ["--probability", "0.9", "--reference", files[0]]) == 2
+    assert "reference set is for one classifier" in capsys.readouterr().err
+    with pytest.raises(SpeInputError, match="none of the classifiers"):
+        compare_multiclass(*_classifiers(n=100, k=3), draws=100, rng=0).plan_labels(width=0.1, classifier="owl")

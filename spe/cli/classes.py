@@ -184,22 +184,9 @@ def run_class_suggest(args, columns):
                             "gain are suggested", argument="--strategy")
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
     several = len(args.scores) > 1
-    target = args.target or ("compare" if several else "accuracy")
-    if not (target in ("accuracy", "macro_f1") or target.startswith("ap:") or (several and target == "compare")):
-        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1, ap:CLASS"
-                            + (" or compare" if several else ""), argument="--target")
+    target = _class_target(args.target or ("compare" if several else "accuracy"), several)
     if several:
-        if getattr(args, "reference", None) is not None:
-            raise SpeInputError("a reference set is for one classifier; give one SCORES.csv",
-                                argument="--reference")
-        names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
-        if len(classes) == 2:
-            raise SpeInputError("two classes: give each classifier's second-class score as one 'score' column "
-                                "(spe suggest's targets for one score apply then)", argument="SCORES.csv")
-        _check_class_target(target, classes)
-        if args.classifier is not None and args.classifier not in names:
-            raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}",
-                                argument="--classifier")
+        names, frames, labels, classes, ids, paths = _several_class_files(args, columns, target, "spe suggest")
         source = _compare(frames, labels, classes, _shared_options(args), paths)
         suggestion = source.suggest(args.k, target, classifier=args.classifier, rng=source.diagnostics["seed"])
     else:
@@ -251,37 +238,42 @@ def _class_target(target, several=False):
     return target
 
 
-def _class_comparison_plan(args, columns):
-    """``spe plan`` on several classifiers' class columns: the plan of their joint estimate (two classes: the
-    binary comparison's, whose targets are the binary ones)."""
-    from ..multiclass.comparison import MulticlassComparison
-    from ..multiclass.plan import plan_comparison_labels
-    from .common import model_options
-
-    names, frames, labels, classes, _, paths = _read_class_files(args, columns)
+def _several_class_files(args, columns, target, command):
+    """Several classifiers' class files for ``spe suggest`` or ``spe plan`` (as :func:`_read_class_files`), refused
+    before any fit: a reference set, two classes (one score column each is the binary path), a target naming an
+    unknown class, an unknown ``--classifier``."""
+    if getattr(args, "reference", None) is not None:
+        raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
+    names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
+    if len(classes) == 2:
+        raise SpeInputError(f"two classes: give each classifier's second-class score as one 'score' column "
+                            f"({command}'s targets for one score apply then)", argument="SCORES.csv")
+    _check_class_target(target, classes)
     if args.classifier is not None and args.classifier not in names:
         raise SpeInputError(f"{args.classifier!r} is none of the classifiers {', '.join(names)}",
                             argument="--classifier")
-    target = args.target or "compare"
-    if len(classes) > 2:
-        _class_target(target, several=True)
-        if target != "compare":
-            _check_class_target(target, classes)
-            if args.probability is not None:
-                raise SpeInputError(f"--target {target} takes --width (--probability is for compare)",
-                                    argument="--probability")
-    cmp = _compare(frames, labels, classes, model_options(args), paths)
-    goal = {"width": args.width, "probability": args.probability, "target": target, "strategy": args.strategy,
-            "classifier": args.classifier, "max_labels": args.max_labels, "futures": args.futures,
-            "rng": cmp.diagnostics["seed"]}
-    if isinstance(cmp, MulticlassComparison):
-        return plan_comparison_labels(cmp, **goal), cmp
-    from ..active import plan as label_plan
+    return names, frames, labels, classes, ids, paths
 
-    return label_plan(cmp, **goal), cmp
+
+def _class_comparison_plan(args, columns):
+    """``spe plan`` on several classifiers' class columns: the plan of their joint estimate."""
+    from ..multiclass.plan import plan_comparison_labels
+    from .common import model_options
+
+    target = _class_target(args.target or "compare", several=True)
+    if target != "compare" and args.probability is not None:
+        raise SpeInputError(f"--target {target} takes --width (--probability is for compare)",
+                            argument="--probability")
+    names, frames, labels, classes, _, paths = _several_class_files(args, columns, target, "spe plan")
+    cmp = _compare(frames, labels, classes, model_options(args), paths)
+    plan = plan_comparison_labels(cmp, width=args.width, probability=args.probability, target=target,
+                                  classifier=args.classifier, strategy=args.strategy, max_labels=args.max_labels,
+                                  futures=args.futures, rng=cmp.diagnostics["seed"])
+    return plan, cmp
 
 
 def _check_class_target(target, classes):
+    """An ``ap:CLASS`` target's class must be one of ``classes``."""
     if target.startswith("ap:") and target[3:] not in classes:
         raise SpeInputError(f"no class {target[3:]!r} (the classes are {', '.join(classes)})", argument="--target")
 

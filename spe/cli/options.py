@@ -331,7 +331,8 @@ def add_target_options(p, default):
                    help=f"what the labels should settle: {default} (default for one classifier), "
                         + ", ".join(n for n in ("pr-band", "ap", "prevalence") if n != default)
                         + ", threshold:P,R; compare (default for several classifiers: the difference in average "
-                          "precision of every pair); for multiclass scores accuracy (default), macro_f1 or ap:CLASS")
+                          "precision of every pair; in accuracy for multiclass scores); for multiclass scores "
+                          "accuracy (default), macro_f1 or ap:CLASS")
     p.add_argument("--classifier", metavar="NAME", action=Once,
                    help="with several classifiers and a one-classifier target: whose (default: the first)")
 

@@ -44,9 +44,12 @@ interrupted, 1 anything else.
 
 Multiclass scores (one column per class, as for spe estimate): --target
 accuracy (default), macro_f1 or ap:CLASS with --width; --strategy
-information (default) or random. Several classifiers' class columns: the
-target is compare (every pair's accuracy difference: --probability, which
-is the more accurate, or --width of the difference) unless --target names
+information (default) or random. With several classifiers' class columns
+(three classes or more) compare is every pair's difference in accuracy,
+not in average precision: --probability, which of every pair is the more
+accurate, or --width, the mean width of the differences' intervals; the
+information strategy labels the items that best tell apart the two most
+likely the most accurate. --target accuracy, macro_f1 or ap:CLASS plans
 one classifier's (--classifier).
 
 examples:

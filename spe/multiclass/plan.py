@@ -10,8 +10,11 @@ stand for what is unknown; each of S simulated futures
    y_i ~ Categorical(p(y_i | s_i, θ_t));
 3. after n of them reweighs every draw by those labels' likelihood, w_m ∝ Π_i p(y_i | s_i, θ_m), and reads the
    goal's quantity from the reweighted draws (the posterior those labels would give, by importance sampling from
-   the current one, without a refit): the target's credible interval width, or for a comparison the probability
-   of the more likely side of the decision "a is more accurate than b" (the smallest over the pairs);
+   the current one, without a refit): the target's credible interval width (for a comparison, the mean over the
+   pairs of their accuracy difference's, as :mod:`spe.active.plan` reads several components), or for a
+   comparison the probability of the more likely side of the decision "a is more accurate than b" (the smallest
+   over the pairs; a draw where the two are equal counts one half to each side, as
+   :meth:`MulticlassComparison.probability_better` counts it);
 4. records the first n at which the goal holds.
 
 A future whose reweighted draws' effective sample size falls below :data:`spe.active.plan.ESS_FLOOR` of M (or
@@ -26,7 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from ..exceptions import SpeInputError
-from ..inputs import check_count, seed_of
+from ..inputs import check_count, check_level, seed_of
 from ..quantiles import weighted_quantile
 from .suggest import target_draws
 
@@ -66,12 +69,12 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     """
     _check_width(width)
     _check_strategy(strategy)
-    level = evaluation.level if level is None else float(level)
+    level = evaluation.level if level is None else check_level(level)
     try:
         values = target_draws(evaluation, target)
     except ValueError as e:
         raise SpeInputError(str(e), argument="target") from None
-    reader = _Widest(values[:, None], level, float(width))
+    reader = _MeanWidth(values[:, None], level, float(width))
     return _plan(evaluation, reader, f"the {100 * level:g}% interval of {target} narrower than {width:g}",
                  str(target), strategy, lambda n, seed: evaluation.suggest(n, target, rng=seed).items,
                  max_labels, futures, rng)
@@ -83,11 +86,12 @@ def plan_comparison_labels(comparison, *, width=None, probability=None, target="
 
     ``target="compare"``: every pair's accuracy difference (a before b in ``comparison.names``; the population's,
     under each draw of the joint model), with one goal: ``probability`` — for every pair, P(a more accurate than b)
-    or its complement reaches it (ties count one half) — or ``width`` — every pair's ``level`` interval of the
-    difference narrower than it (accuracy units). The items are chosen as :meth:`MulticlassComparison.suggest`
-    chooses them for ``"compare"``, or at random. Any other target (``"accuracy"``, ``"macro_f1"``,
-    ``"ap:CLASS"``) is one classifier's (``classifier``, default the first): :func:`plan_class_labels` of its
-    estimate, the joint model's draws.
+    or its complement reaches it (a draw where they are equal counts one half) — or ``width`` — the mean over the
+    pairs of the ``level`` interval's width of the difference below it (accuracy units). The information strategy
+    labels the items :meth:`MulticlassComparison.suggest` names for ``"compare"`` (those that best tell apart the
+    two classifiers most likely the most accurate); ``"random"`` labels items at random. Any other target
+    (``"accuracy"``, ``"macro_f1"``, ``"ap:CLASS"``) is one classifier's (``classifier``, default the first):
+    :func:`plan_class_labels` of its estimate, the joint model's draws.
 
     Parameters
     ----------
@@ -109,10 +113,13 @@ def plan_comparison_labels(comparison, *, width=None, probability=None, target="
     ------
     SpeInputError
         Neither or both goals, a probability outside (0.5, 1) or on a one-classifier target, a width ≤ 0, an
-        unknown target, classifier, strategy or class, ``max_labels`` or ``futures`` out of range.
+        unknown target, classifier, strategy or class, ``level``, ``max_labels`` or ``futures`` out of range.
     """
     if (width is None) == (probability is None):
         raise SpeInputError("give exactly one goal: a width or a probability", argument="width")
+    if classifier is not None and classifier not in comparison.names:
+        raise SpeInputError(f"{classifier!r} is none of the classifiers {', '.join(comparison.names)}",
+                            argument="classifier")
     if target != "compare":
         if probability is not None:
             raise SpeInputError(f"target {target!r} is not a decision: give a width goal (a probability goal needs "
@@ -121,14 +128,14 @@ def plan_comparison_labels(comparison, *, width=None, probability=None, target="
                                  width=width, target=target, strategy=strategy, max_labels=max_labels,
                                  futures=futures, level=level, rng=rng)
     _check_strategy(strategy)
-    level = comparison.level if level is None else float(level)
+    level = comparison.level if level is None else check_level(level)
     values = np.column_stack([comparison.metric_draws(a, "accuracy", "population")
                               - comparison.metric_draws(b, "accuracy", "population")
                               for a, b in combinations(comparison.names, 2)])          # (M, pairs)
     if probability is None:
         _check_width(width)
-        reader = _Widest(values, level, float(width))
-        goal = f"the {100 * level:g}% interval of every pair's accuracy difference narrower than {width:g}"
+        reader = _MeanWidth(values, level, float(width))
+        goal = f"the {100 * level:g}% interval of the pairs' accuracy differences narrower than {width:g} (mean)"
     else:
         if not (isinstance(probability, (int, float, np.floating)) and 0.5 < probability < 1):
             raise SpeInputError(f"must be a number in (0.5, 1), got {probability!r}", argument="probability")
@@ -150,8 +157,9 @@ def _check_strategy(strategy):
                             argument="strategy")
 
 
-class _Widest:
-    """The widest of the ``level`` intervals of the columns of ``values`` (M, R); the goal: below ``width``."""
+class _MeanWidth:
+    """The mean over the columns of ``values`` (M, R) of their ``level`` interval's width (a column without a
+    finite draw left out); the goal: below ``width``."""
 
     kind = "width"
 
@@ -159,7 +167,9 @@ class _Widest:
         self.values, self.level, self.goal = values, level, width
 
     def value(self, w):
-        return max(_width(v, w, self.level) for v in self.values.T)
+        """Under the draws' weights w (M,) → float (NaN when no column has a finite draw)."""
+        widths = np.array([_width(v, w, self.level) for v in self.values.T])
+        return float(np.mean(widths[np.isfinite(widths)])) if np.isfinite(widths).any() else float("nan")
 
     def met(self, value):
         return value < self.goal
@@ -167,17 +177,21 @@ class _Widest:
 
 class _Decided:
     """The smallest over the columns of ``values`` (M, R) of the probability of the more likely sign (a zero
-    counting one half to each side); the goal: at least ``probability``."""
+    counting one half to each side; draws where a column is not finite left out of it); the goal: at least
+    ``probability``."""
 
     kind = "probability"
 
     def __init__(self, values, probability):
-        self.positive = (values > 0) + 0.5 * (values == 0)           # (M, R)
+        self.finite = np.isfinite(values)                              # (M, R)
+        self.positive = np.where(self.finite, (values > 0) + 0.5 * (values == 0), 0.0)
         self.goal = probability
 
     def value(self, w):
-        p = w @ self.positive
-        return float(np.maximum(p, 1 - p).min())
+        """Under the draws' weights w (M,) → float (NaN when no column has a finite draw of weight)."""
+        mass = w @ self.finite
+        p = (w @ self.positive)[mass > 0] / mass[mass > 0]
+        return float(np.maximum(p, 1 - p).min()) if p.size else float("nan")
 
     def met(self, value):
         return value >= self.goal
