@@ -458,27 +458,8 @@ class MulticlassComparison(ComparisonSummary):
     def plan_labels(self, width=None, probability=None, target="compare", strategy="information", classifier=None,
                     max_labels=None, futures=200, level=None, rng=None):
         """About how many more labels until ``target`` is settled, over simulated futures of the labels
-        (:func:`spe.multiclass.plan.plan_comparison_labels`). Without a goal: which of every pair is the more
-        accurate decided with probability 0.9.
-
-        Parameters
-        ----------
-        width : float > 0, optional
-            Goal: the mean over the pairs of the interval width of their accuracy difference (accuracy units)
-            below it; for a one-classifier target, its interval's width.
-        probability : float in (0.5, 1), optional
-            Goal (``"compare"`` only): which of every pair is the more accurate decided with this probability.
-        target : "compare", "accuracy", "macro_f1" or "ap:CLASS"
-        strategy : {"information", "random"}
-        classifier : str, optional
-            Whose target, for a one-classifier target (default the first).
-        max_labels : int, optional
-            The most further labels simulated (default 200, or the unlabeled items if fewer).
-        futures : int
-            Simulated futures (≥ 10).
-        level : float, optional
-            Default: the comparison's.
-        rng : numpy.random.Generator, int or None
+        (:func:`spe.multiclass.plan.plan_comparison_labels`, whose parameters these are). Without a goal: which of
+        every pair is the more accurate decided with probability 0.9.
 
         Returns
         -------

@@ -353,22 +353,9 @@ class MulticlassEvaluation(ClassSummary):
 
     def plan_labels(self, width, target="accuracy", strategy="information", max_labels=None, futures=200,
                     level=None, rng=None):
-        """About how many more labels until the target's interval is narrower than ``width``, over simulated
-        futures of the labels: :func:`spe.multiclass.plan.plan_class_labels`.
-
-        Parameters
-        ----------
-        width : float > 0
-            The goal, in the target's units (a share for accuracy and macro F1, AP for ``"ap:CLASS"``).
-        target : {"accuracy", "macro_f1"} or "ap:CLASS"
-        strategy : {"information", "random"}
-        max_labels : int, optional
-            The most further labels simulated (default 200, or the unlabeled items if fewer).
-        futures : int
-            Simulated futures (≥ 10).
-        level : float, optional
-            Default: the estimate's.
-        rng : numpy.random.Generator, int or None
+        """About how many more labels until the target's interval is narrower than ``width`` (the target's units),
+        over simulated futures of the labels: :func:`spe.multiclass.plan.plan_class_labels`, whose parameters these
+        are.
 
         Returns
         -------
@@ -377,8 +364,7 @@ class MulticlassEvaluation(ClassSummary):
         Raises
         ------
         SpeInputError
-            As :func:`~spe.multiclass.plan.plan_class_labels`: a width ≤ 0, an unknown target, strategy or class,
-            an option out of range.
+            A width ≤ 0, an unknown target, strategy or class, an option out of range.
         """
         from .plan import plan_class_labels
 
