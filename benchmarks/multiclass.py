@@ -126,12 +126,14 @@ def trial(probs, y, n_labels, seed, pool, level, draws, ssme=False, n_reference=
 
 
 def _sampling(models):
-    """The average's weight on models whose importance sampling is unreliable (Pareto k̂ > 0.7), and the
-    smallest ESS among the models weighted ≥ 1%."""
+    """The models left out of the average as their importance sampling was unreliable (Pareto k̂ > 0.7), the
+    average's weight on unreliable models (0 unless every model's was), and the smallest ESS among the models
+    weighted ≥ 1%."""
     from spe.inference.importance import PARETO_K_GOOD
 
     weighted = [m for m in models if m["weight"] >= 0.01]
-    return {"unreliable_weight": sum(m["weight"] for m in models if m["pareto_k"] > PARETO_K_GOOD),
+    return {"left_out": sum(m.get("left_out_by") is not None for m in models),
+            "unreliable_weight": sum(m["weight"] for m in models if m["pareto_k"] > PARETO_K_GOOD),
             "min_ess": min((m["ess"] for m in weighted), default=float("nan"))}
 
 
