@@ -175,3 +175,17 @@ def test_future_labels_above_the_threshold_lift_a_statement_that_rests_on_none()
     plan = ev.plan_labels(probability=0.9, target="threshold:0.8,0.3", max_labels=60, futures=40, rng=0)
     assert plan.now == pytest.approx(max(choice.probability, 1 - choice.probability))
     assert np.nanmax(plan.progress[:, 1]) > 0.8
+
+
+def test_a_tie_in_every_draw_is_never_a_decision():
+    """Two classifiers that rank alike: every draw's AP difference is 0, so P(a better) is one half, as
+    Comparison.probability_better counts ties — not 'b is better' with certainty."""
+    from spe.active.plan import _Decision
+    from spe.active.targets import parse_target
+
+    spec, _ = parse_target("compare")
+    reader = _Decision(np.zeros((50, 2)), spec, 0.9)
+    value = reader.value(np.full((3, 50), 1 / 50))
+    assert value == pytest.approx([0.5, 0.5, 0.5]) and not reader.met(value).any()
+    mixed = _Decision(np.array([[0.1], [0.0], [-0.1], [0.2]]), spec, 0.9)
+    assert mixed.value(np.full((1, 4), 0.25)) == pytest.approx([0.625])

@@ -273,11 +273,14 @@ class _Width(_Reader):
 
 
 class _Decision(_Reader):
-    """The smallest over the components of the probability of the more likely side of the decision."""
+    """The smallest over the components of the probability of the more likely side of the decision (a draw at the
+    decision value counts one half to each side, as :meth:`spe.comparison.Comparison.probability_better` counts a
+    tie: two classifiers that rank alike are never decided)."""
 
     def __init__(self, draws, spec, probability):
         # (M, R): each draw's probability of "yes" (the threshold decision), or whether it says yes
-        self.yes = np.asarray(draws, dtype=float) if spec.yes_probability else (draws > spec.decision).astype(float)
+        draws = np.asarray(draws, dtype=float)
+        self.yes = draws if spec.yes_probability else (draws > spec.decision) + 0.5 * (draws == spec.decision)
         self.probability = probability
 
     def value(self, w):
