@@ -754,3 +754,24 @@ def test_average_leaves_out_a_model_whose_importance_sampling_is_unreliable():
                                       rng=np.random.default_rng(0))
     assert everything.model_weights == pytest.approx(special.softmax([-10.0, -5.0]))
     assert [m["left_out_by"] for m in everything.table()] == [None, None]
+
+
+def test_score_model_on_class_columns_fits_that_model_and_a_model_of_one_score_is_refused(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    out = tmp_path / "t.json"
+    base = ["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--draws", "150", "--seed", "0"]
+    assert main(base + ["--score-model", "temperature", "--json", str(out)]) == 0
+    assert [m["name"] for m in json.loads(out.read_text())["diagnostics"]["score_models"]] == ["temperature"]
+    capsys.readouterr()
+    assert main(base + ["--score-model", "hybrid"]) == 2
+    assert "'hybrid' is a model of one score" in capsys.readouterr().err
+    scores = tmp_path / "one.csv"
+    pd.DataFrame({"id": range(50), "score": np.linspace(-2, 2, 50)}).to_csv(scores, index=False)
+    assert main(["estimate", str(scores), "--score-model", "vector", "--draws", "150"]) == 2
+    assert "'vector' is a model of class columns" in capsys.readouterr().err
+    assert main(["monitor", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+                 "prob_", "--chunk-number", "2", "--score-model", "vector"]) == 2
+    assert "not available there yet" in capsys.readouterr().err

@@ -245,6 +245,8 @@ def _several_class_files(args, columns, target, command):
     if getattr(args, "reference", None) is not None:
         raise SpeInputError("a reference set is for one classifier; give one SCORES.csv", argument="--reference")
     names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
+    if len(classes) > 2:
+        _average_only(args, "a comparison of multiclass classifiers")
     if len(classes) == 2:
         raise SpeInputError(f"two classes: give each classifier's second-class score as one 'score' column "
                             f"({command}'s targets for one score apply then)", argument="SCORES.csv")
@@ -290,6 +292,8 @@ def run_class_compare(args, columns):
 
     plan = plan_outputs(args, ("--json", args.json, True), ("--items", args.items, True), ("--plot", args.plot, False))
     names, frames, labels, classes, ids, paths = _read_class_files(args, columns)
+    if len(classes) > 2:
+        _average_only(args, "a comparison of multiclass classifiers")
     if args.items is not None and {"id", "label"} & set(names):
         raise SpeInputError("--items writes the columns 'id' and 'label' beside one column per classifier: name the "
                             "classifiers otherwise (--names)", argument="--names")
@@ -357,6 +361,7 @@ def run_class_monitor(args, columns, named, by, plan):
                         ("--engine dask", args.engine == "dask")):
         if given:
             raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it", argument=flag)
+    _average_only(args, "the multiclass monitor")
     files, values = read_scores_and_columns(args.scores, named, score_columns=columns)
     matrix, classes = np.column_stack([f.scores for f in files]), _class_names(args, columns)
     frame = pd.DataFrame(matrix, columns=classes)
@@ -439,10 +444,35 @@ def _class_inputs(args, path, columns):
 def _estimate(args, matrix, names, labels, reference):
     from ..multiclass import evaluate_multiclass
 
+    score_model = _class_score_model(args, len(names))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return evaluate_multiclass(matrix, labels, classes=names, draws=args.draws, level=args.level, rng=args.seed,
-                                   reference=reference, class_thresholds=class_thresholds(args))
+                                   reference=reference, class_thresholds=class_thresholds(args),
+                                   score_model=score_model)
+
+
+def _class_score_model(args, n_classes):
+    """``--score-model`` for one classifier's K class columns: ``average`` or a multiclass model (K ≥ 3); with two
+    classes the models of one score apply to the binary answer (checked by ``model_options``), and the multiclass
+    fields average. Raises SpeInputError for a model of one score on three classes or more."""
+    from ..multiclass.models import CLASS_MODELS
+
+    name = args.score_model
+    if name == "average" or n_classes == 2:
+        return "average"
+    if name not in CLASS_MODELS:
+        raise SpeInputError(f"{name!r} is a model of one score; class columns take average or one of "
+                            f"{', '.join(CLASS_MODELS)}", argument="--score-model")
+    return name
+
+
+def _average_only(args, what):
+    """Several classifiers' class columns and the monitor fit every model and average them: ``--score-model``
+    other than ``average`` is refused (SpeInputError) rather than ignored."""
+    if getattr(args, "score_model", "average") != "average":
+        raise SpeInputError(f"{what} averages every score model by its evidence; --score-model "
+                            f"{args.score_model} is not available there yet (drop it)", argument="--score-model")
 
 
 def _reference(path, columns, names):

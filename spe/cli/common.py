@@ -163,7 +163,16 @@ def read_inputs(args, scores=None):
 
 def model_options(args):
     """The keyword arguments of :func:`spe.evaluate` and :func:`spe.compare` given by the shared model options
-    (:func:`spe.cli.options.add_model_options`; not ``--reference``, which is a file to read)."""
+    (:func:`spe.cli.options.add_model_options`; not ``--reference``, which is a file to read). Raises
+    SpeInputError (``--score-model``) for a model of class columns: one score, or two class columns read as one,
+    takes the models of one score."""
+    from ..exceptions import SpeInputError
+    from ..models.registry import REGISTRY
+
+    if args.score_model != "average" and args.score_model not in REGISTRY:
+        raise SpeInputError(f"{args.score_model!r} is a model of class columns (three classes or more); one score, "
+                            f"or two class columns read as one, takes average or one of {', '.join(REGISTRY)}",
+                            argument="--score-model")
     return dict(families=args.families, draws=args.draws, level=args.level, inference=args.inference, rng=args.seed,
                 score_space=args.score_space, score_model=args.score_model, score_type=args.score_type,
                 temper=not args.no_tempering, monotone=not args.no_monotone,

@@ -103,11 +103,14 @@ def _add_fit_options(p):
                    help="sampler of the SPE mixture's posterior: importance sampling around the MAP (default, "
                         "fast) or NUTS with PyMC on the same posterior (the reference; minutes, with a progress "
                         "bar)")
-    models = _score_models()
-    p.add_argument("--score-model", default="average", choices=["average", *models],
+    models, class_models = _score_models(), _class_score_models()
+    p.add_argument("--score-model", default="average",
+                   choices=["average", *models, *(n for n in class_models if n not in models)],
                    help="model of p(y=1 | score): "
                         + "; ".join(f"'{name}': {m.about}" for name, m in models.items()).replace("%", "%%")
-                        + "; 'average' (default) weighs them all by how well they predicted the labels")
+                        + "; 'average' (default) weighs them all by how well they predicted the labels. For class "
+                          "columns (three or more classes) the models of p(y | scores) are: "
+                        + "; ".join(f"'{name}': {m.about}" for name, m in class_models.items()).replace("%", "%%"))
     p.add_argument("--no-tempering", action="store_true",
                    help="keep the paper's mixture posterior even when its densities fail the check against the "
                         "score histogram (by default a misfit mixture's unlabeled scores are down-weighted so "
@@ -174,6 +177,13 @@ def _score_models():
     from ..models.registry import REGISTRY
 
     return REGISTRY
+
+
+def _class_score_models():
+    """The registered multiclass score models by name (:data:`spe.multiclass.models.CLASS_MODELS`)."""
+    from ..multiclass.models import CLASS_MODELS
+
+    return CLASS_MODELS
 
 
 def _bins(name):
