@@ -26,6 +26,14 @@ def test_list_json_is_the_registries(tmp_path, capsys):
     assert f"wrote {path}" in capsys.readouterr().out
 
 
+def test_list_names_the_multiclass_score_models_that_score_model_takes(capsys):
+    from spe.multiclass.models import CLASS_MODELS
+
+    assert main(["list", "class-score-models"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("class-score-models:") and all(f"  {name} " in out for name in CLASS_MODELS)
+
+
 def test_list_bad_kind_exits_2(capsys):
     assert main(["list", "nothing"]) == 2
     assert "invalid choice" in capsys.readouterr().err

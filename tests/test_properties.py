@@ -356,8 +356,8 @@ def test_spe_families_answers_or_refuses_generated_inputs(data, tmp_path_factory
     _check_command("families", data.draw(command_cases("families")), tmp_path_factory, capsys)
 
 
-@given(what=st.one_of(st.sampled_from(["families", "score-models", "metrics", "commands", "calibration",
-                                       "prevalence"]), st.text(max_size=12)),
+@given(what=st.one_of(st.sampled_from(["families", "score-models", "class-score-models", "metrics", "commands",
+                                       "calibration", "prevalence"]), st.text(max_size=12)),
        json_out=st.sampled_from([None, "ok", "", "{dir}"]))
 @settings(max_examples=12)
 def test_spe_list_answers_or_refuses_any_argument(what, json_out, tmp_path_factory, capsys):

@@ -20,6 +20,8 @@ new family, score model, metric or command joins:
   families       the class-conditional families of the SPE mixture
                  (--families NEG,POS; `spe families` ranks them for your scores)
   score-models   the models of p(y=1 | score) (--score-model; 'average' weighs them all)
+  class-score-models
+                 the models of p(y | scores) for class columns (--score-model)
   metrics        the metrics spe estimates: of the whole ranking (in the summary
                  and the JSON) and at a threshold (--threshold, `spe threshold`)
   commands       the spe commands
@@ -32,7 +34,7 @@ examples:
 """
 
 #: What ``spe list`` lists.
-KINDS = ("families", "score-models", "metrics", "commands", "calibration", "prevalence")
+KINDS = ("families", "score-models", "class-score-models", "metrics", "commands", "calibration", "prevalence")
 
 
 def add_arguments(p):
@@ -55,6 +57,12 @@ def _score_models():
     from ..models.registry import REGISTRY
 
     return [{"name": name, "about": model.about} for name, model in REGISTRY.items()]
+
+
+def _class_score_models():
+    from ..multiclass.models import CLASS_MODELS
+
+    return [{"name": name, "about": model.about} for name, model in CLASS_MODELS.items()]
 
 
 def _metrics():
@@ -86,13 +94,14 @@ def _first_line(text):
 
 def lists(kinds=KINDS):
     """{kind: [entries]} for the kinds asked for; each entry has at least ``name`` and ``about``."""
-    makers = {"families": _families, "score-models": _score_models, "metrics": _metrics, "commands": _commands,
-              "calibration": _calibration, "prevalence": _prevalence}
+    makers = {"families": _families, "score-models": _score_models, "class-score-models": _class_score_models,
+              "metrics": _metrics, "commands": _commands, "calibration": _calibration, "prevalence": _prevalence}
     return {kind: makers[kind]() for kind in kinds}
 
 
 #: The module of each registry ``spe list`` reads; importing them takes scipy and scikit-learn (about 2 s).
-REGISTRY_MODULES = {"families": "spe.families", "score-models": "spe.models.registry", "metrics": "spe.metrics",
+REGISTRY_MODULES = {"families": "spe.families", "score-models": "spe.models.registry",
+                    "class-score-models": "spe.multiclass.models", "metrics": "spe.metrics",
                     "calibration": "spe.calibration", "prevalence": "spe.prevalence"}
 
 
