@@ -233,7 +233,6 @@ class Monitoring:
                 f"{len(self.alerts)} alerts>")
 
 
-#: The metrics' names in the summary.
 #: The metrics' short names in the summary and the report (a name not here is its own).
 METRIC_SHORT_NAMES = {"average_precision": "AP", "roc_auc": "ROC AUC", "macro_f1": "macro F1",
                       "macro_average_precision": "macro AP", "calibration_error": "ECE"}

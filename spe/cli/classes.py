@@ -260,14 +260,13 @@ def _several_class_files(args, columns, target, command):
 def _class_comparison_plan(args, columns):
     """``spe plan`` on several classifiers' class columns: the plan of their joint estimate."""
     from ..multiclass.plan import plan_comparison_labels
-    from .common import model_options
 
     target = _class_target(args.target or "compare", several=True)
     if target != "compare" and args.probability is not None:
         raise SpeInputError(f"--target {target} takes --width (--probability is for compare)",
                             argument="--probability")
     names, frames, labels, classes, _, paths = _several_class_files(args, columns, target, "spe plan")
-    cmp = _compare(frames, labels, classes, model_options(args), paths)
+    cmp = _compare(frames, labels, classes, _shared_options(args), paths)
     plan = plan_comparison_labels(cmp, width=args.width, probability=args.probability, target=target,
                                   classifier=args.classifier, strategy=args.strategy, max_labels=args.max_labels,
                                   futures=args.futures, rng=cmp.diagnostics["seed"])

@@ -27,7 +27,7 @@ from scipy import optimize, special
 
 from ...inference.importance import importance_sample, psis_loo
 from ...models.contaminated import CONTAMINATION_PRIOR
-from .base import ClassModel, FittedClassModel, gaussian_log_prior, posterior_diagnostics, register
+from .base import ClassModel, FittedClassModel, gaussian_log_prior, linear, posterior_diagnostics, register
 from .temperature import INVERSE_TEMPERATURE_PRIOR
 from .top_label import OFFSET_SD, top_label_logit_parts, top_label_parts
 
@@ -58,9 +58,7 @@ def _log_not(log_p):
 
 def _log_likelihood(u, top, rest, logit_c, log_probs, y):
     """log p(y_i | u) (B, n) of the labeled items."""
-    theta = np.array(u, dtype=float, copy=True)
-    theta[:, 0] = np.exp(theta[:, 0])
-    log_top = _log_p_top(theta, logit_c)
+    log_top = _log_p_top(linear(u), logit_c)
     right = top[np.arange(y.size), y]
     log_other = _log_not(log_top) + (log_probs[np.arange(y.size), y] - rest)[None, :]
     return np.where(right[None, :], log_top, log_other)
@@ -75,11 +73,12 @@ def _logits(theta, log_probs):
 
 
 def fit_contaminated_top_label(log_probs, labeled_index, labeled_class, draws, rng, reference=None):
-    """Posterior draws of the contaminated top-label map, its evidence and LOO.
+    """Posterior draws of the contaminated top-label map (the module's equation), its evidence and LOO.
 
     Parameters
     ----------
     log_probs : array, shape (N, K)
+        The classifier's log-probabilities (natural log).
     labeled_index, labeled_class : int arrays, shape (n,)
     draws : int
         M.
