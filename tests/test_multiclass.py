@@ -756,6 +756,23 @@ def test_average_leaves_out_a_model_whose_importance_sampling_is_unreliable():
     assert [m["left_out_by"] for m in everything.table()] == [None, None]
 
 
+def test_the_average_shares_its_prior_evenly_by_hypothesis_then_by_model():
+    from spe.multiclass.average import average_class_models, prior_model_probabilities
+
+    maps = [_fitted(name, -10.0, 0.3, 1.0) for name in ("temperature", "vector", "top-label")]
+    ceiling = _fitted("contaminated", -11.0, 0.3, 2.0)
+    model = average_class_models([*maps, ceiling], draws=200, rng=np.random.default_rng(0))
+    prior = np.array([1 / 6, 1 / 6, 1 / 6, 1 / 2])
+    assert prior_model_probabilities([*maps, ceiling]) == pytest.approx(prior)
+    posterior = prior * np.exp([0, 0, 0, -1.0])
+    assert model.model_weights == pytest.approx(posterior / posterior.sum())
+    assert [m["prior"] for m in model.table()] == pytest.approx(prior)
+    # a map left out by its sampler: the other maps share their half; one hypothesis alone: even over its models
+    left = [_fitted("temperature", -10.0, 0.3, 1.0), _fitted("vector", -10.0, 1.3, 1.0), ceiling]
+    assert prior_model_probabilities(left) == pytest.approx([1 / 2, 0.0, 1 / 2])
+    assert prior_model_probabilities(maps) == pytest.approx([1 / 3] * 3)
+
+
 def test_score_model_on_class_columns_fits_that_model_and_a_model_of_one_score_is_refused(tmp_path, capsys):
     from spe.cli.main import main
 
@@ -775,3 +792,16 @@ def test_score_model_on_class_columns_fits_that_model_and_a_model_of_one_score_i
     assert main(["monitor", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
                  "prob_", "--chunk-number", "2", "--score-model", "vector"]) == 2
     assert "not available there yet" in capsys.readouterr().err
+
+
+def test_a_label_set_without_a_misclassified_item_is_warned_of_unless_a_reference_is_given():
+    logits, y = _softmax_pool(n=400, k=4, temperature=0.5)
+    predicted = logits.argmax(1)
+    right = np.flatnonzero(predicted == y)[:15]
+    wrong = np.flatnonzero(predicted != y)[:1]
+    all_right = evaluate_multiclass(logits, {int(i): int(y[i]) for i in right}, draws=200, rng=0)
+    one_wrong = evaluate_multiclass(logits, {int(i): int(y[i]) for i in np.r_[right, wrong]}, draws=200, rng=0)
+    referenced = evaluate_multiclass(logits[200:], {int(i) - 200: int(y[i]) for i in right if i >= 200}, draws=200,
+                                     rng=0, reference=(logits[:200], y[:200]))
+    assert any("every one of the 15 labeled items is classified right" in w for w in all_right.warnings)
+    assert not any("classified right" in w for w in one_wrong.warnings + referenced.warnings)

@@ -29,7 +29,7 @@ from ...registries import add_unique
 __all__ = ["CalibrationMap", "FittedClassModel", "ClassModel", "CLASS_MODELS", "register", "fit_map", "newton_map",
            "map_model", "per_pool", "posterior_diagnostics", "newton_map_blocks",
            "sum_zero_basis", "gaussian_log_prior", "linear",
-           "REFERENCE_SHIFT_SD"]
+           "REFERENCE_SHIFT_SD", "CALIBRATION"]
 
 #: name → ClassModel, in registration order (the order of the average and of the models' random streams).
 CLASS_MODELS: dict = {}
@@ -100,17 +100,24 @@ class FittedClassModel:
         return z
 
 
+#: The hypothesis of a calibration map: how often the classifier errs follows its stated probabilities.
+CALIBRATION = "calibration map"
+
+
 @dataclass(frozen=True)
 class ClassModel:
     """A registered multiclass score model: ``fit(log_probs, labeled_index, labeled_class, draws, rng,
     reference)`` → :class:`FittedClassModel` (``reference``: see :func:`fit_map`); ``applies(n_classes)`` says
-    whether it is fitted for K classes; ``averaged``, whether ``score_model="average"`` includes it."""
+    whether it is fitted for K classes; ``averaged``, whether ``score_model="average"`` includes it;
+    ``hypothesis``, what it says about the classifier's errors (the average's prior model probability is shared
+    evenly by the hypotheses first: :func:`spe.multiclass.average.prior_model_probabilities`)."""
 
     name: str
     fit: object
     about: str
     applies: object = None
     averaged: bool = True
+    hypothesis: str = CALIBRATION
 
     def fits(self, n_classes) -> bool:
         return self.applies is None or bool(self.applies(n_classes))

@@ -114,4 +114,5 @@ def fit_contaminated_top_label(log_probs, labeled_index, labeled_class, draws, r
 
 register(ClassModel("contaminated", fit_contaminated_top_label,
                     about="top-label recalibration with a ceiling: the predicted class is wrong at least a "
-                          "share ε ~ Beta(1, 9) of the time (3 parameters)"))
+                          "share ε ~ Beta(1, 9) of the time (3 parameters)",
+                    hypothesis="ceiling"))
