@@ -73,17 +73,20 @@ def main(argv=None):
                         help="temperature scaling with log a ~ N(log a*, SD²)")
     parser.add_argument("--out", help="CSV of every trial")
     args = parser.parse_args(argv)
+    if args.prior_at_truth is not None and not args.prior_at_truth > 0:
+        parser.error("--prior-at-truth: the prior's sd must be positive")
     cases = cases_of.digits_cases()
     if args.multinli:
         cases.update(cases_of.multinli_cases(args.multinli))
     if args.banking77:
         cases.update(cases_of.banking77_cases(args.banking77))
-    score_model = "temperature" if args.prior_at_truth else args.score_model
+    score_model = "temperature" if args.prior_at_truth is not None else args.score_model
     rows, default_prior = [], temperature.INVERSE_TEMPERATURE_PRIOR
     for name, (probs, y) in cases.items():
         log_probs = special.log_softmax(np.log(np.clip(probs, 1e-300, None)), axis=1)
         log_a = fitted_log_inverse_temperature(log_probs, y)
-        temperature.INVERSE_TEMPERATURE_PRIOR = (log_a, args.prior_at_truth) if args.prior_at_truth else default_prior
+        temperature.INVERSE_TEMPERATURE_PRIOR = ((log_a, args.prior_at_truth) if args.prior_at_truth is not None
+                                                 else default_prior)
         part = [{"case": name, "log_a": log_a, "seed": seed,
                  **trial(probs, log_probs, log_a, args.labels, 1000 + seed, args.pool, score_model)}
                 for seed in range(args.seeds)]

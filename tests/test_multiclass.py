@@ -757,7 +757,7 @@ def test_average_leaves_out_a_model_whose_importance_sampling_is_unreliable():
 
 
 def test_the_average_shares_its_prior_evenly_by_hypothesis_then_by_model():
-    from spe.multiclass.average import average_class_models, prior_model_probabilities
+    from spe.multiclass.average import average_class_models, averaged_log_evidence, prior_model_probabilities
 
     maps = [_fitted(name, -10.0, 0.3, 1.0) for name in ("temperature", "vector", "top-label")]
     ceiling = _fitted("contaminated", -11.0, 0.3, 2.0)
@@ -771,6 +771,10 @@ def test_the_average_shares_its_prior_evenly_by_hypothesis_then_by_model():
     left = [_fitted("temperature", -10.0, 0.3, 1.0), _fitted("vector", -10.0, 1.3, 1.0), ceiling]
     assert prior_model_probabilities(left) == pytest.approx([1 / 2, 0.0, 1 / 2])
     assert prior_model_probabilities(maps) == pytest.approx([1 / 3] * 3)
+    # a left-out model's evidence, even NaN, does not reach the weights or the average's evidence
+    nan = [_fitted("temperature", -5.0, 0.3, 1.0), _fitted("vector", float("nan"), 1.5, 1.0)]
+    assert average_class_models(nan, draws=200, rng=np.random.default_rng(0)).model_weights.tolist() == [1.0, 0.0]
+    assert averaged_log_evidence([*maps, ceiling]) == pytest.approx(np.log(3 / 6 * np.exp(-10.0) + np.exp(-11.0) / 2))
 
 
 def test_score_model_on_class_columns_fits_that_model_and_a_model_of_one_score_is_refused(tmp_path, capsys):
@@ -803,5 +807,5 @@ def test_a_label_set_without_a_misclassified_item_is_warned_of_unless_a_referenc
     one_wrong = evaluate_multiclass(logits, {int(i): int(y[i]) for i in np.r_[right, wrong]}, draws=200, rng=0)
     referenced = evaluate_multiclass(logits[200:], {int(i) - 200: int(y[i]) for i in right if i >= 200}, draws=200,
                                      rng=0, reference=(logits[:200], y[:200]))
-    assert any("every one of the 15 labeled items is classified right" in w for w in all_right.warnings)
+    assert any("every labeled item is classified right" in w for w in all_right.warnings)
     assert not any("classified right" in w for w in one_wrong.warnings + referenced.warnings)

@@ -207,13 +207,12 @@ def error_free_warnings(labeled_predicted, labeled_class, has_reference=False):
     is (``benchmarks/multiclass.py``, 20 labels, 30 seeds: on the five over-confident networks, 3 of the 10 such
     label sets' accuracy intervals held the truth; docs/benchmarks.md).
     """
-    n = int(np.size(labeled_class))
-    if has_reference or n == 0 or np.any(np.asarray(labeled_predicted) != np.asarray(labeled_class)):
+    if has_reference or np.size(labeled_class) == 0 or np.any(np.asarray(labeled_predicted) != labeled_class):
         return []
-    return [f"every one of the {n} labeled items is classified right, so the labels say little about how often "
-            "the classifier errs: the accuracy is read from its stated confidence, and for an over-confident "
-            "classifier (most deep networks) its interval can end above the truth; more labels, or a labeled "
-            "reference set, would tell"]
+    return ["every labeled item is classified right, so the labels say little about how often the classifier "
+            "errs: the accuracy is read from its stated confidence, and for an over-confident classifier (most "
+            "deep networks) its interval can end above the truth; more labels, or a labeled reference set, would "
+            "tell"]
 
 
 def class_warnings(data, labeled_class, has_reference=False):

@@ -29,6 +29,7 @@ from ..inputs import MIN_DRAWS, check_level, seed_of
 from ..models.anchor import NEW_MAP_PRIOR
 from ..monitoring import ALERT_PROBABILITY, Estimate, Monitoring, alert_bars, grouped_warnings, slice_gaps
 from .api import estimate_from_scores
+from .average import averaged_log_evidence
 from .scores import ClassScores, class_labels, class_scores, reference_values
 
 __all__ = ["monitor_multiclass", "CLASS_MONITOR_METRICS", "CLASS_ALERT_METRICS"]
@@ -144,9 +145,9 @@ def _reference_values(data, ref, level, rng):
 
 
 def _log_evidence(ev):
-    """log p(labels | scores) of an evaluation's average of models (their prior equal)."""
-    values = np.array([m.log_evidence for m in ev.model.models])
-    return float(special.logsumexp(values) - np.log(values.size))
+    """log p(labels | scores) of an evaluation's average of models, under the average's prior model
+    probabilities (:func:`~spe.multiclass.average.averaged_log_evidence`)."""
+    return averaged_log_evidence(ev.model.models)
 
 
 def _estimate(data, index, value, chunk, rng, *, draws, level, reference, ref_values, ref_evidence, drop, below):
