@@ -206,6 +206,13 @@ def error_free_warnings(labeled_predicted, labeled_class, has_reference=False):
     confidence through the score models' priors, and an over-confident classifier reads as more accurate than it
     is (``benchmarks/multiclass.py``, 20 labels, 30 seeds: on the five over-confident networks, 3 of the 10 such
     label sets' accuracy intervals held the truth; docs/benchmarks.md).
+
+    Parameters
+    ----------
+    labeled_predicted, labeled_class : int arrays, shape (n,)
+        The n labeled items' predicted (argmax) and true classes, as 0-based class positions.
+    has_reference : bool
+        Whether a labeled reference set was given (then no warning: its labels show the errors).
     """
     if has_reference or np.size(labeled_class) == 0 or np.any(np.asarray(labeled_predicted) != labeled_class):
         return []

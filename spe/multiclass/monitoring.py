@@ -141,13 +141,7 @@ def _reference_values(data, ref, level, rng):
     read = class_scores(values, data.classes, argument="reference")
     ev = estimate_from_scores(read, (np.arange(read.n_items), names), draws=MIN_DRAWS, level=level, rng=rng)
     metrics = {m: float(np.nanmean(ev.metric_draws(m))) for m in CLASS_MONITOR_METRICS}
-    return {"n_items": read.n_items, **metrics}, _log_evidence(ev)
-
-
-def _log_evidence(ev):
-    """log p(labels | scores) of an evaluation's average of models, under the average's prior model
-    probabilities (:func:`~spe.multiclass.average.averaged_log_evidence`)."""
-    return averaged_log_evidence(ev.model.models)
+    return {"n_items": read.n_items, **metrics}, averaged_log_evidence(ev.model.models)
 
 
 def _estimate(data, index, value, chunk, rng, *, draws, level, reference, ref_values, ref_evidence, drop, below):
@@ -166,8 +160,8 @@ def _estimate(data, index, value, chunk, rng, *, draws, level, reference, ref_va
         p_new = None
         if reference is not None and n_labeled:
             new = estimate_from_scores(part, labels, draws=draws, level=level, rng=new_rng)
-            log_odds = np.log(NEW_MAP_PRIOR / (1 - NEW_MAP_PRIOR)) + _log_evidence(new) + ref_evidence \
-                - _log_evidence(ev)
+            log_odds = (np.log(NEW_MAP_PRIOR / (1 - NEW_MAP_PRIOR)) + averaged_log_evidence(new.model.models)
+                        + ref_evidence - averaged_log_evidence(ev.model.models))
             p_new = float(special.expit(log_odds))
             use_new = mix_rng.random(ev.model.n_draws) < p_new
             draws_of = {m: np.where(use_new, new.metric_draws(m), d) for m, d in draws_of.items()}

@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from ..exceptions import SpeInputError
-from ..inputs import check_count, check_level, seed_of
+from ..inputs import check_choice, check_count, check_level, seed_of
 from ..quantiles import weighted_quantile
 from .suggest import target_draws
 
@@ -68,7 +68,7 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
         A width ≤ 0, an unknown target, strategy or class, ``max_labels`` or ``futures`` out of range.
     """
     _check_width(width)
-    _check_strategy(strategy)
+    check_choice("strategy", strategy, CLASS_PLAN_STRATEGIES)
     level = evaluation.level if level is None else check_level(level)
     try:
         values = target_draws(evaluation, target)
@@ -127,7 +127,7 @@ def plan_comparison_labels(comparison, *, width=None, probability=None, target="
         return plan_class_labels(comparison[classifier if classifier is not None else comparison.names[0]],
                                  width=width, target=target, strategy=strategy, max_labels=max_labels,
                                  futures=futures, level=level, rng=rng)
-    _check_strategy(strategy)
+    check_choice("strategy", strategy, CLASS_PLAN_STRATEGIES)
     level = comparison.level if level is None else check_level(level)
     values = np.column_stack([comparison.metric_draws(a, "accuracy", "population")
                               - comparison.metric_draws(b, "accuracy", "population")
@@ -149,12 +149,6 @@ def plan_comparison_labels(comparison, *, width=None, probability=None, target="
 def _check_width(width):
     if not (isinstance(width, (int, float, np.floating)) and np.isfinite(width) and width > 0):
         raise SpeInputError(f"must be a number > 0, got {width!r}", argument="width")
-
-
-def _check_strategy(strategy):
-    if strategy not in CLASS_PLAN_STRATEGIES:
-        raise SpeInputError(f"must be one of {', '.join(CLASS_PLAN_STRATEGIES)}, got {strategy!r}",
-                            argument="strategy")
 
 
 class _MeanWidth:
