@@ -16,7 +16,7 @@ from spe.multiclass import MulticlassEvaluation, class_scores, evaluate_multicla
 from spe.multiclass.models import CLASS_MODELS
 from spe.inference.map import hessian
 from spe.models.contaminated import CONTAMINATION_PRIOR
-from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map
+from spe.multiclass.models.base import gaussian_log_prior, linear, newton_map, softmax
 from spe.multiclass.models.contaminated import fit_contaminated_top_label
 from spe.multiclass.models.dirichlet import dirichlet_map
 from spe.multiclass.models.temperature import temperature_map
@@ -114,6 +114,28 @@ def test_the_expected_confusion_is_the_probabilities_summed_by_prediction():
     predicted = rng.choice([1, 3], size=200)  # classes 0, 2 and 4 never predicted, 4 the last
     rankings = Rankings(np.log(probs), predicted)
     np.testing.assert_allclose(expected_confusion(probs, rankings), probs.T @ np.eye(5)[predicted])
+
+
+def test_the_softmax_is_scipys_and_shifts_only_rows_that_overflow_or_underflow():
+    rng = np.random.default_rng(4)
+    z = rng.normal(0, 3, size=(2, 50, 6))
+    z[0, 3] += 500.0  # exp overflows
+    z[1, 7] -= 500.0  # exp underflows to zero
+    z[1, 9, 2] = 200.0
+    np.testing.assert_allclose(softmax(z.astype(np.float32)), special.softmax(z, axis=-1), rtol=2e-5, atol=1e-7)
+
+
+def test_the_label_draws_follow_each_draws_probabilities():
+    """Over M draws the drawn confusion counts average to the expected ones (the probabilities summed by
+    prediction), within Monte Carlo error and the few labeled items (one-hot in the draws)."""
+    logits, y = _softmax_pool(n=800, k=5, seed=6)
+    labels = {int(i): int(y[i]) for i in range(0, 800, 160)}
+    ev = evaluate_multiclass(logits, labels, draws=1000, rng=2, score_model="temperature")
+    drawn, expected = ev.performance.confusion, ev.performance.expected_confusion
+    diff = (drawn - expected).mean(axis=0)
+    spread = (drawn - expected).std(axis=0) / np.sqrt(drawn.shape[0])
+    assert np.all(np.abs(diff) <= 5 * spread + len(labels))
+    assert np.abs(diff).sum() < 0.05 * 800
 
 
 def test_every_item_labeled_gives_sklearns_metrics_exactly():

@@ -469,7 +469,13 @@ def _equal_tailed(values, level):
     """The lower end, median and upper end of the equal-tailed ``level`` interval per column of equally weighted
     draws (M, G) → three (G,), NaN draws left out (NaN where all are), by the inverted CDF as the scalar
     intervals (:func:`spe.evaluation.summarise_draws`, whose weights are equal here) are."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a column of NaN draws only: NaN
-        return np.nanquantile(np.asarray(values, dtype=float), [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0,
-                              method="inverted_cdf")
+    values = np.asarray(values, dtype=float)
+    q = [(1 - level) / 2, 0.5, (1 + level) / 2]
+    out = np.empty((3,) + values.shape[1:])
+    gaps = np.isnan(values).any(axis=0)  # np.nanquantile loops over every column: only these need it
+    out[:, ~gaps] = np.quantile(values[:, ~gaps], q, axis=0, method="inverted_cdf")
+    if gaps.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a column of NaN draws only: NaN
+            out[:, gaps] = np.nanquantile(values[:, gaps], q, axis=0, method="inverted_cdf")
+    return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics.curves import FPR_GRID, RECALL_GRID, probability_bins
-from ..parallel import resolve_workers, thread_map
+from ..parallel import one_blas_thread, resolve_workers, thread_map
 
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "sample_joint_class_performance",
            "mean_probabilities", "count_labels",
@@ -136,10 +136,14 @@ def _ranking_of(score):
 
 
 def _draw_labels(probs, rng):
-    """One class per item per draw from probabilities (B, N, K) → (B, N)."""
-    cdf = np.cumsum(probs, axis=-1)
+    """One class per item per draw from probabilities (B, N, K) → (B, N): the first class whose cumulative
+    probability reaches a uniform draw. The cumulative sums are a product with a triangular matrix of ones, and
+    the first class found by ``argmax``: on a last axis of K classes, numpy's ``cumsum`` and ``sum`` take 2–4×
+    as long (``benchmarks/multiclass_speed.py``)."""
+    k = probs.shape[-1]
+    cdf = probs @ np.triu(np.ones((k, k), dtype=probs.dtype))
     u = rng.random(probs.shape[:2], dtype=np.float32)[..., None] * cdf[..., -1:]
-    return np.minimum((cdf < u).sum(axis=-1), probs.shape[-1] - 1)
+    return np.minimum(np.argmax(cdf >= u, axis=-1), k - 1)
 
 
 def ranking_metrics(y, r: Rankings, grid, fpr_grid=FPR_GRID):
@@ -311,7 +315,8 @@ def _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, *, rn
             for out, r in zip(outs, rankings):
                 _count(out, start + b, labels[b], r, grid, top_ks)
 
-    thread_map(run, zip(blocks, streams), resolve_workers(workers))
+    with one_blas_thread():  # the threads are the parallelism: a BLAS pool in each only oversubscribes
+        thread_map(run, zip(blocks, streams), resolve_workers(workers))
     return outs
 
 
@@ -371,9 +376,10 @@ def mean_probabilities(model, inputs, labeled_index, labeled_class, *, workers=N
 
     total = np.zeros((n, k))
     workers = resolve_workers(workers)
-    for start in range(0, len(blocks), workers):  # a sum per worker held at a time, never one per block
-        for part in thread_map(run, blocks[start:start + workers], workers):
-            total += part
+    with one_blas_thread():
+        for start in range(0, len(blocks), workers):  # a sum per worker held at a time, never one per block
+            for part in thread_map(run, blocks[start:start + workers], workers):
+                total += part
     total /= model.n_draws
     total[labeled_index] = np.eye(k)[labeled_class]
     return total
