@@ -16,7 +16,8 @@ from .metrics import REGISTRY as METRICS
 from .metrics.curves import reliability_bins
 
 __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_threshold_curves",
-           "plot_threshold_probability", "plot_reliability", "plot_error_vs_labels", "report_figures",
+           "plot_threshold_probability", "plot_class_threshold_probability", "plot_reliability",
+           "plot_error_vs_labels", "report_figures",
            "plot_comparison_pr", "plot_differences", "comparison_figure", "plot_label_plan", "plot_monitoring",
            "monitoring_figure", "plot_slice_gaps", "plot_confusion_matrix", "plot_class_pr_curves",
            "plot_class_reliability", "multiclass_figure", "plot_class_metrics", "class_comparison_figure",
@@ -223,12 +224,7 @@ def plot_pr_curve(evaluation, ax=None, *, level=None, truth=None, labeled_only=N
     """
     ax = _axes(ax)
     if requirement is not None:
-        from matplotlib.patches import Rectangle
-
-        p_min, r_min = requirement
-        ax.add_patch(Rectangle((r_min, p_min), 1 - r_min, 1.02 - p_min, facecolor="tab:green", alpha=0.12,
-                               edgecolor="tab:green", lw=1.2,
-                               label=f"requirement: precision ≥ {p_min:g}, recall ≥ {r_min:g}"))
+        _requirement_box(ax, *requirement)
     pr = evaluation.pr_curve(level)
     pct = f"{100 * pr.level:g}%"
     line, band, line_label, band_label = _estimate_style(_earlier_estimates(ax), color, label, pct)
@@ -335,6 +331,34 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
     """
     ax = _axes(ax)
     choice = evaluation.best_threshold(min_precision, min_recall, performance=performance)
+    _draw_threshold_probability(ax, choice, color, label, kwargs)
+    return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="posterior probability",
+                   title=f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
+                         f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
+
+
+def plot_class_threshold_probability(evaluation, cls, ax=None, *, min_precision=0.0, min_recall=0.0,
+                                     performance="sample", label=None, color="tab:green", **kwargs):
+    """A multiclass classifier's p(C(τ)) for one class's one-vs-rest decision "probability of ``cls`` ≥ τ"
+    (:meth:`spe.multiclass.MulticlassEvaluation.best_threshold`), as :func:`plot_threshold_probability` draws it;
+    the threshold axis is in probability units.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    choice = evaluation.best_threshold(cls, min_precision, min_recall, performance=performance)
+    _draw_threshold_probability(ax, choice, color, label, kwargs)
+    return _finish(ax, xlabel=f"threshold on the probability of {cls} (items at or above it are flagged)",
+                   ylabel="posterior probability",
+                   title=f"{cls}: p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
+                         f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
+
+
+def _draw_threshold_probability(ax, choice, color, label, kwargs):
+    """p(C(τ)) against τ, the model's own dotted (when it differs), the chosen threshold and 0.5; the x axis
+    zoomed to where the probability is at least :data:`ZOOM_PROBABILITY`."""
     curve = choice.curve
     ax.plot(curve.threshold, curve.probability,
             **{"color": color, "lw": 1.8, "label": label or "p(requirement met)", **kwargs})
@@ -350,9 +374,15 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
         lo, hi = min(likely.min(), choice.threshold), max(likely.max(), choice.threshold)
         pad = 0.1 * (hi - lo) if hi > lo else 0.02 * (t.max() - t.min())
         ax.set_xlim(max(t.min(), lo - pad), min(t.max(), hi + pad))
-    return _finish(ax, xlabel=_THRESHOLD_AXIS, ylabel="posterior probability",
-                   title=f"p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
-                         f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
+
+
+def _requirement_box(ax, p_min, r_min):
+    """The requirement precision ≥ p_min and recall ≥ r_min as a box on precision-recall axes."""
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(Rectangle((r_min, p_min), 1 - r_min, 1.02 - p_min, facecolor="tab:green", alpha=0.12,
+                           edgecolor="tab:green", lw=1.2,
+                           label=f"requirement: precision ≥ {p_min:g}, recall ≥ {r_min:g}"))
 
 
 def plot_roc_curve(evaluation, ax=None, *, level=None, performance="sample", truth=None, label=None, color=None,
@@ -948,15 +978,17 @@ def plot_confusion_matrix(evaluation, ax=None, *, level=None, performance="sampl
     return ax
 
 
-def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=10):
+def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=10, requirement=None):
     """Each class's one-vs-rest precision-recall curve with its credible band, on one set of axes (the first
-    ``most`` classes, or ``classes``).
+    ``most`` classes, or ``classes``); ``requirement`` (min precision, min recall) drawn as a box.
 
     Returns
     -------
     matplotlib Axes
     """
     ax = _axes(ax)
+    if requirement is not None:
+        _requirement_box(ax, *requirement)
     chosen = list(classes) if classes is not None else list(evaluation.classes[:most])
     colours = _class_colours(len(chosen))
     for name, colour in zip(chosen, colours):
@@ -964,8 +996,9 @@ def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=
         ax.fill_between(band.x, band.lo, band.hi, step="post", color=colour, alpha=0.15, lw=0)
         ax.step(band.x, band.median, where="post", color=colour, lw=1.3, label=str(name))
     pct = f"{100 * (level or evaluation.level):g}%"
+    who = f"{chosen[0]} against the rest" if len(chosen) == 1 else "each class against the rest"
     return _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
-                   title=f"each class against the rest: median and {pct} band")
+                   title=f"{who}: median and {pct} band")
 
 
 def _class_colours(n):

@@ -675,6 +675,62 @@ def test_per_class_thresholds_give_sklearns_one_vs_rest_metrics_and_the_command_
     assert main(args[:-1] + ["bee:0.6"]) == 2
 
 
+def test_a_class_threshold_with_every_item_labeled_is_sklearns_and_certain():
+    """Every label known: each draw is the truth, so p(requirement met) is 0 or 1 at every threshold, the one
+    chosen meets it, and precision and recall there are scikit-learn's."""
+    logits, y = _softmax_pool(n=300, k=4)
+    ev = evaluate_multiclass(logits, y, draws=100, rng=0)
+    choice = ev.best_threshold("2", min_precision=0.55, min_recall=0.4)
+    p = np.exp(ev.scores.log_probs[:, 2])  # the classifier's probabilities as read (softmax of the logits)
+    assert set(np.unique(choice.curve.probability)) <= {0.0, 1.0}
+    flagged = p >= choice.threshold
+    precision, recall = skm.precision_score(y == 2, flagged), skm.recall_score(y == 2, flagged)
+    assert choice.probability == 1.0 and precision >= 0.55 and recall >= 0.4
+    assert choice.metrics["precision"].lo == choice.metrics["precision"].hi == pytest.approx(precision)
+    assert choice.metrics["recall"].mean == pytest.approx(recall)
+    for t, met in zip(choice.curve.threshold, choice.curve.probability):
+        tp = np.sum((p >= t) & (y == 2))
+        assert met == float(tp >= 0.55 * np.sum(p >= t) - 1e-9 and tp >= 0.4 * np.sum(y == 2) - 1e-9)
+    assert choice.curve.labeled_above.max() == 300
+    with pytest.raises(SpeInputError, match="min_recall"):
+        ev.best_threshold("2", min_recall=1.5)
+    with pytest.raises(ValueError, match="not one of the classes"):
+        ev.best_threshold("owl")
+
+
+def test_a_class_threshold_from_a_few_labels_holds_the_pools_precision_and_recall():
+    """Simulated: the true classes follow softmax(logits / 2); from 40 labels the intervals at the chosen
+    threshold hold the pool's precision and recall there, and the same seed gives the same choice."""
+    logits, y = _softmax_pool(n=3000, k=4, seed=7)
+    labels = {int(i): int(y[i]) for i in np.random.default_rng(7).choice(3000, 40, replace=False)}
+    ev = evaluate_multiclass(logits, labels, draws=600, rng=3)
+    choice = ev.best_threshold("1", min_precision=0.5, min_recall=0.3)
+    flagged = special.softmax(logits, axis=1)[:, 1] >= choice.threshold
+    for name, value in (("precision", skm.precision_score(y == 1, flagged)),
+                        ("recall", skm.recall_score(y == 1, flagged))):
+        assert choice.metrics[name].lo <= value <= choice.metrics[name].hi
+    again = ev.best_threshold("1", min_precision=0.5, min_recall=0.3)
+    assert again.threshold == choice.threshold and again.probability == choice.probability
+
+
+def test_spe_threshold_on_class_columns_writes_the_choice_and_names_a_missing_class(tmp_path, capsys):
+    from spe.cli.main import main
+
+    _write_pool(tmp_path)
+    out, fig = tmp_path / "t.json", tmp_path / "t.png"
+    base = ["threshold", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--draws", "150", "--seed", "0", "--min-precision", "0.7", "--min-recall", "0.4"]
+    assert main(base + ["--class", "bee", "--json", str(out), "--plot", str(fig)]) == 0
+    result = json.loads(out.read_text())
+    assert result["class"] == "bee" and 0 <= result["probability"] <= 1 and fig.stat().st_size > 0
+    assert {"threshold", "likely", "metrics", "curve", "labeled_above", "positives_above", "seed"} <= set(result)
+    assert "requirement for bee" in capsys.readouterr().out
+    assert main(base) == 2
+    assert "--class NAME" in capsys.readouterr().err
+    assert main(base + ["--class", "owl"]) == 2
+    assert "'owl' is not one of the classes" in capsys.readouterr().err
+
+
 def test_truth_gives_sklearns_values_and_the_command_says_whether_the_intervals_hold_them(tmp_path, capsys):
     from spe.cli.main import main
 

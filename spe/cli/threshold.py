@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..display import score_type_lines
+from .classes import add_class_options, class_columns, run_class_threshold
 from .common import figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines, notes, plan_outputs
 from .options import Once, add_model_options, unit
 from .registry import Command, register
@@ -25,17 +26,26 @@ confusion counts there with credible intervals, and the range of thresholds
 that meet the requirement with probability >= 0.5 — or says plainly that no
 threshold is likely to meet it.
 
-Inputs as for `spe estimate` (see `spe estimate --help`).
+Inputs as for `spe estimate` (see `spe estimate --help`). With multiclass
+scores (one column per class), --class NAME chooses the threshold on that
+class's probability for the one-vs-rest decision "flag the item as NAME when
+its probability of NAME is at least the threshold".
 
-example:
+examples:
   spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \\
       --min-precision 0.9 --min-recall 0.5 --seed 0
+  spe threshold examples/digits10_scores.csv --labels examples/digits10_labels.csv \\
+      --class-prefix p --class 8 --min-precision 0.9 --min-recall 0.5 --seed 0
 """
 
 
 def add_arguments(thr):
-    """The options of ``spe threshold``: the shared ones, the requirement and the outputs."""
+    """The options of ``spe threshold``: the shared ones, the class columns, the requirement and the outputs."""
     add_model_options(thr)
+    add_class_options(thr)
+    thr.add_argument("--class", dest="target_class", metavar="NAME", action=Once,
+                     help="multiclass scores: the class whose decision 'its probability is at least the threshold' "
+                          "is chosen (one-vs-rest: precision and recall of that class)")
     thr.add_argument("--min-precision", type=unit, default=0.0, metavar="P",
                      help="required precision, in [0, 1] (default 0)")
     thr.add_argument("--min-recall", type=unit, default=0.0, metavar="R",
@@ -51,6 +61,13 @@ def add_arguments(thr):
 
 def run(args):
     """Run ``spe threshold``; returns the exit status."""
+    from ..exceptions import SpeInputError
+
+    columns = class_columns(args)
+    if columns is not None:
+        return run_class_threshold(args, columns)
+    if args.target_class is not None:
+        raise SpeInputError("--class is for multiclass scores (one column per class)", argument="--class")
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     scores, ev = fit(args)
     base = labeled_only_baseline(args, ev)

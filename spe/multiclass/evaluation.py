@@ -231,6 +231,16 @@ class MulticlassEvaluation(ClassSummary):
                              "f1": self._interval(np.where(pp + pos > 0, 2 * tp / (pp + pos), np.nan), level)}
         return out
 
+    def best_threshold(self, cls, min_precision=0.0, min_recall=0.0, level=None, performance="sample"):
+        """The threshold on class ``cls``'s probability most likely to meet a precision/recall requirement for the
+        one-vs-rest decision "probability of ``cls`` ≥ τ", and how likely
+        (:func:`spe.multiclass.threshold.best_class_threshold`: the returns and the errors raised). For example
+        ``ev.best_threshold("spam", min_precision=0.9, min_recall=0.5).threshold`` is the probability of
+        ``spam`` above which to flag an item as spam."""
+        from .threshold import best_class_threshold
+
+        return best_class_threshold(self, cls, min_precision, min_recall, level, performance)
+
     def per_class(self, level=None, performance="sample") -> dict:
         """class name → {metric: Interval} for every metric of :data:`CLASS_METRICS`."""
         draws = {m: self.class_metric_draws(m, performance) for m in CLASS_METRICS}
