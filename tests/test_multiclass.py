@@ -402,7 +402,9 @@ def test_class_options_are_checked_before_any_work(tmp_path, capsys):
     assert "OUT.html" in capsys.readouterr().err
     assert not (tmp_path / "pages").exists()
     assert main(["estimate", scores, "--class-prefix", "prob_", "--threshold", "0.5"]) == 2
-    assert "--threshold is not available for multiclass" in capsys.readouterr().err
+    assert "--threshold: for one score only; with multiclass scores use --class-threshold" in capsys.readouterr().err
+    assert main(["estimate", scores, "--class-prefix", "prob_", "--requirement", "0.9,0.5"]) == 2
+    assert "spe threshold --class CLASS" in capsys.readouterr().err
 
 
 def test_the_report_is_one_page_with_every_class_and_the_truth(tmp_path):

@@ -13,8 +13,9 @@ __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "
            "run_class_monitor",
            "UNSUPPORTED"]
 
-#: Options of ``spe estimate`` that multiclass scores do not take yet: (attribute, flag).
-UNSUPPORTED = (("threshold", "--threshold"), ("requirement", "--requirement"))
+#: Options of ``spe estimate`` that multiclass scores do not take: (attribute, flag, what to use instead).
+UNSUPPORTED = (("threshold", "--threshold", "--class-threshold CLASS=T"),
+               ("requirement", "--requirement", "spe threshold --class CLASS --min-precision P --min-recall R"))
 
 
 def add_class_options(p):
@@ -629,9 +630,8 @@ def _binary_fields(args, matrix, labels, names, reference, multiclass_diagnostic
 
 
 def _refuse_unsupported(args):
-    for attribute, flag in UNSUPPORTED:
+    for attribute, flag, instead in UNSUPPORTED:
         if getattr(args, attribute, None):
-            raise SpeInputError(f"{flag} is not available for multiclass scores yet; drop it (the JSON holds "
-                                "every estimate)")
+            raise SpeInputError(f"for one score only; with multiclass scores use {instead}", argument=flag)
     if getattr(args, "engine", "auto") == "dask":
         raise SpeInputError("--engine dask is not available for multiclass scores yet")
