@@ -72,7 +72,7 @@ def reliability(frame):
         n, k = len(part), int(part["met"].sum())
         a, b = stats.beta.ppf([0.05, 0.95], k + 0.5, n - k + 0.5)
         out.append(f"  stated [{span.left:.1f}, {min(span.right, 1):.1f}): n {n:4d}  mean stated "
-                   f"{part['stated'].mean():.2f}  met {k / n:.2f} [{a:.2f}, {b:.2f}]")
+                   f"{part['stated'].mean():.2f}  met {k} ({k / n:.3f}) [{a:.2f}, {b:.2f}]")
     return out
 
 
@@ -82,7 +82,7 @@ def report(frame):
     for (group, n), part in frame.groupby(["group", "labels"]):
         high = part[part["stated"] >= 0.9]
         lines.append(f"{group}, {n} labels: {len(part)} choices, {part['case'].nunique()} cases; "
-                     f"stated >= 0.9 met in {high['met'].mean():.2f} of {len(high)}; mean stated "
+                     f"stated >= 0.9 met in {int(high['met'].sum())} of {len(high)}; mean stated "
                      f"{part['stated'].mean():.2f}, met {part['met'].mean():.2f}; Brier over every threshold "
                      f"{part['brier'].mean():.3f}")
         lines += reliability(part)

@@ -26,7 +26,7 @@ from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names", "metrics_frame",
-           "item_index", "score_model_frame"]
+           "item_index", "score_model_frame", "requirement_met"]
 
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
@@ -178,12 +178,13 @@ class ThresholdChoice:
     Attributes
     ----------
     threshold : float
-        Score units. Among thresholds of equal probability, the one with the
-        highest posterior-mean F1.
+        Score units (for a class of multiclass scores, :mod:`spe.multiclass.threshold`: the probability of the
+        class). Among thresholds of equal probability, the one with the highest posterior-mean F1.
     probability : float
         p(C(τ)) at that threshold.
     metrics : dict of str → Interval
-        Every metric at a threshold (:func:`metric_names`) there.
+        Every metric at a threshold (:func:`metric_names`) there (for a class of multiclass scores: precision,
+        recall and F1 of the one-vs-rest decision).
     likely : bool
         ``probability ≥ 0.5``: whether the requirement is more likely met
         than not.
@@ -221,19 +222,21 @@ class ThresholdChoice:
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
             "curve": curve,
         }
+        out.update(self.rests_on())
         if self.curve.model_probability is not None:
-            out.update(self.rests_on())
             curve["model_probability"] = self.curve.model_probability
         return jsonable(out)
 
     def rests_on(self):
         """What the probability rests on at the chosen threshold: ``{"model_probability": the score model's own
         p(C(τ)), "labels_only_weight": the weight of "the model is wrong above τ", "labeled_above": labeled items
-        scored ≥ τ, "positives_above": positives among them}``; an empty dict for the labeled-only estimate."""
+        scored ≥ τ, "positives_above": positives among them}``; an empty dict for the labeled-only estimate; only
+        the labeled items for a class of multiclass scores (:mod:`spe.multiclass.threshold`)."""
         c = self.curve
-        if c.model_probability is None:
-            return {}
         i = int(np.searchsorted(c.threshold, self.threshold))
+        if c.model_probability is None:
+            return ({} if c.labeled_above is None else
+                    {"labeled_above": int(c.labeled_above[i]), "positives_above": int(c.positives_above[i])})
         return {"model_probability": float(c.model_probability[i]),
                 "labels_only_weight": float(c.labels_only_weight[i]),
                 "labeled_above": int(c.labeled_above[i]), "positives_above": int(c.positives_above[i])}
@@ -299,8 +302,9 @@ def most_likely_threshold(curve, mean_f1):
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
 
-def _meets(values, min_precision, min_recall):
-    """C(τ) per draw and threshold from the metrics at the thresholds (dicts of (M, T)): (M, T) booleans."""
+def requirement_met(values, min_precision, min_recall):
+    """C(τ) per draw and threshold from the metrics at the thresholds (dicts with ``precision`` and ``recall``,
+    (M, T) each; NaN, undefined, never meets): (M, T) booleans. SpeInputError for a requirement outside [0, 1]."""
     for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
         if not 0 <= v <= 1:
             raise SpeInputError(f"must be in [0, 1], got {plain(v)!r}", argument=name)
@@ -794,7 +798,7 @@ class Evaluation:
     def _requirement_check(self, min_precision, min_recall, performance):
         """:meth:`requirement_check`, and the grid's precision, recall and F1 (dict of (M, T))."""
         p, values = self._grid_metrics(performance, ("precision", "recall", "f1"))
-        model_meets = _meets(values, min_precision, min_recall)
+        model_meets = requirement_met(values, min_precision, min_recall)
         prob = p.replay.item_probability_draws(self.scores, self.labeled_index)  # (M, n)
         return requirement_check(p, self.scores[self.labeled_index], self.labeled_value, prob, min_precision,
                                  min_recall, model_meets, self.labels_only_prior()), values

@@ -338,22 +338,25 @@ def plot_threshold_probability(evaluation, ax=None, *, min_precision=0.0, min_re
 
 
 def plot_class_threshold_probability(evaluation, cls, ax=None, *, min_precision=0.0, min_recall=0.0,
-                                     performance="sample", label=None, color="tab:green", **kwargs):
+                                     performance="sample", choice=None, label=None, color="tab:green", **kwargs):
     """A multiclass classifier's p(C(τ)) for one class's one-vs-rest decision "probability of ``cls`` ≥ τ"
     (:meth:`spe.multiclass.MulticlassEvaluation.best_threshold`), as :func:`plot_threshold_probability` draws it;
-    the threshold axis is in probability units.
+    the threshold axis is in probability units. ``choice``: that method's result if already computed (its
+    requirement and performance are drawn; the others are then not read).
 
     Returns
     -------
     matplotlib Axes
     """
     ax = _axes(ax)
-    choice = evaluation.best_threshold(cls, min_precision, min_recall, performance=performance)
+    if choice is None:
+        choice = evaluation.best_threshold(cls, min_precision, min_recall, performance=performance)
     _draw_threshold_probability(ax, choice, color, label, kwargs)
+    c = choice.curve
     return _finish(ax, xlabel=f"threshold on the probability of {cls} (items at or above it are flagged)",
                    ylabel="posterior probability",
-                   title=f"{cls}: p(precision ≥ {min_precision:g} and recall ≥ {min_recall:g}) per threshold\n"
-                         f"({performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
+                   title=f"{cls}: p(precision ≥ {c.min_precision:g} and recall ≥ {c.min_recall:g}) per threshold\n"
+                         f"({c.performance} performance, {evaluation.n_labeled} labeled of {evaluation.n_items})")
 
 
 def _draw_threshold_probability(ax, choice, color, label, kwargs):

@@ -6,7 +6,8 @@ import warnings
 
 from ..exceptions import SpeInputError
 from ..output import json_bytes
-from .common import figure_bytes, finish, plan_outputs
+from .common import (few_items_note, figure_bytes, finish, plan_outputs, rounded_down,
+                     threshold_choice_lines)
 
 __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "class_thresholds", "run_classes",
            "run_class_suggest", "run_class_compare", "class_plan", "run_class_threshold",
@@ -182,6 +183,8 @@ def run_class_threshold(args, columns):
     the requirement (:func:`spe.multiclass.threshold.best_class_threshold`); writes ``--json`` and ``--plot`` and
     prints the summary. Returns the exit status."""
     _refuse_unsupported(args)
+    if args.compare_labeled_only:
+        raise SpeInputError("for one score only", argument="--compare-labeled-only")
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     matrix, classes, labels, _ = _class_inputs(args, args.scores, columns)
     name = _threshold_class(args.target_class, classes)
@@ -189,75 +192,55 @@ def run_class_threshold(args, columns):
     ev = _estimate(args, matrix, classes, labels, reference)
     choice = ev.best_threshold(name, args.min_precision, args.min_recall, performance=args.performance)
     result = {"n_items": ev.n_items, "n_labeled": ev.n_labeled, "level": ev.level, "class": name,
-              **choice.to_dict(), **_rests_on(choice), "seed": ev.diagnostics["seed"], "warnings": list(ev.warnings)}
+              **choice.to_dict(), "seed": ev.diagnostics["seed"], "warnings": list(ev.warnings)}
     files = [(plan["--json"], json_bytes(result))] if "--json" in plan else []
     if "--plot" in plan:
-        files.append((plan["--plot"], _threshold_figure(ev, name, args)))
+        files.append((plan["--plot"], _threshold_figure(ev, name, choice, args)))
     finish(plan, "\n".join(_class_threshold_lines(args, ev, name, choice)), files, warnings=ev.warnings,
            command="spe threshold")
     return 0
 
 
 def _threshold_class(given, classes):
-    """The class named by ``--class`` (its name, or its 0-based position); SpeInputError when absent or unknown."""
+    """The class ``--class`` names (by name, or by 0-based position as labels may), checked before any fit."""
+    from ..inputs import LabelValueError
+    from ..multiclass.scores import class_encoder
+
     if given is None:
         raise SpeInputError("multiclass scores: name the class whose threshold to choose with --class NAME (one of "
-                            f"{', '.join(map(str, classes[:20]))}{' …' if len(classes) > 20 else ''})",
-                            argument="--class")
-    if given in classes:
-        return given
-    if given.isdigit() and int(given) < len(classes):
-        return classes[int(given)]
-    raise SpeInputError(f"--class {given!r} is not one of the classes ({', '.join(map(str, classes[:20]))}"
-                        f"{' …' if len(classes) > 20 else ''})", argument="--class")
+                            f"{_first_names(classes)})", argument="--class")
+    try:
+        return classes[int(class_encoder(classes)([given])[0])]
+    except LabelValueError:
+        raise SpeInputError(f"{given!r} is not one of the classes ({_first_names(classes)}) nor a position "
+                            f"0..{len(classes) - 1}", argument="--class") from None
 
 
-def _rests_on(choice):
-    """The labeled items at or above the chosen threshold, and those of the class among them."""
-    import numpy as np
-
-    at = int(np.flatnonzero(choice.curve.threshold == choice.threshold)[0])
-    return {"labeled_above": int(choice.curve.labeled_above[at]),
-            "positives_above": int(choice.curve.positives_above[at])}
+def _first_names(classes, most=20):
+    return ", ".join(map(str, classes[:most])) + (" …" if len(classes) > most else "")
 
 
 def _class_threshold_lines(args, ev, name, choice):
     """The summary ``spe threshold --class NAME`` prints."""
-    import numpy as np
-
-    pct = f"{100 * ev.level:g}%"
-    lines = [f"spe: {ev.n_items} items, {len(ev.classes)} classes, {ev.n_labeled} labeled; scores read as "
-             f"{ev.score_type}",
-             f"requirement for {name}: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
-             f"({args.performance} performance; an item is flagged as {name} when its probability of {name} is "
-             ">= the threshold)"]
-    curve = choice.curve
-    ok = curve.threshold[curve.probability >= 0.5]
-    if choice.likely:
-        lines.append(f"best threshold: {choice.threshold:.6g} (probability of {name}); probability the requirement "
-                     f"is met: {choice.probability:.3f}")
-        lines.append(f"thresholds meeting it with probability >= 0.5: {ok.min():.6g} to {ok.max():.6g}"
-                     + ("" if ok.size == np.sum((curve.threshold >= ok.min()) & (curve.threshold <= ok.max()))
-                        else " (not every threshold in between)"))
-    else:
-        lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} (probability "
-                     f"of {name}), meets it with probability {choice.probability:.3f}")
-    r = _rests_on(choice)
+    r = choice.rests_on()
     k, j = r["labeled_above"], r["positives_above"]
-    lines.append(f"rests on: {k} labeled item{'' if k == 1 else 's'} at or above it ({j} of them {name}) and the "
-                 "score models' recalibrated probabilities"
-                 + ("; with none, only the score models speak for the items above it" if k == 0 else ""))
-    if args.min_recall == 0 and choice.metrics["recall"].mean < 0.1:
-        lines.append("note: with no recall requirement the surest threshold keeps very few items; "
-                     "add --min-recall to ask for the recall you need")
-    lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
-    lines += [f"  {metric:<10} {interval}" for metric, interval in choice.metrics.items()]
-    seed = ev.diagnostics["seed"]
-    lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
-    return lines
+    shown = rounded_down(choice.threshold)
+    return [f"spe: {ev.n_items} items, {len(ev.classes)} classes, {ev.n_labeled} labeled; scores read as "
+            f"{ev.score_type}",
+            f"requirement for {name}: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
+            f"({args.performance} performance; an item is flagged as {name} when its probability of {name} is "
+            ">= the threshold)",
+            *threshold_choice_lines(choice, f"the probability of {name}", rounded_down),
+            f"rests on: {k} labeled item{'' if k == 1 else 's'} at or above it ({j} of them {name}) and the score "
+            "models' recalibrated probabilities"
+            + ("; with none, only the score models speak for the items above it" if k == 0 else ""),
+            *few_items_note(choice, args.min_recall),
+            f"at {shown} (posterior mean [{100 * ev.level:g}% credible interval]):",
+            *[f"  {metric:<10} {interval}" for metric, interval in choice.metrics.items()],
+            f"seed: {ev.diagnostics['seed']} (--seed {ev.diagnostics['seed']} repeats this run)"]
 
 
-def _threshold_figure(ev, name, args):
+def _threshold_figure(ev, name, choice, args):
     """``spe threshold --class NAME --plot``: p(requirement met) against the threshold, and NAME's PR curve with its
     band and the requirement as a box, as image bytes."""
     import matplotlib
@@ -268,8 +251,7 @@ def _threshold_figure(ev, name, args):
     from ..plot import plot_class_pr_curves, plot_class_threshold_probability
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
-    plot_class_threshold_probability(ev, name, axes[0], min_precision=args.min_precision,
-                                     min_recall=args.min_recall, performance=args.performance)
+    plot_class_threshold_probability(ev, name, axes[0], choice=choice)
     plot_class_pr_curves(ev, axes[1], classes=[name], requirement=(args.min_precision, args.min_recall))
     return figure_bytes(fig, args.plot)
 

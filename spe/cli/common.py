@@ -17,7 +17,8 @@ from ..output import json_bytes  # noqa: F401  (the commands' --json, here with 
 __all__ = ["plan_outputs", "finish", "say", "quiet", "read_inputs", "fit", "read_classifiers", "classifier_inputs",
            "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
            "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt",
-           "metrics_lines", "notes", "file_names", "names_list"]
+           "metrics_lines", "notes", "file_names", "names_list", "threshold_choice_lines", "few_items_note",
+           "rounded_down"]
 
 
 def reference_of(args):
@@ -385,4 +386,43 @@ def score_type_read(scores, score_type):
     from ..models.mixture import resolve_score_reading
 
     return resolve_score_reading(scores, score_type)[0]
+
+
+def threshold_choice_lines(choice, units, shown=lambda t: f"{t:.6g}"):
+    """The lines of ``spe threshold``'s summary that state its choice (a :class:`spe.evaluation.ThresholdChoice`):
+    the best threshold and the probability it meets the requirement, and the thresholds that meet it with
+    probability ≥ 0.5 — or that none is likely to. ``units`` names the threshold's units ("score units", "the
+    probability of CLASS"); ``shown`` writes a threshold."""
+    import numpy as np
+
+    curve = choice.curve
+    ok = curve.threshold[curve.probability >= 0.5]
+    if not choice.likely:
+        return [f"no threshold is likely to meet the requirement: the best, {shown(choice.threshold)} ({units}), "
+                f"meets it with probability {choice.probability:.3f}"]
+    between = np.sum((curve.threshold >= ok.min()) & (curve.threshold <= ok.max()))
+    return [f"best threshold: {shown(choice.threshold)} ({units}); probability the requirement is met: "
+            f"{choice.probability:.3f}",
+            f"thresholds meeting it with probability >= 0.5: {shown(ok.min())} to {shown(ok.max())}"
+            + ("" if ok.size == between else " (not every threshold in between)")]
+
+
+def rounded_down(value, digits=6):
+    """``value`` > 0 written with ``digits`` significant digits, rounded down: a threshold copied from the summary
+    (items at or above it are flagged) then keeps the item it was taken from."""
+    from decimal import ROUND_FLOOR, Decimal
+
+    text = f"{value:.{digits}g}"
+    if float(text) <= value:
+        return text
+    x = Decimal(float(value))
+    return f"{float(x.quantize(Decimal(1).scaleb(x.adjusted() - digits + 1), rounding=ROUND_FLOOR)):.{digits}g}"
+
+
+def few_items_note(choice, min_recall):
+    """A note when no recall was asked for and the surest threshold keeps few items: [] or [str]."""
+    if min_recall == 0 and choice.metrics["recall"].mean < 0.1:
+        return ["note: with no recall requirement the surest threshold keeps very few items; "
+                "add --min-recall to ask for the recall you need"]
+    return []
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..display import score_type_lines
 from .classes import add_class_options, class_columns, run_class_threshold
-from .common import figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines, notes, plan_outputs
+from .common import (few_items_note, figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines,
+                     notes, plan_outputs, threshold_choice_lines)
 from .options import Once, add_model_options, unit
 from .registry import Command, register
 
@@ -29,7 +30,11 @@ threshold is likely to meet it.
 Inputs as for `spe estimate` (see `spe estimate --help`). With multiclass
 scores (one column per class), --class NAME chooses the threshold on that
 class's probability for the one-vs-rest decision "flag the item as NAME when
-its probability of NAME is at least the threshold".
+its probability of NAME is at least the threshold". Its p(C(t)) is the score
+models' own, from that class's labels drawn under each posterior draw: no
+labels-only alternative is weighed in (the models' ceiling keeps room for
+errors at high confidence), and the summary says how many labeled items are
+at or above the threshold.
 
 examples:
   spe threshold examples/digits_scores.csv --labels examples/digits_labels.csv \\
@@ -44,16 +49,18 @@ def add_arguments(thr):
     add_model_options(thr)
     add_class_options(thr)
     thr.add_argument("--class", dest="target_class", metavar="NAME", action=Once,
-                     help="multiclass scores: the class whose decision 'its probability is at least the threshold' "
-                          "is chosen (one-vs-rest: precision and recall of that class)")
+                     help="multiclass scores: the class (its name, or its 0-based position) whose decision 'its "
+                          "probability is at least the threshold' is chosen (one-vs-rest: precision and recall of "
+                          "that class)")
     thr.add_argument("--min-precision", type=unit, default=0.0, metavar="P",
                      help="required precision, in [0, 1] (default 0)")
     thr.add_argument("--min-recall", type=unit, default=0.0, metavar="R",
                      help="required recall, in [0, 1] (default 0)")
     thr.add_argument("--json", metavar="OUT.json", action=Once,
                      help="write the choice, the metrics there, what the probability rests on (model_probability, "
-                          "labels_only_weight, labeled_above, positives_above) and p(requirement met) at every "
-                          "threshold as JSON ('-': to standard output)")
+                          "labels_only_weight, labeled_above, positives_above; with --class the class and the "
+                          "labeled items only) and p(requirement met) at every threshold as JSON ('-': to standard "
+                          "output)")
     thr.add_argument("--plot", metavar="OUT.png", action=Once,
                      help="write a figure: p(requirement met) against the threshold, and the PR curve with its band "
                           "and the requirement drawn as a box (paper Fig. 4)")
@@ -67,7 +74,7 @@ def run(args):
     if columns is not None:
         return run_class_threshold(args, columns)
     if args.target_class is not None:
-        raise SpeInputError("--class is for multiclass scores (one column per class)", argument="--class")
+        raise SpeInputError("for multiclass scores only (one column per class)", argument="--class")
     plan = plan_outputs(args, ("--json", args.json, True), ("--plot", args.plot, False))
     scores, ev = fit(args)
     base = labeled_only_baseline(args, ev)
@@ -120,21 +127,9 @@ def _threshold_lines(args, ev, choice, base, bchoice):
         f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
         f"({args.performance} performance; an item is predicted positive when its score is >= the threshold)",
     ]
-    curve = choice.curve
-    ok = curve.threshold[curve.probability >= 0.5]
-    if choice.likely:
-        lines.append(f"best threshold: {choice.threshold:.6g} (score units); probability the requirement is met: "
-                     f"{choice.probability:.3f}")
-        lines.append(f"thresholds meeting it with probability >= 0.5: {ok.min():.6g} to {ok.max():.6g}"
-                     + ("" if ok.size == np.sum((curve.threshold >= ok.min()) & (curve.threshold <= ok.max()))
-                        else " (not every threshold in between)"))
-    else:
-        lines.append(f"no threshold is likely to meet the requirement: the best, {choice.threshold:.6g} "
-                     f"(score units), meets it with probability {choice.probability:.3f}")
+    lines += threshold_choice_lines(choice, "score units")
     lines += _rests_on_lines(ev, choice)
-    if args.min_recall == 0 and choice.metrics["recall"].mean < 0.1:
-        lines.append("note: with no recall requirement the surest threshold keeps very few items; "
-                     "add --min-recall to ask for the recall you need")
+    lines += few_items_note(choice, args.min_recall)
     lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
     lines += metrics_lines(choice.metrics, None if base is None else base.metrics_at(choice.threshold))
     if bchoice is not None:

@@ -233,10 +233,26 @@ class MulticlassEvaluation(ClassSummary):
 
     def best_threshold(self, cls, min_precision=0.0, min_recall=0.0, level=None, performance="sample"):
         """The threshold on class ``cls``'s probability most likely to meet a precision/recall requirement for the
-        one-vs-rest decision "probability of ``cls`` ≥ τ", and how likely
-        (:func:`spe.multiclass.threshold.best_class_threshold`: the returns and the errors raised). For example
+        one-vs-rest decision "probability of ``cls`` ≥ τ", and how likely. For example
         ``ev.best_threshold("spam", min_precision=0.9, min_recall=0.5).threshold`` is the probability of
-        ``spam`` above which to flag an item as spam."""
+        ``spam`` at or above which to flag an item as spam.
+
+        Parameters
+        ----------
+        cls : str or int
+            A class's name (or its position 0..K−1).
+        min_precision, min_recall : float in [0, 1]
+        level : float or None
+            The intervals' level (None: the evaluation's).
+        performance : {"sample", "population"}
+
+        Returns
+        -------
+        spe.evaluation.ThresholdChoice
+            The threshold in probability units, p(requirement met) there, precision, recall and F1 (Intervals)
+            and p(requirement met) at every candidate threshold
+            (:func:`spe.multiclass.threshold.best_class_threshold`, which also says what is raised).
+        """
         from .threshold import best_class_threshold
 
         return best_class_threshold(self, cls, min_precision, min_recall, level, performance)

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evaluation import PERFORMANCE_KINDS, ThresholdChoice, ThresholdProbability, most_likely_threshold, \
-    summarise_draws
-from ..exceptions import SpeInputError
+from ..evaluation import (PERFORMANCE_KINDS, ThresholdChoice, ThresholdProbability, most_likely_threshold,
+                          requirement_met, summarise_draws)
 from ..inputs import check_choice
 from .performance import BLOCK_CELLS
 
@@ -63,8 +62,8 @@ def class_threshold_counts(evaluation, k, thresholds, performance="sample", rng=
     thresholds : array, shape (T,)
         Probability units.
     performance : {"sample", "population"}
-    rng : numpy.random.Generator or None
-        The label draws' stream (None: from the evaluation's seed).
+    rng : numpy.random.Generator, int or None
+        The label draws' stream or its seed (None: from the evaluation's seed).
 
     Returns
     -------
@@ -77,17 +76,16 @@ def class_threshold_counts(evaluation, k, thresholds, performance="sample", rng=
     the (B, N) indicators at a time.
     """
     check_choice("performance", performance, PERFORMANCE_KINDS)
-    if rng is None:
-        rng = np.random.default_rng([int(evaluation.diagnostics.get("seed", 0)), 3])
+    rng = np.random.default_rng([int(evaluation.diagnostics.get("seed", 0)), 3] if rng is None else rng)
     log_p = evaluation.scores.log_probs[:, k]
     order = np.argsort(-log_p, kind="stable")
-    depth = len(log_p) - np.searchsorted(np.sort(np.exp(log_p)), thresholds, side="left")
+    depth = len(log_p) - np.searchsorted(np.sort(np.exp(log_p)), thresholds, side="left")  # 0: none flagged
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     labeled_at = rank[evaluation.labeled_index]
     labeled_is_k = (evaluation.labeled_class == k).astype(np.float32)
     inputs = np.asarray(evaluation.inputs, dtype=np.float32)
-    block = int(np.clip(BLOCK_CELLS // (inputs.shape[0] * inputs.shape[1]), 1, 64))
+    block = int(np.clip(BLOCK_CELLS // (inputs.shape[0] * inputs.shape[1]), 1, 8))  # as the label draws'
     tp = np.zeros((evaluation.model.n_draws, np.size(thresholds)))
     positives = np.zeros(evaluation.model.n_draws)
     for start, fitted, theta in evaluation.model.blocks(block):
@@ -95,9 +93,10 @@ def class_threshold_counts(evaluation, k, thresholds, performance="sample", rng=
         if performance == "sample":
             q = (rng.random(q.shape, dtype=np.float32) < q).astype(np.float32)
             q[:, labeled_at] = labeled_is_k
-        cum = np.cumsum(q, axis=1, dtype=np.float64)
+        cum = np.zeros((q.shape[0], q.shape[1] + 1))
+        np.cumsum(q, axis=1, dtype=np.float64, out=cum[:, 1:])  # cum[:, d]: class k among the d first items
         stop = start + q.shape[0]
-        tp[start:stop], positives[start:stop] = cum[:, depth - 1], cum[:, -1]
+        tp[start:stop], positives[start:stop] = cum[:, depth], cum[:, -1]
     return tp, positives
 
 
@@ -114,8 +113,9 @@ def best_class_threshold(evaluation, cls, min_precision=0.0, min_recall=0.0, lev
     level : float or None
         The intervals' level (None: the evaluation's).
     performance : {"sample", "population"}
-    rng : numpy.random.Generator or None
-        The label draws' stream (None: from the evaluation's seed, so the same seed gives the same choice).
+    rng : numpy.random.Generator, int or None
+        The label draws' stream or its seed (None: from the evaluation's seed, so the same seed gives the same
+        choice).
 
     Returns
     -------
@@ -132,7 +132,7 @@ def best_class_threshold(evaluation, cls, min_precision=0.0, min_recall=0.0, lev
     ValueError
         A class that is not one of the evaluation's.
     """
-    _check_requirement(min_precision, min_recall)
+    requirement_met({"precision": np.zeros(0), "recall": np.zeros(0)}, min_precision, min_recall)  # before the pass
     k = evaluation.class_index(cls)
     thresholds, flagged = candidate_thresholds(evaluation.scores.log_probs[:, k])
     tp, positives = class_threshold_counts(evaluation, k, thresholds, performance, rng)
@@ -156,10 +156,8 @@ def choose_class_threshold(evaluation, k, thresholds, flagged, tp, positives, mi
     min_precision, min_recall, level, performance
         As :func:`best_class_threshold`.
     """
-    _check_requirement(min_precision, min_recall)
     metrics = _metric_draws(tp, flagged, positives)
-    meets = ((tp >= min_precision * flagged - 1e-9)
-             & (tp >= min_recall * positives[:, None] - 1e-9) & (positives[:, None] > 0))
+    meets = requirement_met(metrics, min_precision, min_recall)
     labeled_p = np.exp(evaluation.scores.log_probs[evaluation.labeled_index, k])
     above = labeled_p[None, :] >= thresholds[:, None]
     curve = ThresholdProbability(thresholds, meets.mean(axis=0), float(min_precision), float(min_recall),
@@ -174,15 +172,12 @@ def choose_class_threshold(evaluation, k, thresholds, flagged, tp, positives, mi
                            meets[:, best].astype(float))
 
 
-def _check_requirement(min_precision, min_recall):
-    for name, value in (("min_precision", min_precision), ("min_recall", min_recall)):
-        if not 0.0 <= float(value) <= 1.0:
-            raise SpeInputError(f"{name} must be in [0, 1], got {value!r}", argument=name)
-
-
 def _metric_draws(tp, flagged, positives):
-    """Precision, recall and F1 per draw and threshold, (M, T) each; NaN where undefined."""
+    """Precision, recall and F1 per draw and threshold, (M, T) each; NaN where undefined (nothing flagged, no
+    item of the class)."""
+    flagged = np.broadcast_to(np.asarray(flagged, dtype=float)[None, :], tp.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(flagged > 0, tp / flagged, np.nan)
         recall = np.where(positives[:, None] > 0, tp / positives[:, None], np.nan)
-        return {"precision": tp / flagged[None, :], "recall": recall,
-                "f1": 2 * tp / (flagged[None, :] + positives[:, None])}
+        both = flagged + positives[:, None]
+        return {"precision": precision, "recall": recall, "f1": np.where(both > 0, 2 * tp / both, np.nan)}

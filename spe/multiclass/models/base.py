@@ -106,7 +106,7 @@ def softmax(z):
     with np.errstate(over="ignore"):
         e = np.exp(z)
     total = e @ np.ones(z.shape[-1], dtype=e.dtype)
-    bad = ~((total > 0) & np.isfinite(total))
+    bad = ~((total > 1e-30) & np.isfinite(total))  # below, float32's exponentials lose digits (subnormal)
     if bad.any():
         rows = z[bad]
         with np.errstate(invalid="ignore"):
