@@ -40,7 +40,7 @@ from .performance import ScoreGroups, groups_at
 from .quantiles import weighted_quantile
 
 __all__ = ["pr_curve_from_labels", "roc_curve_from_labels", "metrics_from_labels", "true_performance",
-           "labeled_only_pr_curve", "labeled_only", "LabeledOnly", "labeled_only_metric_names"]
+           "labeled_only_pr_curve", "labeled_only", "LabeledOnly", "labeled_only_metric_names", "jeffreys_interval"]
 
 
 def labeled_only_metric_names():
@@ -174,7 +174,7 @@ def labeled_only_pr_curve(scores, labeled_index, labeled_value, grid=RECALL_GRID
     return pr_curve_from_labels(scores[idx], np.asarray(labeled_value), grid)
 
 
-def _jeffreys(k, n, level):
+def jeffreys_interval(k, n, level):
     """Jeffreys interval of a binomial proportion k/n: Beta(k + ½, n − k + ½) quantiles (NaN when n = 0)."""
     if n <= 0:
         return float("nan"), float("nan")
@@ -246,7 +246,7 @@ class LabeledOnly:
             if metric.proportion is None:
                 return self._boot_interval(point, np.ravel(metric.compute(boot)), level)
         k, n = (int(np.ravel(v)[0]) for v in metric.proportion(own))
-        lo, hi = _jeffreys(k, n, self._level(level))
+        lo, hi = jeffreys_interval(k, n, self._level(level))
         return Interval(point, point, lo, hi, self._level(level))
 
     def prevalence(self, level=None) -> Interval:

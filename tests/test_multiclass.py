@@ -761,6 +761,30 @@ def test_spe_threshold_on_class_columns_writes_the_choice_and_names_a_missing_cl
     assert "--class: for multiclass scores only" in capsys.readouterr().err
 
 
+def test_the_labeled_items_alone_give_their_own_accuracy_and_macro_f1_with_intervals(tmp_path, capsys):
+    from scipy import stats
+
+    from spe.cli.main import main
+    from spe.multiclass.baseline import labeled_only_classes
+
+    rng = np.random.default_rng(3)
+    y, predicted = rng.integers(0, 4, 30), rng.integers(0, 4, 30)
+    predicted[:15] = y[:15]
+    alone = labeled_only_classes(y, predicted, 4, level=0.9, rng=0)
+    right = int(np.sum(y == predicted))
+    assert alone["accuracy"].mean == right / 30
+    assert alone["accuracy"].lo == pytest.approx(stats.beta.ppf(0.05, right + 0.5, 30 - right + 0.5))
+    assert alone["macro_f1"].mean == pytest.approx(skm.f1_score(y, predicted, average="macro"))
+    assert alone["macro_f1"].lo < alone["macro_f1"].mean < alone["macro_f1"].hi
+    _write_pool(tmp_path)
+    out = tmp_path / "o.json"
+    assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--class-prefix", "prob_", "--draws", "150", "--seed", "0", "--json", str(out),
+                 "--compare-labeled-only"]) == 0
+    assert set(json.loads(out.read_text())["labeled_only"]) == {"accuracy", "macro_f1"}
+    assert "labeled items alone (30;" in capsys.readouterr().out
+
+
 def test_truth_gives_sklearns_values_and_the_command_says_whether_the_intervals_hold_them(tmp_path, capsys):
     from spe.cli.main import main
 

@@ -106,6 +106,11 @@ def run_classes(args, columns):
     if len(names) == 2:
         result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
     summary = ev.summary(warnings=False)
+    if args.compare_labeled_only and len(names) > 2:  # two columns: the binary contract's fields, as before
+        alone = _labeled_only(ev)
+        result["labeled_only"] = {name: interval.to_dict() for name, interval in alone.items()}
+        summary += (f"\nlabeled items alone ({ev.n_labeled}; Jeffreys and bootstrap {100 * ev.level:g}% intervals): "
+                    f"accuracy {alone['accuracy']}, macro F1 {alone['macro_f1']}")
     true = None
     if truth is not None:
         from ..output import jsonable
@@ -122,6 +127,15 @@ def run_classes(args, columns):
         out.append((plan["--report"], _report_page(ev, summary, true, args.scores)))
     finish(plan, summary, out, warnings=ev.warnings + _contradictions(truth, labels, names), command="spe estimate")
     return 0
+
+
+def _labeled_only(ev):
+    """``--compare-labeled-only``: the labeled items' own accuracy and macro F1 with intervals
+    (:func:`spe.multiclass.baseline.labeled_only_classes`)."""
+    from ..multiclass.baseline import labeled_only_classes
+
+    return labeled_only_classes(ev.labeled_class, ev.scores.predicted[ev.labeled_index], len(ev.classes),
+                                ev.level, rng=ev.diagnostics["seed"])
 
 
 def _report_page(ev, summary, true, scores_path):
