@@ -571,6 +571,31 @@ def test_suggested_items_are_unlabeled_and_their_gain_is_the_variance_they_remov
     assert list(frame.columns) == ["id", "expected_gain"] and len(frame) == 3
 
 
+def test_a_class_threshold_target_is_whether_the_requirement_is_met_under_each_draw(tmp_path, capsys):
+    from spe.cli.main import main
+    from spe.multiclass.suggest import target_draws, threshold_target
+
+    logits, y = _softmax_pool(n=300, k=3, seed=4)
+    ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 300, 15)}, draws=300, rng=0)
+    met = target_draws(ev, "threshold:1:0.5,0.3")
+    assert set(np.unique(met)) <= {0.0, 1.0}
+    assert met.mean() == pytest.approx(ev.best_threshold("1", 0.5, 0.3).probability)
+    s = ev.suggest(4, target="threshold:1:0.5,0.3")
+    assert s.variance == pytest.approx(met.var()) and not set(s.items) & set(range(0, 300, 15))
+    assert threshold_target("threshold:a:b:0.9,0.5") == ("a:b", 0.9, 0.5)
+    for bad in ("threshold:1:0.9", "threshold::0.9,0.5", "threshold:1:1.5,0.5"):
+        with pytest.raises(ValueError, match="threshold:CLASS:P,R"):
+            threshold_target(bad)
+    _write_pool(tmp_path)
+    out = tmp_path / "next.csv"
+    args = ["suggest", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+            "prob_", "--draws", "150", "--seed", "0", "-k", "3", "--out", str(out)]
+    assert main(args + ["--target", "threshold:bee:0.6,0.3"]) == 0
+    assert len(pd.read_csv(out)) == 3
+    assert main(args + ["--target", "threshold:owl:0.6,0.3"]) == 2
+    assert "no class 'owl'" in capsys.readouterr().err
+
+
 def test_spe_suggest_on_class_columns_writes_unlabeled_ids(tmp_path, capsys):
     from spe.cli.main import main
 

@@ -278,7 +278,7 @@ def run_class_suggest(args, columns):
                             "gain are suggested", argument="--strategy")
     plan = plan_outputs(args, ("--out", args.out if args.out is not None else "-", True))
     several = len(args.scores) > 1
-    target = _class_target(args.target or ("compare" if several else "accuracy"), several)
+    target = _class_target(args.target or ("compare" if several else "accuracy"), several, threshold=True)
     if several:
         names, frames, labels, classes, ids, paths = _several_class_files(args, columns, target, "spe suggest")
         source = _compare(frames, labels, classes, _shared_options(args), paths)
@@ -324,11 +324,21 @@ def class_plan(args, columns):
     return plan, ev
 
 
-def _class_target(target, several=False):
-    """``--target`` checked as a multiclass target (``compare`` too with several classifiers)."""
+def _class_target(target, several=False, threshold=False):
+    """``--target`` checked as a multiclass target (``compare`` too with several classifiers; a class's
+    ``threshold:CLASS:P,R`` too for ``spe suggest``)."""
+    from ..multiclass.suggest import threshold_target
+
+    if threshold and target.startswith("threshold:"):
+        try:
+            threshold_target(target)
+        except ValueError as e:
+            raise SpeInputError(str(e), argument="--target") from None
+        return target
     if not (target in ("accuracy", "macro_f1") or target.startswith("ap:") or (several and target == "compare")):
-        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1 or ap:CLASS"
-                            + (", or compare" if several else ""), argument="--target")
+        raise SpeInputError(f"{target!r} is not a multiclass target: accuracy, macro_f1, ap:CLASS"
+                            + (", threshold:CLASS:P,R" if threshold else "") + (", or compare" if several else ""),
+                            argument="--target")
     return target
 
 
@@ -368,9 +378,13 @@ def _class_comparison_plan(args, columns):
 
 
 def _check_class_target(target, classes):
-    """An ``ap:CLASS`` target's class must be one of ``classes``."""
-    if target.startswith("ap:") and target[3:] not in classes:
-        raise SpeInputError(f"no class {target[3:]!r} (the classes are {', '.join(classes)})", argument="--target")
+    """An ``ap:CLASS`` or ``threshold:CLASS:P,R`` target's class must be one of ``classes``."""
+    from ..multiclass.suggest import threshold_target
+
+    name = target[3:] if target.startswith("ap:") else (threshold_target(target)[0]
+                                                          if target.startswith("threshold:") else None)
+    if name is not None and name not in classes:
+        raise SpeInputError(f"no class {name!r} (the classes are {', '.join(classes)})", argument="--target")
 
 
 def _shared_options(args):

@@ -326,7 +326,8 @@ def target_name(text):
     from ..active import parse_target
     from ..exceptions import SpeInputError
 
-    if text in ("accuracy", "macro_f1") or text.startswith("ap:"):
+    if text in ("accuracy", "macro_f1") or text.startswith("ap:") or (text.startswith("threshold:")
+                                                                        and text.count(":") >= 2):
         return text  # a multiclass target (spe.multiclass.suggest), checked against the classes once read
     try:
         target, _ = parse_target(text)
@@ -342,7 +343,8 @@ def add_target_options(p, default):
                         + ", ".join(n for n in ("pr-band", "ap", "prevalence") if n != default)
                         + ", threshold:P,R; compare (default for several classifiers: the difference in average "
                           "precision of every pair; in accuracy for multiclass scores); for multiclass scores "
-                          "accuracy (default), macro_f1 or ap:CLASS")
+                          "accuracy (default), macro_f1, ap:CLASS or (spe suggest) threshold:CLASS:P,R, whether "
+                          "CLASS's best threshold meets precision >= P and recall >= R (spe threshold --class)")
     p.add_argument("--classifier", metavar="NAME", action=Once,
                    help="with several classifiers and a one-classifier target: whose (default: the first)")
 

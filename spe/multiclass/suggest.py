@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ClassSuggestion", "suggest_labels", "suggest_for_draws", "target_draws", "TARGETS", "MAX_CANDIDATE_CELLS"]
+__all__ = ["ClassSuggestion", "suggest_labels", "suggest_for_draws", "target_draws", "threshold_target", "TARGETS",
+           "MAX_CANDIDATE_CELLS"]
 
 #: Most candidate items × classes valued at once.
 MAX_CANDIDATE_CELLS = 200_000
-#: The targets: accuracy, macro F1 (both of the population under each draw), or one class's AP ("ap:NAME").
-TARGETS = ("accuracy", "macro_f1", "ap:CLASS")
+#: The targets: accuracy, macro F1 (both of the population under each draw), one class's AP ("ap:NAME"), or
+#: whether one class's best threshold meets a precision/recall requirement ("threshold:NAME:P,R").
+TARGETS = ("accuracy", "macro_f1", "ap:CLASS", "threshold:CLASS:P,R")
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,30 @@ class ClassSuggestion:
 
 def target_draws(evaluation, target):
     """The target's value under each draw, (M,): accuracy and macro F1 of the population (expected under each
-    draw), a class's AP of the drawn labels. Raises ValueError for an unknown target or class."""
+    draw), a class's AP of the drawn labels, or whether the threshold :meth:`MulticlassEvaluation.best_threshold`
+    chooses for a class meets the requirement under the draw (1 or 0: its variance p(1 − p) is the doubt
+    whether it is met). Raises ValueError for an unknown target or class, a malformed requirement."""
     if target == "accuracy":
         return evaluation.confusion_draws("population").trace(axis1=1, axis2=2) / evaluation.n_items
     if target == "macro_f1":
         return np.nanmean(evaluation.class_metric_draws("f1", "population"), axis=1)
     if target.startswith("ap:"):
         return evaluation.class_metric_draws("average_precision")[:, evaluation.class_index(target[3:])]
-    raise ValueError(f"target must be 'accuracy', 'macro_f1' or 'ap:CLASS', got {target!r}")
+    if target.startswith("threshold:"):
+        return evaluation.best_threshold(*threshold_target(target)).meets
+    raise ValueError(f"target must be 'accuracy', 'macro_f1', 'ap:CLASS' or 'threshold:CLASS:P,R', got {target!r}")
+
+
+def threshold_target(target):
+    """``"threshold:CLASS:P,R"`` → (CLASS, P, R); ValueError when malformed or P, R are outside [0, 1]."""
+    name, sep, requirement = target[len("threshold:"):].rpartition(":")
+    try:
+        p, r = (float(v) for v in requirement.split(","))
+    except ValueError:
+        sep = ""
+    if not sep or not name or not (0 <= p <= 1 and 0 <= r <= 1):
+        raise ValueError(f"a threshold target is threshold:CLASS:P,R (P, R in [0, 1]), got {target!r}")
+    return name, p, r
 
 
 def _candidates(evaluation, rng):
@@ -78,7 +96,7 @@ def suggest_labels(evaluation, k=10, target="accuracy", rng=None) -> ClassSugges
     ----------
     evaluation : MulticlassEvaluation
     k : int
-    target : {"accuracy", "macro_f1"} or "ap:NAME"
+    target : {"accuracy", "macro_f1"}, "ap:NAME" or "threshold:NAME:P,R"
     rng : numpy.random.Generator, int or None
         Picks the candidates on a large pool.
 
