@@ -4,7 +4,12 @@ Per trial: a pool (``--pool`` items of a case of ``benchmarks/multiclass.py``), 
 then ``--more`` labels either at random or the items ``MulticlassEvaluation.suggest(target="accuracy")`` names;
 the accuracy error (posterior mean against the pool's truth) and whether the interval holds it, for each.
 
+With ``--threshold P,R`` the target is instead ``threshold:CLASS:P,R`` for the pool's most frequent class: after
+the more labels, the probability ``spe threshold --class`` states for its threshold, whether that threshold
+meets the requirement on the pool, the Brier score (stated − met)² and the doubt min(stated, 1 − stated).
+
     python benchmarks/multiclass_active.py --multinli DIR --cases multinli_ReSample,digits_mlp --seeds 10
+    python benchmarks/multiclass_active.py --multinli DIR --threshold 0.9,0.5 --seeds 20
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from multiclass import digits_cases, multinli_cases
+from multiclass import banking77_cases, digits_cases, multinli_cases
+from multiclass_thresholds import met_on_pool
 from spe.multiclass import evaluate_multiclass
 
 
@@ -41,6 +47,32 @@ def trial(probs, y, seed, pool, start, more, draws):
     return out
 
 
+def threshold_trial(probs, y, seed, pool, start, more, draws, requirement):
+    """One pool's threshold target: stated, met, Brier and doubt after random or suggested more labels."""
+    rng = np.random.default_rng(seed)
+    keep = rng.permutation(len(y))[:pool]
+    probs, y = probs[keep], y[keep]
+    k = int(np.bincount(y).argmax())
+    target = f"threshold:{k}:{requirement[0]},{requirement[1]}"
+    first = rng.choice(len(y), start, replace=False)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in first}, draws=draws, rng=seed)
+        free = np.setdiff1d(np.arange(len(y)), first)
+        chosen = {"random": rng.choice(free, more, replace=False),
+                  "suggested": ev.suggest(more, target, rng=seed).items}
+        for name, extra in chosen.items():
+            labeled = np.r_[first, extra]
+            again = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, rng=seed)
+            choice = again.best_threshold(str(k), *requirement)
+            met = bool(met_on_pool(np.exp(again.scores.log_probs[:, k]), y == k, choice.threshold, *requirement)[0])
+            out.update({f"{name}_stated": choice.probability, f"{name}_met": float(met),
+                        f"{name}_brier": (choice.probability - met) ** 2,
+                        f"{name}_doubt": min(choice.probability, 1 - choice.probability)})
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--multinli", metavar="DIR")
@@ -50,15 +82,24 @@ def main(argv=None):
     parser.add_argument("--start", type=int, default=10)
     parser.add_argument("--more", type=int, default=10)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--threshold", metavar="P,R", help="the target threshold:CLASS:P,R (see above)")
+    parser.add_argument("--banking77", metavar="DIR")
     args = parser.parse_args(argv)
     cases = digits_cases()
     if args.multinli:
         cases.update(multinli_cases(args.multinli))
+    if args.banking77:
+        cases.update(banking77_cases(args.banking77))
+    requirement = None if args.threshold is None else tuple(float(v) for v in args.threshold.split(","))
+    if requirement is not None and (len(requirement) != 2 or not all(0 <= v <= 1 for v in requirement)):
+        parser.error("--threshold takes P,R, two numbers in [0, 1]")
     rows = []
     for name in args.cases.split(","):
         probs, y = cases[name]
         for seed in range(args.seeds):
-            rows.append({"case": name, **trial(probs, y, seed, args.pool, args.start, args.more, args.draws)})
+            run = (trial(probs, y, seed, args.pool, args.start, args.more, args.draws) if requirement is None else
+                   threshold_trial(probs, y, seed, args.pool, args.start, args.more, args.draws, requirement))
+            rows.append({"case": name, **run})
     frame = pd.DataFrame(rows)
     print(frame.groupby("case").mean(numeric_only=True).round(4).to_string())
 

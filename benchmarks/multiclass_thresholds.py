@@ -53,16 +53,22 @@ def trial(probs, y, n_labels, seed, pool, n_classes, draws):
         thresholds, flagged = candidate_thresholds(ev.scores.log_probs[:, k])
         tp, positives = class_threshold_counts(ev, int(k), thresholds)
         p = np.exp(ev.scores.log_probs[:, k])
-        true_tp = np.array([np.sum((p >= t) & (y == k)) for t in thresholds])
         for p_min, r_min in REQUIREMENTS:
             choice = choose_class_threshold(ev, int(k), thresholds, flagged, tp, positives, p_min, r_min)
-            true_met = (true_tp >= p_min * flagged - 1e-9) & (true_tp >= r_min * np.sum(y == k) - 1e-9)
+            true_met = met_on_pool(p, y == k, thresholds, p_min, r_min)
             at = int(np.flatnonzero(thresholds == choice.threshold)[0])
             rows.append({"class": int(k), "min_precision": p_min, "min_recall": r_min,
                          "stated": choice.probability, "met": bool(true_met[at]), "achievable": bool(true_met.any()),
                          "brier": float(np.mean((choice.curve.probability - true_met) ** 2)),
                          "labeled_above": int(choice.curve.labeled_above[at])})
     return rows
+
+
+def met_on_pool(p, is_class, thresholds, p_min, r_min):
+    """Whether flagging the items with p ≥ τ truly meets precision ≥ p_min and recall ≥ r_min, per τ (T,)."""
+    tp = np.array([np.sum((p >= t) & is_class) for t in np.atleast_1d(thresholds)])
+    flagged = np.array([np.sum(p >= t) for t in np.atleast_1d(thresholds)])
+    return (flagged > 0) & (tp >= p_min * flagged - 1e-9) & (tp >= r_min * np.sum(is_class) - 1e-9)
 
 
 def reliability(frame):

@@ -175,7 +175,8 @@ def labeled_only_pr_curve(scores, labeled_index, labeled_value, grid=RECALL_GRID
 
 
 def jeffreys_interval(k, n, level):
-    """Jeffreys interval of a binomial proportion k/n: Beta(k + ½, n − k + ½) quantiles (NaN when n = 0)."""
+    """The Jeffreys ``level`` interval (lo, hi) of a binomial proportion k/n: Beta(k + ½, n − k + ½) quantiles,
+    with the usual boundary rule — 0 when k = 0, 1 when k = n (Brown, Cai & DasGupta 2001) — and NaN when n = 0."""
     if n <= 0:
         return float("nan"), float("nan")
     lo = 0.0 if k == 0 else float(stats.beta.ppf((1 - level) / 2, k + 0.5, n - k + 0.5))

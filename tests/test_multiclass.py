@@ -578,10 +578,11 @@ def test_a_class_threshold_target_is_whether_the_requirement_is_met_under_each_d
     logits, y = _softmax_pool(n=300, k=3, seed=4)
     ev = evaluate_multiclass(logits, {i: int(y[i]) for i in range(0, 300, 15)}, draws=300, rng=0)
     met = target_draws(ev, "threshold:1:0.5,0.3")
-    assert set(np.unique(met)) <= {0.0, 1.0}
-    assert met.mean() == pytest.approx(ev.best_threshold("1", 0.5, 0.3).probability)
+    assert set(np.unique(met)) <= {0.0, 1.0} and 0 < met.mean() < 1
+    assert met.mean() == pytest.approx(ev.best_threshold("1", 0.5, 0.3, performance="population").probability)
     s = ev.suggest(4, target="threshold:1:0.5,0.3")
     assert s.variance == pytest.approx(met.var()) and not set(s.items) & set(range(0, 300, 15))
+    assert s.expected_gain[0] > 0
     assert threshold_target("threshold:a:b:0.9,0.5") == ("a:b", 0.9, 0.5)
     for bad in ("threshold:1:0.9", "threshold::0.9,0.5", "threshold:1:1.5,0.5"):
         with pytest.raises(ValueError, match="threshold:CLASS:P,R"):
@@ -594,6 +595,9 @@ def test_a_class_threshold_target_is_whether_the_requirement_is_met_under_each_d
     assert len(pd.read_csv(out)) == 3
     assert main(args + ["--target", "threshold:owl:0.6,0.3"]) == 2
     assert "no class 'owl'" in capsys.readouterr().err
+    assert main(["plan", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",
+                 "prob_", "--target", "threshold:bee:0.6,0.3", "--width", "0.1"]) == 2
+    assert "a target of spe suggest" in capsys.readouterr().err
 
 
 def test_spe_suggest_on_class_columns_writes_unlabeled_ids(tmp_path, capsys):
@@ -801,6 +805,14 @@ def test_the_labeled_items_alone_give_their_own_accuracy_and_macro_f1_with_inter
     assert alone["accuracy"].lo == pytest.approx(stats.beta.ppf(0.05, right + 0.5, 30 - right + 0.5))
     assert alone["macro_f1"].mean == pytest.approx(skm.f1_score(y, predicted, average="macro"))
     assert alone["macro_f1"].lo < alone["macro_f1"].mean < alone["macro_f1"].hi
+    y, predicted = np.array([0, 1, 2, 2]), np.array([0, 1, 1, 3])  # class 3 only predicted
+    assert labeled_only_classes(y, predicted, 5)["macro_f1"].mean == pytest.approx(
+        skm.f1_score(y, predicted, average="macro"))
+    all_right = labeled_only_classes(y, y, 5)["accuracy"]
+    assert all_right.hi == 1.0 and all_right.lo == pytest.approx(stats.beta.ppf(0.05, 4.5, 0.5))
+    assert labeled_only_classes(y, (y + 1) % 5, 5)["accuracy"].lo == 0.0
+    with pytest.raises(SpeInputError, match="no labeled items"):
+        labeled_only_classes([], [], 3)
     _write_pool(tmp_path)
     out = tmp_path / "o.json"
     assert main(["estimate", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"),

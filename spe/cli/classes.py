@@ -6,7 +6,7 @@ import warnings
 
 from ..exceptions import SpeInputError
 from ..output import json_bytes
-from .common import (few_items_note, figure_bytes, finish, plan_outputs, rounded_down,
+from .common import (few_items_note, figure_bytes, finish, labeled_only_baseline, plan_outputs, rounded_down,
                      threshold_choice_lines)
 
 __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "class_thresholds", "run_classes",
@@ -106,8 +106,8 @@ def run_classes(args, columns):
     if len(names) == 2:
         result.update(_binary_fields(args, matrix, labels, names, reference, result["diagnostics"]))
     summary = ev.summary(warnings=False)
-    if args.compare_labeled_only and len(names) > 2:  # two columns: the binary contract's fields, as before
-        alone = _labeled_only(ev)
+    alone = _labeled_only(args, ev) if len(names) > 2 else None  # two columns: in the binary contract's fields
+    if alone is not None:
         result["labeled_only"] = {name: interval.to_dict() for name, interval in alone.items()}
         summary += (f"\nlabeled items alone ({ev.n_labeled}; Jeffreys and bootstrap {100 * ev.level:g}% intervals): "
                     f"accuracy {alone['accuracy']}, macro F1 {alone['macro_f1']}")
@@ -129,13 +129,19 @@ def run_classes(args, columns):
     return 0
 
 
-def _labeled_only(ev):
+def _labeled_only(args, ev):
     """``--compare-labeled-only``: the labeled items' own accuracy and macro F1 with intervals
-    (:func:`spe.multiclass.baseline.labeled_only_classes`)."""
+    (:func:`spe.multiclass.baseline.labeled_only_classes`), or None — without the option, without labels, or with
+    ``--adaptive-labels`` (items chosen by ``spe suggest`` are no sample of the pool), as for one score."""
+    import numpy as np
+
     from ..multiclass.baseline import labeled_only_classes
 
+    if not args.compare_labeled_only or ev.n_labeled == 0 or args.adaptive_labels:
+        return None
+    # its own stream, from the run's seed (as spe.cli.common.labeled_only_baseline's)
     return labeled_only_classes(ev.labeled_class, ev.scores.predicted[ev.labeled_index], len(ev.classes),
-                                ev.level, rng=ev.diagnostics["seed"])
+                                ev.level, rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
 
 
 def _report_page(ev, summary, true, scores_path):
@@ -296,6 +302,9 @@ def run_class_suggest(args, columns):
     text = (f"{len(frame)} items to label next for {suggestion.target} (its posterior sd now "
             f"{suggestion.variance ** 0.5:.4f}; expected_gain: the variance each label is expected to remove)\n"
             f"{table}\nseed: {source.diagnostics['seed']} (--seed repeats this run)")
+    if suggestion.variance <= 0:
+        text += ("\nnote: the target is the same under every posterior draw, so no label is expected to change it; "
+                 "the items above are the first candidates, not chosen")
     data = frame.to_csv(index=False, float_format="%.6g").encode()
     finish(plan, text, [(plan["--out"], data)], warnings=source.warnings, command="spe suggest")
     return 0
@@ -329,6 +338,9 @@ def _class_target(target, several=False, threshold=False):
     ``threshold:CLASS:P,R`` too for ``spe suggest``)."""
     from ..multiclass.suggest import threshold_target
 
+    if not threshold and target.startswith("threshold:"):
+        raise SpeInputError("threshold:CLASS:P,R is a target of spe suggest: whether a requirement is met has no "
+                            "interval width to plan for", argument="--target")
     if threshold and target.startswith("threshold:"):
         try:
             threshold_target(target)
@@ -636,6 +648,9 @@ def _binary_fields(args, matrix, labels, names, reference, multiclass_diagnostic
         binary = evaluate_classes(matrix, labels, classes=names, reference=reference, **model_options(args))
     fields = {k: v for k, v in binary.to_dict().items() if k not in ("n_items", "n_labeled", "level", "warnings")}
     fields["diagnostics"] = {**fields["diagnostics"], "multiclass": multiclass_diagnostics}
+    base = labeled_only_baseline(args, binary)
+    if base is not None:
+        fields["labeled_only"] = base.to_dict()
     return fields
 
 

@@ -332,7 +332,8 @@ def target_name(text):
     try:
         target, _ = parse_target(text)
     except SpeInputError as e:
-        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+        hint = " (threshold:CLASS:P,R is for class columns)" if text.startswith("threshold:") else ""
+        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1] + hint) from None
     return text
 
 

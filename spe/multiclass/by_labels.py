@@ -9,8 +9,8 @@ labeled items' own accuracy with its Jeffreys interval (the Beta(½ + hits, ½ +
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
+from ..baselines import jeffreys_interval
 from ..exceptions import SpeInputError
 from ..inputs import seed_of
 
@@ -73,7 +73,7 @@ def accuracy_by_labels(evaluation, counts=None, *, rng=None):
                                   level=evaluation.level, rng=seed)
         acc = ev.accuracy()
         hits = int(right[first].sum())
-        lo, hi = stats.beta.ppf([(1 - evaluation.level) / 2, (1 + evaluation.level) / 2], hits + 0.5, c - hits + 0.5)
+        lo, hi = jeffreys_interval(hits, c, evaluation.level)
         rows.append({"n_labeled": c, "mean": acc.mean, "lo": acc.lo, "hi": acc.hi, "labeled_mean": hits / c,
-                     "labeled_lo": float(lo), "labeled_hi": float(hi)})
+                     "labeled_lo": lo, "labeled_hi": hi})
     return pd.DataFrame(rows)

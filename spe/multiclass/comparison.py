@@ -429,8 +429,8 @@ class MulticlassComparison(ComparisonSummary):
         (:mod:`spe.multiclass.suggest`, the joint model's draws weighing each possible label).
 
         ``target="compare"``: the accuracy difference of the two classifiers most likely the most accurate (the
-        population's, under each draw). Any other target (``"accuracy"``, ``"macro_f1"``, ``"ap:CLASS"``) is of
-        one classifier, ``classifier`` (default the first).
+        population's, under each draw). Any other target (``"accuracy"``, ``"macro_f1"``, ``"ap:CLASS"``,
+        ``"threshold:CLASS:P,R"``) is of one classifier, ``classifier`` (default the first).
 
         Returns
         -------

@@ -372,7 +372,8 @@ class MulticlassEvaluation(ClassSummary):
 
     def suggest(self, k=10, target="accuracy", rng=None):
         """The ``k`` unlabeled items whose labels would shrink the target's uncertainty most (target
-        ``"accuracy"``, ``"macro_f1"`` or ``"ap:NAME"``): :func:`spe.multiclass.suggest.suggest_labels`."""
+        ``"accuracy"``, ``"macro_f1"``, ``"ap:NAME"`` or ``"threshold:NAME:P,R"``):
+        :func:`spe.multiclass.suggest.suggest_labels`."""
         from .suggest import suggest_labels
 
         return suggest_labels(self, k, target, rng)

@@ -57,16 +57,16 @@ class ClassSuggestion:
 def target_draws(evaluation, target):
     """The target's value under each draw, (M,): accuracy and macro F1 of the population (expected under each
     draw), a class's AP of the drawn labels, or whether the threshold :meth:`MulticlassEvaluation.best_threshold`
-    chooses for a class meets the requirement under the draw (1 or 0: its variance p(1 − p) is the doubt
-    whether it is met). Raises ValueError for an unknown target or class, a malformed requirement."""
+    chooses for a class meets the requirement under the draw (the population's, 1 or 0: its variance p(1 − p) is
+    the doubt whether it is met). Raises ValueError for an unknown target or class, a malformed requirement."""
     if target == "accuracy":
         return evaluation.confusion_draws("population").trace(axis1=1, axis2=2) / evaluation.n_items
     if target == "macro_f1":
         return np.nanmean(evaluation.class_metric_draws("f1", "population"), axis=1)
     if target.startswith("ap:"):
         return evaluation.class_metric_draws("average_precision")[:, evaluation.class_index(target[3:])]
-    if target.startswith("threshold:"):
-        return evaluation.best_threshold(*threshold_target(target)).meets
+    if target.startswith("threshold:"):  # the population's, as accuracy's: a function of the draw alone
+        return evaluation.best_threshold(*threshold_target(target), performance="population").meets
     raise ValueError(f"target must be 'accuracy', 'macro_f1', 'ap:CLASS' or 'threshold:CLASS:P,R', got {target!r}")
 
 
