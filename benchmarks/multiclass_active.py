@@ -25,51 +25,50 @@ from multiclass_thresholds import met_on_pool
 from spe.multiclass import evaluate_multiclass
 
 
-def trial(probs, y, seed, pool, start, more, draws):
+def refits(probs, y, seed, pool, start, more, draws, target_of):
+    """A pool of the case, ``start`` random labels, and the estimates after ``more`` labels either at random or
+    suggested for ``target_of(y)``: (probs, y, {"random": evaluation, "suggested": evaluation})."""
     rng = np.random.default_rng(seed)
     keep = rng.permutation(len(y))[:pool]
     probs, y = probs[keep], y[keep]
-    truth = np.mean(probs.argmax(1) == y)
     first = rng.choice(len(y), start, replace=False)
-    out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in first}, draws=draws, rng=seed)
         free = np.setdiff1d(np.arange(len(y)), first)
         chosen = {"random": rng.choice(free, more, replace=False),
-                  "suggested": ev.suggest(more, "accuracy", rng=seed).items}
-        for name, extra in chosen.items():
-            labeled = np.r_[first, extra]
-            acc = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, rng=seed).accuracy()
-            out[f"{name}_error"] = abs(acc.mean - truth)
-            out[f"{name}_hit"] = acc.lo <= truth <= acc.hi
-            out[f"{name}_width"] = acc.hi - acc.lo
+                  "suggested": ev.suggest(more, target_of(y), rng=seed).items}
+        return probs, y, {name: evaluate_multiclass(probs, {int(i): int(y[i]) for i in np.r_[first, extra]},
+                                                    draws=draws, rng=seed)
+                          for name, extra in chosen.items()}
+
+
+def trial(probs, y, seed, pool, start, more, draws):
+    """The accuracy target: error, hit and width after random or suggested more labels."""
+    probs, y, after = refits(probs, y, seed, pool, start, more, draws, lambda y: "accuracy")
+    truth = np.mean(probs.argmax(1) == y)
+    out = {}
+    for name, ev in after.items():
+        acc = ev.accuracy()
+        out.update({f"{name}_error": abs(acc.mean - truth), f"{name}_hit": acc.lo <= truth <= acc.hi,
+                    f"{name}_width": acc.hi - acc.lo})
     return out
 
 
 def threshold_trial(probs, y, seed, pool, start, more, draws, requirement):
     """One pool's threshold target: stated, met, Brier and doubt after random or suggested more labels."""
-    rng = np.random.default_rng(seed)
-    keep = rng.permutation(len(y))[:pool]
-    probs, y = probs[keep], y[keep]
+    def target_of(y):
+        return f"threshold:{int(np.bincount(y).argmax())}:{requirement[0]},{requirement[1]}"
+
+    probs, y, after = refits(probs, y, seed, pool, start, more, draws, target_of)
     k = int(np.bincount(y).argmax())
-    target = f"threshold:{k}:{requirement[0]},{requirement[1]}"
-    first = rng.choice(len(y), start, replace=False)
     out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in first}, draws=draws, rng=seed)
-        free = np.setdiff1d(np.arange(len(y)), first)
-        chosen = {"random": rng.choice(free, more, replace=False),
-                  "suggested": ev.suggest(more, target, rng=seed).items}
-        for name, extra in chosen.items():
-            labeled = np.r_[first, extra]
-            again = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, rng=seed)
-            choice = again.best_threshold(str(k), *requirement)
-            met = bool(met_on_pool(np.exp(again.scores.log_probs[:, k]), y == k, choice.threshold, *requirement)[0])
-            out.update({f"{name}_stated": choice.probability, f"{name}_met": float(met),
-                        f"{name}_brier": (choice.probability - met) ** 2,
-                        f"{name}_doubt": min(choice.probability, 1 - choice.probability)})
+    for name, ev in after.items():
+        choice = ev.best_threshold(str(k), *requirement)
+        met = bool(met_on_pool(np.exp(ev.scores.log_probs[:, k]), y == k, choice.threshold, *requirement)[0])
+        out.update({f"{name}_stated": choice.probability, f"{name}_met": float(met),
+                    f"{name}_brier": (choice.probability - met) ** 2,
+                    f"{name}_doubt": min(choice.probability, 1 - choice.probability)})
     return out
 
 
