@@ -12,6 +12,7 @@ import pytest
 import spe
 from spe.api import MIN_BINS
 from spe.cli import main
+from spe.cli.common import rounded_down
 from spe.io import read_labels, read_scores
 
 from .conftest import EXAMPLES, case_slice
@@ -218,7 +219,7 @@ def test_threshold_command_reports_the_choice_and_writes_json(tmp_path, capsys):
     assert {k: d[k] for k in rests} == pytest.approx(rests)
     assert len(d["curve"]["model_probability"]) == len(d["curve"]["threshold"])
     assert f"rests on: {rests['labeled_above']} labeled item" in stdout or "rests on: the score model alone" in stdout
-    assert f"{choice.threshold:.6g}" in stdout and "labeled items only would pick" in stdout
+    assert rounded_down(choice.threshold) in stdout and "labeled items only would pick" in stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {png}" in stdout
     # an impossible requirement is said plainly
     rc = main(["threshold", SCORES, "--labels", LABELS, "--min-precision", "1", "--min-recall", "1", "--seed", "1",
@@ -310,3 +311,12 @@ def test_threshold_summary_says_when_the_probability_rests_on_the_model_alone(tm
     out = capsys.readouterr().out
     assert rc == 0 and "rests on: the score model alone — no labeled item scores >=" in out
     assert "the 311 items scoring >= 4 share 1 distinct score: the classifier does not rank them" in out
+
+
+def test_printed_thresholds_are_rounded_down_so_a_copied_one_keeps_its_item():
+    for value in (0.97626351, 0.976263, 2.5e-7, -1.23456789, -0.5, 0.0, 1234567.89):
+        text = rounded_down(value)
+        assert float(text) <= value  # a threshold copied from the summary flags the item it was taken from
+        assert value - float(text) <= 1e-5 * abs(value)  # six significant digits
+    assert rounded_down(0.97626351) == "0.976263" and rounded_down(-1.23456789) == "-1.23457"
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..display import score_type_lines
 from .classes import add_class_options, class_columns, run_class_threshold
 from .common import (few_items_note, figure_bytes, finish, fit, json_bytes, labeled_only_baseline, metrics_lines,
-                     notes, plan_outputs, threshold_choice_lines)
+                     notes, plan_outputs, rounded_down, threshold_choice_lines)
 from .options import Once, add_model_options, unit
 from .registry import Command, register
 
@@ -127,13 +127,13 @@ def _threshold_lines(args, ev, choice, base, bchoice):
         f"requirement: precision >= {args.min_precision:g} and recall >= {args.min_recall:g} "
         f"({args.performance} performance; an item is predicted positive when its score is >= the threshold)",
     ]
-    lines += threshold_choice_lines(choice, "score units")
+    lines += threshold_choice_lines(choice, "score units", rounded_down)
     lines += _rests_on_lines(ev, choice)
     lines += few_items_note(choice, args.min_recall)
-    lines.append(f"at {choice.threshold:.6g} (posterior mean [{pct} credible interval]):")
+    lines.append(f"at {rounded_down(choice.threshold)} (posterior mean [{pct} credible interval]):")
     lines += metrics_lines(choice.metrics, None if base is None else base.metrics_at(choice.threshold))
     if bchoice is not None:
-        lines.append(f"labeled items only would pick {bchoice.threshold:.6g} (requirement met in "
+        lines.append(f"labeled items only would pick {rounded_down(bchoice.threshold)} (requirement met in "
                      f"{bchoice.probability:.3f} of bootstrap resamples of the {base.n_labeled} labeled items)")
     seed = ev.diagnostics["seed"]
     lines.append(f"seed: {seed} (--seed {seed} repeats this run)")
@@ -149,7 +149,7 @@ def _rests_on_lines(ev, choice):
     from scipy import stats
 
     r = choice.rests_on()
-    tau, k, j = f"{choice.threshold:.6g}", r["labeled_above"], r["positives_above"]
+    tau, k, j = rounded_down(choice.threshold), r["labeled_above"], r["positives_above"]
     prior = ev.labels_only_prior()
     if prior < 0.5 and r["labels_only_weight"] < 0.1:
         lines = [f"rests on: the score model, whose map the reference set's labels checked across the scores "
