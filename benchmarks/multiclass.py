@@ -75,6 +75,14 @@ def digits_cases(seed=0):
     return out
 
 
+def pool_and_labels(probs, y, seed, pool, n_labels):
+    """A random pool of ``pool`` items of a case and ``n_labels`` random positions in it: (probs, y, labeled, rng),
+    the generator seeded by ``seed`` and left where the draws stopped."""
+    rng = np.random.default_rng(seed)
+    keep = rng.permutation(len(y))[:pool]
+    return probs[keep], y[keep], rng.choice(min(len(y), pool), n_labels, replace=False), rng
+
+
 def _truth(probs, y):
     predicted = probs.argmax(1)
     k = probs.shape[1]

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from multiclass import banking77_cases, digits_cases, multinli_cases
+from multiclass import banking77_cases, digits_cases, multinli_cases, pool_and_labels
 from multiclass_thresholds import met_on_pool
 from spe.multiclass import evaluate_multiclass
 
@@ -28,10 +28,7 @@ from spe.multiclass import evaluate_multiclass
 def refits(probs, y, seed, pool, start, more, draws, target_of):
     """A pool of the case, ``start`` random labels, and the estimates after ``more`` labels either at random or
     suggested for ``target_of(y)``: (probs, y, {"random": evaluation, "suggested": evaluation})."""
-    rng = np.random.default_rng(seed)
-    keep = rng.permutation(len(y))[:pool]
-    probs, y = probs[keep], y[keep]
-    first = rng.choice(len(y), start, replace=False)
+    probs, y, first, rng = pool_and_labels(probs, y, seed, pool, start)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in first}, draws=draws, rng=seed)

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent))
-from multiclass import banking77_cases, digits_cases, multinli_cases  # noqa: E402
+from multiclass import banking77_cases, digits_cases, multinli_cases, pool_and_labels  # noqa: E402
 
 from spe.multiclass import evaluate_multiclass  # noqa: E402
 from spe.multiclass.threshold import candidate_thresholds, choose_class_threshold, class_threshold_counts  # noqa: E402
@@ -41,10 +41,7 @@ BINS = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0001]
 
 def trial(probs, y, n_labels, seed, pool, n_classes, draws):
     """Rows of one pool: (class, requirement) → stated, met, and the Brier score over every threshold."""
-    rng = np.random.default_rng(seed)
-    keep = rng.permutation(len(y))[:pool]
-    probs, y = probs[keep], y[keep]
-    labeled = rng.choice(len(y), n_labels, replace=False)
+    probs, y, labeled, _ = pool_and_labels(probs, y, seed, pool, n_labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate_multiclass(probs, {int(i): int(y[i]) for i in labeled}, draws=draws, rng=seed)

@@ -26,7 +26,8 @@ from .quantiles import weighted_quantile
 
 __all__ = ["Evaluation", "Interval", "CurveBand", "ClassDensities", "ThresholdProbability", "ThresholdChoice",
            "PERFORMANCE_KINDS", "summarise_draws", "most_likely_threshold", "metric_names", "metrics_frame",
-           "item_index", "score_model_frame", "requirement_met"]
+           "item_index", "score_model_frame", "requirement_met",
+           "check_requirement"]
 
 #: ``"sample"``: performance on these N items (labels drawn, paper §3); ``"population"``: from θ alone.
 PERFORMANCE_KINDS = ("sample", "population")
@@ -302,12 +303,17 @@ def most_likely_threshold(curve, mean_f1):
     return int(np.flatnonzero(top)[np.argmax(np.nan_to_num(mean_f1, nan=0.0)[top])])
 
 
-def requirement_met(values, min_precision, min_recall):
-    """C(τ) per draw and threshold from the metrics at the thresholds (dicts with ``precision`` and ``recall``,
-    (M, T) each; NaN, undefined, never meets): (M, T) booleans. SpeInputError for a requirement outside [0, 1]."""
+def check_requirement(min_precision, min_recall):
+    """SpeInputError, named by argument, unless both ends of a precision/recall requirement are in [0, 1]."""
     for name, v in (("min_precision", min_precision), ("min_recall", min_recall)):
         if not 0 <= v <= 1:
             raise SpeInputError(f"must be in [0, 1], got {plain(v)!r}", argument=name)
+
+
+def requirement_met(values, min_precision, min_recall):
+    """C(τ) per draw and threshold from the metrics at the thresholds (dicts with ``precision`` and ``recall``,
+    (M, T) each; NaN, undefined, never meets): (M, T) booleans. SpeInputError for a requirement outside [0, 1]."""
+    check_requirement(min_precision, min_recall)
     with np.errstate(invalid="ignore"):
         return (np.nan_to_num(values["precision"], nan=-1.0) >= min_precision - 1e-12) & (
             np.nan_to_num(values["recall"], nan=-1.0) >= min_recall - 1e-12)

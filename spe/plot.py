@@ -347,6 +347,13 @@ def plot_class_threshold_probability(evaluation, cls, ax=None, *, min_precision=
     Returns
     -------
     matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        ``cls`` is not one of the evaluation's classes (without ``choice``).
+    SpeInputError
+        A requirement outside [0, 1] (without ``choice``).
     """
     ax = _axes(ax)
     if choice is None:

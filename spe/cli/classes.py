@@ -6,8 +6,8 @@ import warnings
 
 from ..exceptions import SpeInputError
 from ..output import json_bytes
-from .common import (few_items_note, figure_bytes, finish, labeled_only_baseline, plan_outputs, rounded_down,
-                     threshold_choice_lines)
+from .common import (few_items_note, figure_bytes, finish, labeled_only_baseline, labeled_only_stream,
+                     labeled_only_wanted, plan_outputs, rounded_down, threshold_choice_lines)
 
 __all__ = ["add_class_options", "add_class_threshold_option", "class_columns", "class_thresholds", "run_classes",
            "run_class_suggest", "run_class_compare", "class_plan", "run_class_threshold",
@@ -131,17 +131,14 @@ def run_classes(args, columns):
 
 def _labeled_only(args, ev):
     """``--compare-labeled-only``: the labeled items' own accuracy and macro F1 with intervals
-    (:func:`spe.multiclass.baseline.labeled_only_classes`), or None — without the option, without labels, or with
-    ``--adaptive-labels`` (items chosen by ``spe suggest`` are no sample of the pool), as for one score."""
-    import numpy as np
-
+    (:func:`spe.multiclass.baseline.labeled_only_classes`), or None when one score's would be None
+    (:func:`~spe.cli.common.labeled_only_wanted`)."""
     from ..multiclass.baseline import labeled_only_classes
 
-    if not args.compare_labeled_only or ev.n_labeled == 0 or args.adaptive_labels:
+    if not labeled_only_wanted(args, ev):
         return None
-    # its own stream, from the run's seed (as spe.cli.common.labeled_only_baseline's)
     return labeled_only_classes(ev.labeled_class, ev.scores.predicted[ev.labeled_index], len(ev.classes),
-                                ev.level, rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
+                                ev.level, rng=labeled_only_stream(ev))
 
 
 def _report_page(ev, summary, true, scores_path):

@@ -18,7 +18,7 @@ __all__ = ["plan_outputs", "finish", "say", "quiet", "read_inputs", "fit", "read
            "fit_classifiers", "joint_fit", "choose_target", "labeled_only_baseline", "figure_bytes",
            "check_figure_format", "json_bytes", "items_csv", "model_options", "interval_text", "fmt",
            "metrics_lines", "notes", "file_names", "names_list", "threshold_choice_lines", "few_items_note",
-           "rounded_down"]
+           "rounded_down", "labeled_only_wanted", "labeled_only_stream"]
 
 
 def reference_of(args):
@@ -328,15 +328,25 @@ def label_selection(args):
 
 def labeled_only_baseline(args, ev):
     """The labeled-only baseline for ``--compare-labeled-only`` (None without labels)."""
-    import numpy as np
-
     from ..baselines import labeled_only
 
-    if not args.compare_labeled_only or ev.n_labeled == 0 or args.adaptive_labels:  # said in the notes
+    if not labeled_only_wanted(args, ev):
         return None
-    # its own stream, from the run's seed: the same seed repeats it too
     return labeled_only(ev.scores, ev.labeled_index, ev.labeled_value, level=ev.level, n_items=ev.n_items,
-                        rng=np.random.SeedSequence([ev.diagnostics["seed"], 1]))
+                        rng=labeled_only_stream(ev))
+
+
+def labeled_only_wanted(args, ev):
+    """Whether ``--compare-labeled-only`` gets a baseline: asked for, with labels, and not ``--adaptive-labels``
+    (items chosen by ``spe suggest`` are no sample of the pool; the notes say so)."""
+    return bool(args.compare_labeled_only) and ev.n_labeled > 0 and not args.adaptive_labels
+
+
+def labeled_only_stream(ev):
+    """The baseline's own random stream, from the run's seed: the same seed repeats it too."""
+    import numpy as np
+
+    return np.random.SeedSequence([ev.diagnostics["seed"], 1])
 
 
 def fmt(v, width=0):

@@ -25,7 +25,7 @@ from ..parallel import one_blas_thread, resolve_workers, thread_map
 __all__ = ["ClassPerformance", "Rankings", "sample_class_performance", "sample_joint_class_performance",
            "mean_probabilities", "count_labels",
            "ranking_metrics", "expected_confusion", "TOP_K",
-           "CALIBRATION_BINS"]
+           "CALIBRATION_BINS", "draws_per_block"]
 
 #: The k of top-k accuracy reported (those below K).
 TOP_K = (2, 5)
@@ -96,10 +96,11 @@ class Rankings:
 
     def __init__(self, log_probs, predicted, thresholds=None):
         n, k = log_probs.shape
+        probs = np.exp(log_probs)
         with np.errstate(invalid="ignore"):  # no threshold (NaN): no item is above it
             # compared as probabilities, as spe.multiclass.threshold chooses them: a threshold taken from an
             # item's own probability keeps that item
-            self.above = np.exp(log_probs) >= (np.full(k, np.nan) if thresholds is None else thresholds)[None, :]
+            self.above = probs >= (np.full(k, np.nan) if thresholds is None else thresholds)[None, :]
         self.above_counts = self.above.sum(axis=0)
         self.has_thresholds = bool(self.above_counts.any())
         self.n_items, self.n_classes = n, k
@@ -112,7 +113,6 @@ class Rankings:
             self.group[:, c], self.depth[:, c], self.midrank[:, c], self.group_size[:, c] = _ranking_of(log_probs[:, c])
         self.top_group_size = (self.group == 0).sum(axis=0)
         self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
-        probs = np.exp(log_probs)
         self.bin = probability_bins(probs, CALIBRATION_BINS)
         self.bin_mass = np.stack([np.bincount(self.bin[:, c], probs[:, c], CALIBRATION_BINS) for c in range(k)])
         confidence = probs[np.arange(n), predicted]
@@ -243,6 +243,12 @@ def expected_confusion(probs, r: Rankings):
 BLOCK_CELLS = 1 << 24
 
 
+def draws_per_block(n_items, n_classes):
+    """B, the posterior draws whose probabilities (B, N, K) are formed at once: at most 8, and at most
+    :data:`BLOCK_CELLS` cells (at least one draw)."""
+    return int(np.clip(BLOCK_CELLS // (n_items * n_classes), 1, 8))
+
+
 def sample_class_performance(model, log_probs, predicted, labeled_index, labeled_class, *, rng, block=None,
                              grid=RECALL_GRID, workers=None, thresholds=None) -> ClassPerformance:
     """Draw the labels under each of the model's M draws and count every metric.
@@ -307,7 +313,7 @@ def _draw_and_count(model, inputs, rankings, labeled_index, labeled_class, *, rn
     outs = [_empty(model.n_draws, k, len(grid), top_ks, r) for r in rankings]
     onehot = np.eye(k, dtype=np.float32)[labeled_class]
     if block is None:
-        block = int(np.clip(BLOCK_CELLS // (first.n_items * k), 1, 8))
+        block = draws_per_block(first.n_items, k)
     blocks = model.blocks(block)
     streams = rng.spawn(len(blocks))
 
@@ -377,7 +383,7 @@ def mean_probabilities(model, inputs, labeled_index, labeled_class, *, workers=N
     a comparison. Memory: a block of draws' probabilities at a time (:data:`BLOCK_CELLS`)."""
     n, k = inputs.shape[:2]
     inputs = np.asarray(inputs, dtype=np.float32)
-    block = int(np.clip(BLOCK_CELLS // (n * k), 1, 8))
+    block = draws_per_block(n, k)
     blocks = model.blocks(block)
 
     def run(task):

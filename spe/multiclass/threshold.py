@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evaluation import (PERFORMANCE_KINDS, ThresholdChoice, ThresholdProbability, most_likely_threshold,
-                          requirement_met, summarise_draws)
+from ..evaluation import (PERFORMANCE_KINDS, ThresholdChoice, ThresholdProbability, check_requirement,
+                          most_likely_threshold, requirement_met, summarise_draws)
 from ..inputs import check_choice
-from .performance import BLOCK_CELLS
+from .performance import draws_per_block
 
 __all__ = ["best_class_threshold", "choose_class_threshold", "class_threshold_counts", "candidate_thresholds",
            "MAX_THRESHOLDS"]
@@ -39,7 +39,8 @@ MAX_THRESHOLDS = 400
 
 
 def candidate_thresholds(log_probs_k, most=MAX_THRESHOLDS):
-    """Candidate thresholds (T,) ascending, in probability units, and the items flagged at each, D (T,).
+    """Candidate thresholds (T,) ascending, in probability units, and the items flagged at each, D (T,), from one
+    class's log-probabilities ``log_probs_k`` (N,) (natural log); T ≤ ``most``.
 
     Each candidate is an item's own probability of the class, at depths 1..N spaced both evenly and
     geometrically, so D(τ) = #{i : p_ik ≥ τ} ≥ 1."""
@@ -72,20 +73,21 @@ def class_threshold_counts(evaluation, k, thresholds, performance="sample", rng=
     positives : array, shape (M,)
         Items of class k.
 
-    Memory: a block of draws' probabilities (B·N·K float32, :data:`spe.multiclass.performance.BLOCK_CELLS`) and
-    the (B, N) indicators at a time.
+    Memory: a block of draws' probabilities (B·N·K float32, :func:`spe.multiclass.performance.draws_per_block`)
+    and the (B, N) indicators at a time.
     """
     check_choice("performance", performance, PERFORMANCE_KINDS)
     rng = np.random.default_rng([int(evaluation.diagnostics.get("seed", 0)), 3] if rng is None else rng)
     log_p = evaluation.scores.log_probs[:, k]
     order = np.argsort(-log_p, kind="stable")
-    depth = len(log_p) - np.searchsorted(np.sort(np.exp(log_p)), thresholds, side="left")  # 0: none flagged
+    ascending = np.exp(log_p[order[::-1]])  # the probabilities sorted, from the order already found
+    depth = len(log_p) - np.searchsorted(ascending, thresholds, side="left")  # 0: none flagged
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     labeled_at = rank[evaluation.labeled_index]
     labeled_is_k = (evaluation.labeled_class == k).astype(np.float32)
     inputs = np.asarray(evaluation.inputs, dtype=np.float32)
-    block = int(np.clip(BLOCK_CELLS // (inputs.shape[0] * inputs.shape[1]), 1, 8))  # as the label draws'
+    block = draws_per_block(inputs.shape[0], inputs.shape[1])
     tp = np.zeros((evaluation.model.n_draws, np.size(thresholds)))
     positives = np.zeros(evaluation.model.n_draws)
     for start, fitted, theta in evaluation.model.blocks(block):
@@ -132,7 +134,7 @@ def best_class_threshold(evaluation, cls, min_precision=0.0, min_recall=0.0, lev
     ValueError
         A class that is not one of the evaluation's.
     """
-    requirement_met({"precision": np.zeros(0), "recall": np.zeros(0)}, min_precision, min_recall)  # before the pass
+    check_requirement(min_precision, min_recall)  # before the pass over the draws
     k = evaluation.class_index(cls)
     thresholds, flagged = candidate_thresholds(evaluation.scores.log_probs[:, k])
     tp, positives = class_threshold_counts(evaluation, k, thresholds, performance, rng)
@@ -155,6 +157,16 @@ def choose_class_threshold(evaluation, k, thresholds, flagged, tp, positives, mi
     positives : array, shape (M,)
     min_precision, min_recall, level, performance
         As :func:`best_class_threshold`.
+
+    Returns
+    -------
+    spe.evaluation.ThresholdChoice
+        As :func:`best_class_threshold`'s.
+
+    Raises
+    ------
+    SpeInputError
+        A requirement outside [0, 1].
     """
     metrics = _metric_draws(tp, flagged, positives)
     meets = requirement_met(metrics, min_precision, min_recall)
