@@ -856,6 +856,8 @@ def test_a_label_plan_narrows_with_labels_and_the_command_writes_it(tmp_path, ca
     assert medians[-1] < medians[0] and np.isfinite(plan.labels_needed(0.5))
     with pytest.raises(SpeInputError, match="strategy"):
         plan_class_labels(ev, width=0.1, strategy="greedy")
+    with pytest.raises(SpeInputError, match="no interval width"):  # 1 or 0 under each draw: nothing to narrow
+        plan_class_labels(ev, width=0.1, target="threshold:0:0.8,0.5")
     _write_pool(tmp_path)
     out = tmp_path / "plan.json"
     args = ["plan", str(tmp_path / "scores.csv"), "--labels", str(tmp_path / "labels.csv"), "--class-prefix",

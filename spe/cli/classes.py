@@ -333,11 +333,11 @@ def class_plan(args, columns):
 def _class_target(target, several=False, threshold=False):
     """``--target`` checked as a multiclass target (``compare`` too with several classifiers; a class's
     ``threshold:CLASS:P,R`` too for ``spe suggest``)."""
+    from ..multiclass.plan import THRESHOLD_TARGET_REFUSAL
     from ..multiclass.suggest import threshold_target
 
     if not threshold and target.startswith("threshold:"):
-        raise SpeInputError("threshold:CLASS:P,R is a target of spe suggest: whether a requirement is met has no "
-                            "interval width to plan for", argument="--target")
+        raise SpeInputError(THRESHOLD_TARGET_REFUSAL, argument="--target")
     if threshold and target.startswith("threshold:"):
         try:
             threshold_target(target)

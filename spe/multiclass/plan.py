@@ -33,7 +33,7 @@ from ..inputs import check_choice, check_count, check_level, seed_of
 from ..quantiles import weighted_quantile
 from .suggest import target_draws
 
-__all__ = ["plan_class_labels", "plan_comparison_labels", "CLASS_PLAN_STRATEGIES"]
+__all__ = ["plan_class_labels", "plan_comparison_labels", "CLASS_PLAN_STRATEGIES", "THRESHOLD_TARGET_REFUSAL"]
 
 #: How the further items are chosen.
 CLASS_PLAN_STRATEGIES = ("information", "random")
@@ -49,6 +49,8 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     width : float > 0
         The goal, in the target's units (a share for accuracy and macro F1, AP for ``"ap:CLASS"``).
     target : {"accuracy", "macro_f1"} or "ap:CLASS"
+        Not ``"threshold:CLASS:P,R"``: whether a requirement is met is 1 or 0 under each draw and has no interval
+        width to plan for.
     strategy : {"information", "random"}
     max_labels : int, optional
         The most further labels simulated (default 200, or the unlabeled items if fewer).
@@ -65,9 +67,11 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     Raises
     ------
     SpeInputError
-        A width ≤ 0, an unknown target, strategy or class, ``max_labels`` or ``futures`` out of range.
+        A width ≤ 0, an unknown target, strategy or class, a threshold target, ``max_labels`` or ``futures`` out of
+        range.
     """
     _check_width(width)
+    _refuse_threshold_target(target)
     check_choice("strategy", strategy, CLASS_PLAN_STRATEGIES)
     level = evaluation.level if level is None else check_level(level)
     try:
@@ -78,6 +82,16 @@ def plan_class_labels(evaluation, *, width, target="accuracy", strategy="informa
     return _plan(evaluation, reader, f"the {100 * level:g}% interval of {target} narrower than {width:g}",
                  str(target), strategy, lambda n, seed: evaluation.suggest(n, target, rng=seed).items,
                  max_labels, futures, rng)
+
+
+def _refuse_threshold_target(target):
+    if str(target).startswith("threshold:"):
+        raise SpeInputError(THRESHOLD_TARGET_REFUSAL, argument="target")
+
+
+#: Why ``spe plan`` takes no ``threshold:CLASS:P,R`` target.
+THRESHOLD_TARGET_REFUSAL = ("threshold:CLASS:P,R is a target of spe suggest: whether a requirement is met has no "
+                            "interval width to plan for")
 
 
 def plan_comparison_labels(comparison, *, width=None, probability=None, target="compare", classifier=None,
