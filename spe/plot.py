@@ -8,6 +8,8 @@ changes, no ``show``/``savefig`` (the CLI saves).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .evaluation import summarise_draws
@@ -954,14 +956,20 @@ def plot_slice_gaps(monitoring, ax=None, *, metric="average_precision"):
     return ax
 
 
-def plot_confusion_matrix(evaluation, ax=None, *, level=None, performance="sample", most=30):
+def plot_confusion_matrix(evaluation, ax=None, *, level=None, performance="sample", most=20):
     """A multiclass classifier's expected confusion matrix: each cell's colour is the expected rate (row = true
     class, each row sums to one), its text the rate and its ``level`` interval's width (``±`` half of it), so
-    a cell's certainty shows beside its value. At most ``most`` classes (the first) are drawn.
+    a cell's certainty shows beside its value (the text up to 12 classes).
+
+    With more than ``most`` classes, the ``most`` classes with the most expected confusions are drawn (items of
+    the class predicted as another, and items of other classes predicted as it; expected counts), in their
+    order, and the title says how many of how many; the rates are still those of the whole matrix's rows.
 
     Parameters
     ----------
     evaluation : spe.multiclass.MulticlassEvaluation
+    most : int ≥ 1
+        The most classes drawn.
 
     Returns
     -------
@@ -969,28 +977,64 @@ def plot_confusion_matrix(evaluation, ax=None, *, level=None, performance="sampl
     """
     ax = _axes(ax)
     rates = evaluation.confusion_matrix("true", level=level, performance=performance)
-    k = min(len(evaluation.classes), most)
-    mean, half = rates["mean"][:k, :k], (rates["hi"] - rates["lo"])[:k, :k] / 2
-    image = ax.imshow(mean, cmap="Blues", vmin=0, vmax=1)
+    shown = _most_confused(evaluation, most, level, performance)
+    cells = np.ix_(shown, shown)
+    k = shown.size
+    mean, half = rates["mean"][cells], (rates["hi"] - rates["lo"])[cells] / 2
+    from matplotlib.colors import PowerNorm
+
+    # a square-root scale: confusions of a few percent show beside a diagonal near one
+    image = ax.imshow(mean, cmap="Blues", norm=PowerNorm(0.5, vmin=0, vmax=1))
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="expected rate (row = true class)")
     if k <= 12:
         for i in range(k):
             for j in range(k):
                 ax.text(j, i, f"{mean[i, j]:.2f}\n±{half[i, j]:.2f}", ha="center", va="center", fontsize=7,
                         color="white" if mean[i, j] > 0.5 else "black")
-    names = [str(c) for c in evaluation.classes[:k]]
-    ax.set_xticks(range(k), names, rotation=90 if k > 8 else 0, fontsize=8)
-    ax.set_yticks(range(k), names, fontsize=8)
+    names = [_short_name(evaluation.classes[i]) for i in shown]
+    size = 8 if k <= 20 else 6
+    ax.set_xticks(range(k), names, rotation=90 if k > 8 else 0, fontsize=size)
+    ax.set_yticks(range(k), names, fontsize=size)
     ax.set_xlabel("predicted class")
     ax.set_ylabel("true class")
     pct = f"{100 * (level or evaluation.level):g}%"
-    ax.set_title(f"confusion matrix: expected rates ± half their {pct} interval", fontsize=10)
+    which = "" if k == len(evaluation.classes) else f"the {k} most confused of {len(evaluation.classes)} classes, "
+    ax.set_title(f"confusion matrix: {which}expected rates\n± half their {pct} interval", fontsize=10)
     return ax
 
 
-def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=10, requirement=None):
-    """Each class's one-vs-rest precision-recall curve with its credible band, on one set of axes (the first
-    ``most`` classes, or ``classes``); ``requirement`` (min precision, min recall) drawn as a box.
+def _most_confused(evaluation, most, level, performance):
+    """The positions of the ``most`` classes with the largest expected off-diagonal counts (their row's and their
+    column's), in the classes' order; every class when there are no more than ``most``."""
+    k = len(evaluation.classes)
+    if most < 1:
+        raise ValueError(f"most must be at least 1, got {most}")
+    if k <= most:
+        return np.arange(k)
+    counts = evaluation.confusion_matrix(None, level=level, performance=performance)["mean"]
+    off = np.nan_to_num(counts) * (1 - np.eye(k))
+    confused = off.sum(axis=0) + off.sum(axis=1)
+    return np.sort(np.argsort(-confused, kind="stable")[:most])
+
+
+def _short_name(name, width=24):
+    """A class name for a tick or a legend: at most ``width`` characters, cut with an ellipsis."""
+    name = str(name)
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
+def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=8, requirement=None):
+    """Each class's one-vs-rest precision-recall curve with its credible band, on one set of axes: ``classes``,
+    or every class when there are no more than ``most``, else the ``most`` classes of lowest average precision
+    (posterior median: the ones to look at; the title says so); ``requirement`` (min precision, min recall)
+    drawn as a box.
+
+    Raises
+    ------
+    ValueError
+        ``most`` < 1.
+    spe.exceptions.SpeInputError
+        A class in ``classes`` that is not one of the evaluation's.
 
     Returns
     -------
@@ -999,16 +1043,39 @@ def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=
     ax = _axes(ax)
     if requirement is not None:
         _requirement_box(ax, *requirement)
-    chosen = list(classes) if classes is not None else list(evaluation.classes[:most])
+    chosen = list(classes) if classes is not None else _lowest_ap(evaluation, most)
     colours = _class_colours(len(chosen))
     for name, colour in zip(chosen, colours):
         band = evaluation.pr_curve(name, level)
         ax.fill_between(band.x, band.lo, band.hi, step="post", color=colour, alpha=0.15, lw=0)
-        ax.step(band.x, band.median, where="post", color=colour, lw=1.3, label=str(name))
+        ax.step(band.x, band.median, where="post", color=colour, lw=1.3, label=_short_name(name))
     pct = f"{100 * (level or evaluation.level):g}%"
-    who = f"{chosen[0]} against the rest" if len(chosen) == 1 else "each class against the rest"
-    return _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
-                   title=f"{who}: median and {pct} band")
+    k = len(evaluation.classes)
+    if len(chosen) == 1:
+        who = f"{_short_name(chosen[0])} against the rest"
+    elif classes is None and len(chosen) < k:
+        who = f"the {len(chosen)} of {k} classes of lowest AP, each against the rest"
+    else:
+        who = "each class against the rest"
+    ax = _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
+                 title=f"{who}:\nmedian and {pct} band")
+    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    return ax
+
+
+def _lowest_ap(evaluation, most):
+    """Every class when there are no more than ``most``, else the ``most`` of lowest median average precision (a
+    class no draw defines last), in the classes' order."""
+    if most < 1:
+        raise ValueError(f"most must be at least 1, got {most}")
+    names = list(evaluation.classes)
+    if len(names) <= most:
+        return names
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a class with no item in any draw: all-NaN
+        ap = np.nanmedian(evaluation.class_metric_draws("average_precision"), axis=0)
+    lowest = np.sort(np.argsort(np.where(np.isnan(ap), np.inf, ap), kind="stable")[:most])
+    return [names[i] for i in lowest]
 
 
 def _class_colours(n):

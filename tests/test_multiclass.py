@@ -478,6 +478,36 @@ def test_the_figures_draw_the_confusion_matrix_and_each_classes_curve(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_with_many_classes_the_figures_show_the_most_confused_and_the_weakest():
+    """25 classes: the matrix draws the 20 with the largest expected off-diagonal counts (row and column), the PR
+    panel the 8 of lowest median AP, each in the classes' order, with shortened names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from spe.plot import plot_class_pr_curves, plot_confusion_matrix
+
+    logits, y = _softmax_pool(n=1500, k=25, seed=4)
+    names = [f"a_rather_long_intent_name_{c:02d}" for c in range(25)]
+    ev = evaluate_multiclass(pd.DataFrame(logits, columns=names), {i: int(y[i]) for i in range(0, 1500, 30)},
+                             draws=100, rng=0)
+    counts = ev.confusion_matrix(None)["mean"]
+    off = counts * (1 - np.eye(25))
+    expected = np.sort(np.argsort(-(off.sum(0) + off.sum(1)))[:20])
+    ax = plot_confusion_matrix(ev)
+    np.testing.assert_allclose(ax.images[0].get_array(), ev.confusion_matrix()["mean"][np.ix_(expected, expected)])
+    assert "20 most confused of 25" in ax.get_title()
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == names[expected[0]][:23] + "…"
+    ap = np.nanmedian(ev.class_metric_draws("average_precision"), axis=0)
+    ax = plot_class_pr_curves(ev)
+    weakest = [names[i][:23] + "…" for i in np.sort(np.argsort(ap)[:8])]
+    assert [line.get_label() for line in ax.get_lines()] == weakest and "8 of 25" in ax.get_title()
+    with pytest.raises(ValueError, match="most"):
+        plot_class_pr_curves(ev, most=0)
+    plt.close("all")
+
+
 def test_a_byte_order_mark_does_not_hide_the_score_column(tmp_path):
     from spe.io import read_header
 
