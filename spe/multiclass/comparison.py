@@ -269,11 +269,12 @@ class ComparisonSummary:
         rows.sort(key=lambda c: -abs(c["difference"]["mean"]))
         if not rows:
             return ["no class's F1 differs between two classifiers with probability ≥ 0.9"]
-        out = ["classes whose F1 differs most surely (P ≥ 0.9):"]
+        out = ["classes whose F1 differs with probability ≥ 0.9 either way (P(a better) ≥ 0.9 or ≤ 0.1), largest "
+               "difference first:"]
         for c in rows[:most]:
             d = c["difference"]
             out.append(f"  {c['class']}: {c['a']} − {c['b']} {d['mean']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]  "
-                       f"P = {c['p_a_better']:.3f}")
+                       f"P(a better) = {c['p_a_better']:.3f}")
         return out
 
 
