@@ -23,7 +23,7 @@ from spe.multiclass.models.temperature import temperature_map
 from spe.multiclass.models.top_label import top_label_map
 from spe.multiclass.models.vector import vector_map
 from spe.multiclass.performance import Rankings, expected_confusion, ranking_metrics
-from spe.multiclass.scores import class_labels
+from spe.multiclass.scores import class_labels, written_decimals
 from spe.multiclass.threshold import candidate_thresholds, class_threshold_counts
 
 
@@ -48,6 +48,53 @@ def test_probability_rows_are_read_as_probabilities_and_others_as_logits():
     assert read.score_type == "logits"
     np.testing.assert_allclose(np.exp(read.log_probs), p)
     np.testing.assert_array_equal(read.predicted, [0, 2, 2, 0])
+
+
+def test_rounded_probabilities_are_read_as_probabilities_within_what_rounding_allows():
+    """Probabilities written with 2-4 decimals: a row's sum misses one by up to K/2 units of the last decimal (here
+    well past 1e-3), yet they are probabilities; a value written as 0 is read as a quarter of the unit."""
+    logits, _ = _softmax_pool(n=400, k=40, seed=3)
+    exact = special.softmax(logits, axis=1)
+    for d in (2, 3, 4):
+        rounded = exact.round(d)
+        assert np.abs(rounded.sum(1) - 1).max() > 1e-3 or d == 4
+        assert written_decimals(rounded) == d
+        read = class_scores(rounded)
+        assert read.score_type == "probabilities" and not read.reading_warnings
+        floored = np.maximum(rounded, 0.25 * 10.0 ** -d)
+        np.testing.assert_allclose(np.exp(read.log_probs), floored / floored.sum(1, keepdims=True), rtol=1e-10)
+    assert written_decimals(exact.round(6)) is None and written_decimals(np.eye(3)[[0, 1, 2, 0]]) is None
+    one_hot = class_scores(np.eye(3)[[0, 1, 2, 0]])  # 0/1 decisions are exact: the floor as before
+    assert one_hot.score_type == "probabilities" and np.exp(one_hot.log_probs).min() < 1e-11
+    assert class_scores(logits).score_type == "logits"
+
+
+def test_a_stray_row_among_probabilities_is_named_and_values_in_the_unit_interval_read_as_logits_warn(tmp_path,
+                                                                                                      capsys):
+    from spe.cli.main import main
+
+    logits, y = _softmax_pool(n=300, k=3)
+    p = special.softmax(logits, axis=1)
+    bad = p.copy()
+    bad[7, 1] = -0.2
+    with pytest.raises(SpeInputError, match=r"row 7, class '1': -0.2 is outside \[0, 1\], while 299 of 300 rows"):
+        class_scores(bad)
+    bad = p.copy()
+    bad[9] = [0.5, 0.4, 0.3]
+    with pytest.raises(SpeInputError, match="row 9: the row sums to 1.2, not one"):
+        class_scores(bad)
+    many = p.copy()
+    many[:30] *= 0.5  # a tenth of the rows: not a stray row but another kind of score, read as logits
+    ovr = class_scores(many)
+    assert ovr.score_type == "logits" and "divide each row by its sum" in ovr.reading_warnings[0]
+    ev = evaluate_multiclass(many, {i: int(y[i]) for i in range(0, 300, 15)}, draws=100, rng=0)
+    assert ev.warnings[0] == ovr.reading_warnings[0]
+    _write_pool(tmp_path)
+    frame = pd.read_csv(tmp_path / "scores.csv")
+    frame.loc[4, "prob_bee"] = 1.7
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    assert main(["estimate", str(tmp_path / "bad.csv"), "--class-prefix", "prob_"]) == 2
+    assert "bad.csv, row 5, column 'prob_bee': 1.7 is outside [0, 1]" in capsys.readouterr().err
 
 
 def test_bad_scores_are_named_by_row_and_class():

@@ -528,8 +528,15 @@ def _class_matrix(args, path, columns):
 
     from ..io import read_score_columns
 
+    from ..multiclass.scores import stray_row
+
     files = read_score_columns(path, columns)
-    return np.column_stack([f.scores for f in files]), _class_names(args, columns), files
+    matrix = np.column_stack([f.scores for f in files])
+    stray = stray_row(matrix)
+    if stray is not None:  # named here by file, row and column (the matrix's own check knows neither)
+        row, column, what = stray
+        raise SpeInputError(what, path=path, row=row + 1, column=None if column is None else columns[column])
+    return matrix, _class_names(args, columns), files
 
 
 def _class_names(args, columns):

@@ -223,8 +223,9 @@ def error_free_warnings(labeled_predicted, labeled_class, has_reference=False):
 
 
 def class_warnings(data, labeled_class, has_reference=False):
-    """The warnings of a multiclass estimate (list of str): classes with no labeled item, no label at all."""
-    out = []
+    """The warnings of a multiclass estimate (list of str): how the scores were read (values in [0, 1] read as
+    logits), classes with no labeled item, no label at all."""
+    out = list(data.reading_warnings)
     if has_reference:
         return out
     missing = [c for j, c in enumerate(data.classes) if not np.any(labeled_class == j)]

@@ -1,9 +1,11 @@
 """A multiclass classifier's scores and labels, read once.
 
-The scores are an N × K matrix, one column per class: probabilities (every row in [0, 1] and summing to one),
-logits, or per-class decision values. Every model reads them as log-probabilities ``L`` (N, K), rows whose
-exponentials sum to one: the log of the probabilities (floored at :data:`PROBABILITY_FLOOR`, renormalised), or
-the log-softmax of logits and decision values (which softmax reads as logits). The labels are class indices
+The scores are an N × K matrix, one column per class: probabilities (every row in [0, 1] and summing to one,
+within what rounding to the decimals they are written with allows), logits, or per-class decision values.
+Every model reads them as log-probabilities ``L`` (N, K), rows whose exponentials sum to one: the log of the
+probabilities (floored at :data:`PROBABILITY_FLOOR`, or for probabilities rounded to d decimals at a quarter of
+their last unit, then renormalised), or the log-softmax of logits and decision values (which softmax reads as
+logits). A matrix whose rows are nearly all probabilities but for a few is refused, naming the first of those. The labels are class indices
 0..K−1, given as class names or as 0-based positions.
 """
 
@@ -20,12 +22,18 @@ from ..inputs import LabelValueError, normalize_labels
 
 __all__ = ["ClassScores", "class_scores", "score_matrix", "class_labels", "class_encoder", "is_multiclass",
            "class_reference", "reference_values", "second_class_score", "score_type_of", "PROBABILITY_FLOOR",
-           "ROW_SUM_TOLERANCE", "SCORE_TYPES"]
+           "ROW_SUM_TOLERANCE", "SCORE_TYPES", "written_decimals", "probability_rows", "stray_row",
+           "MAX_ROUNDED_DECIMALS", "STRAY_ROWS_SHARE"]
 
 #: Probabilities below this are read as it before the log (a float32 softmax gives exact zeros).
 PROBABILITY_FLOOR = 1e-12
 #: Rows summing to one within this are probabilities (six significant digits in a CSV stay well inside it).
 ROW_SUM_TOLERANCE = 1e-3
+#: Probabilities all written to this many decimals or fewer are read as rounded: a row's sum may then miss one by
+#: up to K halves of the last decimal's unit (K = 77 classes at 4 decimals: 0.00385).
+MAX_ROUNDED_DECIMALS = 4
+#: When at least this share of the rows are probabilities, the others are taken for errors in the input.
+STRAY_ROWS_SHARE = 0.99
 #: How the scores were read: probabilities, or logits (decision values read as logits).
 SCORE_TYPES = ("probabilities", "logits")
 
@@ -44,12 +52,15 @@ class ClassScores:
         How the scores were read.
     ids : array, shape (N,), or None
         The items' ids, when the scores carry them.
+    reading_warnings : tuple of str
+        What a user should know of how the scores were read (values in [0, 1] read as logits).
     """
 
     log_probs: np.ndarray
     classes: tuple
     score_type: str
     ids: np.ndarray | None = None
+    reading_warnings: tuple = ()
 
     @property
     def n_items(self) -> int:
@@ -99,7 +110,7 @@ def class_scores(scores, classes=None, *, argument="scores") -> ClassScores:
     """
     values, names, ids = score_matrix(scores, classes, argument=argument)
     log_probs, score_type = _log_probabilities(values)
-    return ClassScores(log_probs, tuple(names), score_type, ids)
+    return ClassScores(log_probs, tuple(names), score_type, ids, _reading_warnings(values, score_type))
 
 
 def score_matrix(scores, classes=None, *, argument="scores"):
@@ -108,6 +119,11 @@ def score_matrix(scores, classes=None, *, argument="scores"):
     values, names, ids = _matrix_of(scores, argument)
     if classes is not None:
         names = _checked_names(classes, values.shape[1], argument)
+    stray = stray_row(values)
+    if stray is not None:
+        row, column, what = stray
+        where = f"row {row}" + ("" if column is None else f", class {names[column]!r}")
+        raise SpeInputError(f"{where}: {what}", argument=argument)
     return values, names, ids
 
 
@@ -179,20 +195,77 @@ def _checked_names(classes, k, argument):
 
 
 def score_type_of(values) -> str:
-    """How an (N, K) score matrix is read: ``"probabilities"`` when every value is in [0, 1] and every row sums to
-    one within :data:`ROW_SUM_TOLERANCE`, else ``"logits"`` (logits or per-class decision values)."""
-    rows = values.sum(axis=1)
-    ok = values.min() >= 0 and values.max() <= 1 and np.all(np.abs(rows - 1) <= ROW_SUM_TOLERANCE)
-    return "probabilities" if ok else "logits"
+    """How an (N, K) score matrix is read: ``"probabilities"`` when every row is (:func:`probability_rows`), else
+    ``"logits"`` (logits or per-class decision values)."""
+    return "probabilities" if probability_rows(values).all() else "logits"
+
+
+def written_decimals(values):
+    """The fewest decimals, 1 to :data:`MAX_ROUNDED_DECIMALS`, that every value of ``values`` is written with (a
+    multiple of 10⁻ᵈ), or None (more; or none: whole numbers, such as 0/1 decisions, are exact). The first 1,000
+    rows are tried before all of them."""
+    values = np.asarray(values, dtype=float)
+    if _multiples(values[:1000], 0) and _multiples(values, 0):
+        return None
+    for d in range(1, MAX_ROUNDED_DECIMALS + 1):
+        if all(_multiples(part, d) for part in (values[:1000], values)):
+            return d
+    return None
+
+
+def _multiples(values, d):
+    scaled = values * 10.0 ** d
+    return bool(np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6))
+
+
+def probability_rows(values, decimals=None):
+    """Which rows of an (N, K) matrix are probabilities, (N,) bool: every value in [0, 1] and the row summing to
+    one within :data:`ROW_SUM_TOLERANCE`, or, for values written with d ≤ :data:`MAX_ROUNDED_DECIMALS` decimals
+    (``decimals``, default :func:`written_decimals`), within what rounding allows (K/2 units of 10⁻ᵈ)."""
+    d = written_decimals(values) if decimals is None else decimals
+    k = values.shape[1]
+    tolerance = ROW_SUM_TOLERANCE if d is None else max(ROW_SUM_TOLERANCE, 0.5 * k * 10.0 ** -d + 1e-9)
+    in_unit = (values >= 0).all(axis=1) & (values <= 1).all(axis=1)
+    return in_unit & (np.abs(values.sum(axis=1) - 1) <= tolerance)
+
+
+def stray_row(values):
+    """The first row that is not probabilities in a matrix whose rows are at least :data:`STRAY_ROWS_SHARE`
+    probabilities — an error in the input rather than logits — as (0-based row, 0-based column of a value outside
+    [0, 1] or None, what is wrong); else None."""
+    ok = probability_rows(values)
+    if ok.all() or ok.mean() < STRAY_ROWS_SHARE:
+        return None
+    row = int(np.flatnonzero(~ok)[0])
+    outside = np.flatnonzero((values[row] < 0) | (values[row] > 1))
+    column = int(outside[0]) if outside.size else None
+    what = (f"{plain(values[row, column])} is outside [0, 1]" if column is not None
+            else f"the row sums to {values[row].sum():.6g}, not one")
+    return row, column, (f"{what}, while {int(ok.sum())} of {ok.size} rows are probabilities: correct it (the "
+                         "scores are read as probabilities only when every row is), or give every row as logits")
 
 
 def _log_probabilities(values):
-    """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities (floored,
-    renormalised), or the log-softmax of logits."""
-    if score_type_of(values) == "probabilities":
-        logp = np.log(np.maximum(values, PROBABILITY_FLOOR))
+    """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities (floored
+    at :data:`PROBABILITY_FLOOR`, or at a quarter of the last decimal's unit when they are rounded: a value written
+    as 0 lies anywhere below half of it; renormalised), or the log-softmax of logits."""
+    d = written_decimals(values)
+    if probability_rows(values, d).all():
+        floor = PROBABILITY_FLOOR if d is None else 0.25 * 10.0 ** -d
+        logp = np.log(np.maximum(values, floor))
         return logp - special.logsumexp(logp, axis=1, keepdims=True), "probabilities"
     return special.log_softmax(values, axis=1), "logits"
+
+
+def _reading_warnings(values, score_type):
+    """A warning when every value is in [0, 1] but the rows were read as logits (their sums are not one)."""
+    if score_type != "logits" or values.min() < 0 or values.max() > 1:
+        return ()
+    sums = values.sum(axis=1)
+    far = int(np.argmax(np.abs(sums - 1)))
+    return (f"every score is in [0, 1] but the rows do not sum to one (row {far} sums to {sums[far]:.4g}), so "
+            "they were read as logits (decision values); if they are each class's probability (one-vs-rest), "
+            "divide each row by its sum first",)
 
 
 def class_encoder(classes):
