@@ -159,33 +159,57 @@ def _draw_labels(probs, rng):
 def ranking_metrics(y, r: Rankings, grid, fpr_grid=FPR_GRID):
     """(AP (K,), ROC AUC (K,), precision at the recall grid (K, G), true positive rate at the false positive rate
     grid (K, G')) of one draw's labels y (N,); one-vs-rest, scikit-learn's conventions (the ROC curve the
-    linear interpolation of its polyline, ties a diagonal)."""
+    linear interpolation of its polyline, ties a diagonal).
+
+    Each item's positive is read at (item, its class): ``flat`` indices into the rankings' (N, K) arrays. The
+    positives sorted by (class, tie group) form runs of equal key; an item's true positives at or above its group
+    (``tp_end``) and above it (``tp_before``) are its run's end and start, counted from its class's first
+    positive."""
     n, k = r.n_items, r.n_classes
-    items = np.arange(n)
+    flat = _flat_index(y, k)
     pos = np.bincount(y, minlength=k).astype(float)
+    g = np.take(r.group, flat)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ranks = np.bincount(y, weights=r.midrank[items, y], minlength=k)
+        ranks = np.bincount(y, weights=np.take(r.midrank, flat), minlength=k)
         auc = (ranks - pos * (pos + 1) / 2) / (pos * (n - pos))
-        g = r.group[items, y]
         key = y * n + g
-        order = np.argsort(key, kind="stable")
-        ks, ys = key[order], y[order]
+        order = np.argsort(key)  # not stable: within a run every quantity read is the run's
+        ks = key[order]
+        ys, at_item = y[order], flat[order]
         starts = np.searchsorted(ks, np.arange(k) * n)
-        tp_end = np.searchsorted(ks, ks, side="right") - starts[ys]
-        precision = tp_end / r.depth[items, y][order]
+        run_start, run_end = _runs(ks)
+        tp_end = run_end - starts[ys]
+        tp_before = run_start - starts[ys]
+        depth = np.take(r.depth, at_item)
+        precision = tp_end / depth
         ap = np.bincount(ys, weights=precision, minlength=k) / pos
         recall = tp_end / pos[ys]
         at = np.searchsorted(ys + 0.5 * recall, (np.arange(k)[:, None] + 0.5 * (grid[None, :] - 1e-12)).ravel())
         at = np.minimum(at, n - 1).reshape(k, -1)
         curve = precision[at]
-        tp_before = np.searchsorted(ks, ks, side="left") - starts[ys]
-        roc = _tpr_at(ys, tp_before, tp_end, r.depth[items, y][order], r.group_size[items, y][order], pos, n,
-                      fpr_grid)
-    curve[:, grid <= 0] = _top_precision(y, r)[:, None]
+        roc = _tpr_at(ys, tp_before, tp_end, depth, np.take(r.group_size, at_item), pos, n, fpr_grid)
+    curve[:, grid <= 0] = (np.bincount(y[g == 0], minlength=k) / r.top_group_size)[:, None]  # the top group's
     curve[pos == 0] = np.nan
     defined = (pos > 0) & (pos < n)
     roc[~defined] = np.nan
     return ap, np.where(defined, auc, np.nan), curve, roc
+
+
+def _flat_index(y, k):
+    """Each item's (item, y_i) cell of an (N, K) array as a flat index, (N,) int64."""
+    return np.arange(y.size, dtype=np.int64) * k + y
+
+
+def _runs(keys):
+    """For sorted keys (N,), each element's run of equal keys as (its first position, one past its last)."""
+    n = keys.size
+    change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    first = np.r_[0, change]
+    ends = np.r_[change, n]
+    run = np.zeros(n, dtype=np.int64)
+    run[change] = 1
+    run = np.cumsum(run)
+    return first[run], ends[run]
 
 
 def _tpr_at(ys, tp_before, tp_end, depth, size, pos, n, fpr_grid):
@@ -210,21 +234,12 @@ def _tpr_at(ys, tp_before, tp_end, depth, size, pos, n, fpr_grid):
     return np.where(none, 0.0, tpr)
 
 
-def _top_precision(y, r: Rankings):
-    """Each class's precision at its highest threshold (its top tie group), (K,)."""
-    k = r.n_classes
-    items = np.arange(r.n_items)
-    top = r.group[items, y] == 0
-    hits = np.bincount(y[top], minlength=k).astype(float)
-    return hits / r.top_group_size
-
-
-def _calibration_errors(y, correct_by_bin, r: Rankings):
-    """(top-label ECE, class-wise ECE) of the classifier's probabilities against labels y (N), given the items
-    whose label is their predicted class per confidence bin."""
+def _calibration_errors(y, flat, correct_by_bin, r: Rankings):
+    """(top-label ECE, class-wise ECE) of the classifier's probabilities against labels y (N), given each item's
+    (item, y_i) flat index and the items whose label is their predicted class per confidence bin."""
     n, k = r.n_items, r.n_classes
     top = np.abs(correct_by_bin - r.top_mass).sum() / n
-    hits = np.bincount(y * CALIBRATION_BINS + r.bin[np.arange(n), y], minlength=k * CALIBRATION_BINS)
+    hits = np.bincount(y * CALIBRATION_BINS + np.take(r.bin, flat), minlength=k * CALIBRATION_BINS)
     classwise = np.abs(hits.reshape(k, CALIBRATION_BINS) - r.bin_mass).sum() / (n * k)
     return top, classwise
 
@@ -362,17 +377,18 @@ def _empty(m, k, g, top_ks, r):
 
 def _count(out, i, y, r, grid, top_ks):
     k = r.n_classes
+    flat = _flat_index(y, k)
     out.confusion[i] = np.bincount(y * k + r.predicted, minlength=k * k).reshape(k, k)
     if r.has_thresholds:
-        out.threshold_hits[i] = np.bincount(y, weights=r.above[np.arange(r.n_items), y], minlength=k)
-    rank = r.class_rank[np.arange(r.n_items), y]
+        out.threshold_hits[i] = np.bincount(y, weights=np.take(r.above, flat), minlength=k)
+    rank = np.take(r.class_rank, flat)
     for t in top_ks:
         out.top_k[t][i] = np.mean(rank < t)
     (out.average_precision[i], out.roc_auc[i], out.precision_at_recall[i],
      out.tpr_at_fpr[i]) = ranking_metrics(y, r, grid)
     out.correct_by_confidence[i] = np.bincount(r.top_bin, weights=(y == r.predicted), minlength=CALIBRATION_BINS)
     out.calibration_error[i], out.classwise_calibration_error[i] = _calibration_errors(
-        y, out.correct_by_confidence[i], r)
+        y, flat, out.correct_by_confidence[i], r)
 
 
 def mean_probabilities(model, inputs, labeled_index, labeled_class, *, workers=None):
