@@ -138,7 +138,12 @@ def test_newton_map_is_the_posterior_maximum_and_its_curvature_exact(make):
     assert u[0] < np.log(0.8)  # the pool is over-confident: a = 1/T below one
 
 
-def test_each_draws_ranking_metrics_are_sklearns():
+@pytest.mark.parametrize("factor", [0, 1e12], ids=["sorted", "counted"])
+def test_each_draws_ranking_metrics_are_sklearns(factor, monkeypatch):
+    """Both ways of finding the tie groups holding positives (sorting them, counting them)."""
+    from spe.multiclass import performance
+
+    monkeypatch.setattr(performance, "COUNT_GROUPS_FACTOR", factor)
     rng = np.random.default_rng(1)
     p = np.round(rng.dirichlet(np.full(4, 0.7), size=500), 2)  # ties in every class's score
     p /= p.sum(axis=1, keepdims=True)
