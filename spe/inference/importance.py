@@ -10,7 +10,10 @@ from a per-axis fit at the MAP); ``"full"`` (default) uses the full
 finite-difference Hessian. When k̂ > 0.7 the weights are unreliable, so the
 sampler adapts: it refits the proposal to the weighted draws, switches to a
 heavier-tailed multivariate t and widens it, and keeps the round with the
-smallest k̂. If every round stays above 0.7 the result says so
+smallest k̂. A caller whose posterior is skewed along a few coordinates (a
+scale's logarithm) and near Normal given them names them (``heavy_axes``): a
+Student-t on those and the Normal of the rest given them comes first. If
+every round stays above 0.7 the result says so
 (``ImportanceSamplingWarning``) rather than silently returning a confident
 answer; and if the weights have collapsed onto a handful of draws (ESS below
 ``min_ess``), their weighted answer would be a near point mass, so the
@@ -253,8 +256,44 @@ def _weighted_moments(u, w):
     return mean, 0.5 * (cov + cov.T)
 
 
+class _ConditionalProposal:
+    """A Student-t (df = 4) on the ``heavy`` coordinates and, given them, the Normal of the others conditional
+    on them, both from one Normal (mean, cov): for a posterior skewed or heavy-tailed along a few coordinates (a
+    scale's logarithm) and near Normal given them, whose weights a joint Normal or a joint t spoils in many
+    dimensions. ``rvs`` and ``logpdf`` as scipy's frozen distributions."""
+
+    def __init__(self, mean, cov, heavy, df=4):
+        p = mean.size
+        self.heavy = np.asarray(heavy, dtype=int)
+        self.rest = np.setdiff1d(np.arange(p), self.heavy)
+        h, r = self.heavy, self.rest
+        self.mean = mean
+        self.marginal = stats.multivariate_t(mean[h], cov[np.ix_(h, h)], df=df, allow_singular=True)
+        self.slope = cov[np.ix_(r, h)] @ np.linalg.pinv(cov[np.ix_(h, h)])  # E[rest | heavy] moves by it
+        conditional = cov[np.ix_(r, r)] - self.slope @ cov[np.ix_(h, r)]
+        self.conditional = (stats.multivariate_normal(np.zeros(r.size), (conditional + conditional.T) / 2,
+                                                      allow_singular=True) if r.size else None)
+
+    def _offset(self, u):
+        return (u[:, self.heavy] - self.mean[self.heavy]) @ self.slope.T
+
+    def rvs(self, size, random_state):
+        u = np.empty((size, self.mean.size))
+        u[:, self.heavy] = np.reshape(self.marginal.rvs(size=size, random_state=random_state), (size, -1))
+        if self.conditional is not None:
+            u[:, self.rest] = (self.mean[self.rest] + self._offset(u)
+                               + np.reshape(self.conditional.rvs(size=size, random_state=random_state), (size, -1)))
+        return u
+
+    def logpdf(self, u):
+        lp = np.atleast_1d(self.marginal.logpdf(u[:, self.heavy]))
+        if self.conditional is not None:
+            lp = lp + np.atleast_1d(self.conditional.logpdf(u[:, self.rest] - self.mean[self.rest] - self._offset(u)))
+        return lp
+
+
 def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="full", max_rounds=4,
-                      min_ess=None, curvature_log_posterior=None, hessian_at_map=None):
+                      min_ess=None, curvature_log_posterior=None, hessian_at_map=None, heavy_axes=None):
     """Importance sampling of the posterior around its MAP.
 
     Parameters
@@ -281,6 +320,11 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     hessian_at_map : array, shape (P, P), optional
         The log posterior's exact Hessian at the MAP, when the caller has it (then no finite differences;
         ``proposal="diagonal"`` keeps its diagonal).
+    heavy_axes : sequence of int, optional
+        Coordinates along which the posterior may be skewed or heavy-tailed while near Normal given them (the
+        logarithm of a scale). The first proposal is then a Student-t (df = 4) on them and the Normal of the others
+        given them (both from the inverse Hessian), before the rounds below; default: none (a Normal on every
+        coordinate first).
 
     Returns
     -------
@@ -303,11 +347,14 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     mean = u_map
     rounds, best, laplace = [], None, None
     min_ess = max(20.0, draws / 50) if min_ess is None else min_ess
-    plan = [("normal", 1.0), ("t", 1.5), ("t", 2.0), ("t", 3.0)][:max_rounds]
+    plan = [("normal", 1.0), ("t", 1.5), ("t", 2.0), ("t", 3.0)]
+    plan = ([("conditional", 1.0)] + plan if heavy_axes is not None else plan)[:max_rounds]
     for r, (kind, widen) in enumerate(plan):
         c = cov * widen**2
         if kind == "normal":
             q = stats.multivariate_normal(mean, c, allow_singular=True)
+        elif kind == "conditional":
+            q = _ConditionalProposal(mean, c, heavy_axes)
         else:
             q = stats.multivariate_t(mean, c, df=4, allow_singular=True)
         u = np.atleast_2d(q.rvs(size=draws, random_state=rng)).reshape(draws, -1)
@@ -315,13 +362,12 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
         lw = lp - q.logpdf(u)
         w, k = psis(lw)
         ess = 1.0 / np.sum(w**2) if np.any(w > 0) else 0.0
-        label = f"{kind}{'' if kind == 'normal' else '(df=4)'} ×{widen:g}" + (
-            f", {proposal} Hessian" if r == 0 else ", refitted to weighted draws"
-        )
+        label = _round_label(kind, widen, proposal if r == 0 or plan[r - 1][0] == "conditional" else None,
+                             heavy_axes)
         rounds.append({"proposal": label, "pareto_k": k, "ess": ess})
         log_normalizer = float(special.logsumexp(lw) - np.log(draws))
         cand = PosteriorDraws(u, w, ess, k, label, rounds, log_normalizer=log_normalizer)
-        if r == 0:
+        if kind == "normal" and laplace is None:
             laplace = PosteriorDraws(u, np.full(draws, 1.0 / draws), float(draws), k,
                                      f"Laplace approximation (normal at the MAP, {proposal} Hessian), equal weights",
                                      rounds, log_normalizer=log_normalizer)
@@ -329,8 +375,9 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
             best = cand
         if k <= PARETO_K_GOOD:
             break
-        # refit the proposal to what the weighted draws say about the posterior
-        if ess > 5 * u.shape[1]:
+        # refit the proposal to what the weighted draws say about the posterior (not after the conditional
+        # proposal: the Normal next is the Laplace approximation at the MAP)
+        if kind != "conditional" and ess > 5 * u.shape[1]:
             mean, wcov = _weighted_moments(u, w)
             if np.all(np.linalg.eigvalsh(wcov) > 0):
                 cov = wcov
@@ -347,6 +394,14 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
             ImportanceSamplingWarning,
             stacklevel=2,
         )
-        if fallback:
+        if fallback and laplace is not None:
             return laplace
     return best
+
+
+def _round_label(kind, widen, hessian, heavy_axes):
+    """A round's proposal as ``PosteriorDraws.proposal`` says it; ``hessian`` the Hessian it was built from
+    ("full"/"diagonal"), or None when refitted to the weighted draws."""
+    name = {"normal": "normal", "t": "t(df=4)",
+            "conditional": f"t(df=4) on coordinates {list(heavy_axes or [])}, normal given them"}[kind]
+    return f"{name} ×{widen:g}" + (f", {hessian} Hessian" if hessian else ", refitted to weighted draws")
