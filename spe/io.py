@@ -47,11 +47,19 @@ class ScoresFile:
         Score units.
     ids : array of str, shape (N,), or None
         The ``id`` column, if the file has one.
+    rows : int array, shape (N,), or None
+        Each item's data row in the file as its messages number them (1-based; blank lines counted), when read
+        from a CSV file; None: the items' positions + 1.
     """
 
     path: str
     scores: np.ndarray
     ids: np.ndarray | None
+    rows: np.ndarray | None = None
+
+    def row_of(self, position) -> int:
+        """The 1-based data row of the item at 0-based ``position``, as the file's error messages number it."""
+        return int(self.rows[position]) if self.rows is not None else int(position) + 1
 
 
 STDIN = "-"
@@ -629,7 +637,7 @@ def _read_score_columns(path, score_columns, id_column, source=None, ids=True):
     path = _display_path(path)
     columns = [_numeric(df, c, path, rows) for c in score_columns]
     ids = _checked_ids(df, id_column, path, rows, "duplicate id {!r}") if ids and id_column in df else None
-    return [ScoresFile(path, c, ids) for c in columns]
+    return [ScoresFile(path, c, ids, rows) for c in columns]
 
 
 def read_scores_and_columns(path, columns, score_column="score", id_column="id", optional=(), score_columns=None):

@@ -30,7 +30,7 @@ __all__ = ["plot_score_histogram", "plot_pr_curve", "plot_roc_curve", "plot_thre
 _THRESHOLD_AXIS = "threshold (score units; items scored ≥ it are predicted positive)"
 
 
-def _finish(ax, *, xlabel, ylabel, title, legend="best", unit_x=False):
+def _finish(ax, *, xlabel, ylabel, title, legend="best", unit_x=False, legend_size=8):
     """The common ending of every figure: y (and x for rates) in [0, 1], labels, title, legend, grid."""
     if unit_x:
         ax.set_xlim(0, 1)
@@ -38,7 +38,7 @@ def _finish(ax, *, xlabel, ylabel, title, legend="best", unit_x=False):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(loc=legend, fontsize=8)
+    ax.legend(loc=legend, fontsize=legend_size)
     ax.grid(alpha=0.3)
     return ax
 
@@ -1007,14 +1007,19 @@ def _most_confused(evaluation, most, level, performance):
     """The positions of the ``most`` classes with the largest expected off-diagonal counts (their row's and their
     column's), in the classes' order; every class when there are no more than ``most``."""
     k = len(evaluation.classes)
-    if most < 1:
-        raise ValueError(f"most must be at least 1, got {most}")
-    if k <= most:
+    if k <= _checked_most(most):
         return np.arange(k)
     counts = evaluation.confusion_matrix(None, level=level, performance=performance)["mean"]
     off = np.nan_to_num(counts) * (1 - np.eye(k))
     confused = off.sum(axis=0) + off.sum(axis=1)
     return np.sort(np.argsort(-confused, kind="stable")[:most])
+
+
+def _checked_most(most):
+    """``most`` (the most classes a panel draws), or ValueError below 1."""
+    if most < 1:
+        raise ValueError(f"most must be at least 1, got {most}")
+    return most
 
 
 def _short_name(name, width=24):
@@ -1057,19 +1062,15 @@ def plot_class_pr_curves(evaluation, ax=None, *, level=None, classes=None, most=
         who = f"the {len(chosen)} of {k} classes of lowest AP, each against the rest"
     else:
         who = "each class against the rest"
-    ax = _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left",
-                 title=f"{who}:\nmedian and {pct} band")
-    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
-    return ax
+    return _finish(ax, xlabel="recall", ylabel="precision", unit_x=True, legend="lower left", legend_size=7,
+                   title=f"{who}:\nmedian and {pct} band")
 
 
 def _lowest_ap(evaluation, most):
     """Every class when there are no more than ``most``, else the ``most`` of lowest median average precision (a
     class no draw defines last), in the classes' order."""
-    if most < 1:
-        raise ValueError(f"most must be at least 1, got {most}")
     names = list(evaluation.classes)
-    if len(names) <= most:
+    if len(names) <= _checked_most(most):
         return names
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a class with no item in any draw: all-NaN

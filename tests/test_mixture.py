@@ -263,6 +263,11 @@ def test_a_skewed_scale_in_many_dimensions_is_sampled_with_a_t_on_it_and_a_norma
                 + stats.multivariate_normal(np.zeros(p - 1), conditional).logpdf(
                     u[:, 1:] - u_map[1:] - np.outer(u[:, 0] - u_map[0], slope)))
     np.testing.assert_allclose(q.logpdf(u), expected, rtol=1e-9)
+    last = _ConditionalProposal(u_map, np.linalg.inv(-h), (-1,))  # a negative index is that coordinate, once
+    np.testing.assert_allclose(last.logpdf(u), _ConditionalProposal(u_map, np.linalg.inv(-h), (p - 1,)).logpdf(u))
+    for bad in ((), (p,)):
+        with pytest.raises(ValueError, match="heavy_axes"):
+            importance_sample(logp, u_map, draws=100, rng=0, hessian_at_map=h, heavy_axes=bad)
 
 
 def test_importance_sampling_warns_when_hopeless():

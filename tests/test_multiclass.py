@@ -52,17 +52,23 @@ def test_probability_rows_are_read_as_probabilities_and_others_as_logits():
 
 def test_rounded_probabilities_are_read_as_probabilities_within_what_rounding_allows():
     """Probabilities written with 2-4 decimals: a row's sum misses one by up to K/2 units of the last decimal (here
-    well past 1e-3), yet they are probabilities; a value written as 0 is read as a quarter of the unit."""
+    well past 1e-3), yet they are probabilities; a row's zeros share what its written values leave of one (at most
+    half a unit each), so the top class keeps about its probability."""
     logits, _ = _softmax_pool(n=400, k=40, seed=3)
     exact = special.softmax(logits, axis=1)
     for d in (2, 3, 4):
         rounded = exact.round(d)
         assert np.abs(rounded.sum(1) - 1).max() > 1e-3 or d == 4
-        assert written_decimals(rounded) == d
+        assert written_decimals(rounded) == d and written_decimals(rounded.astype(np.float32)) == d
         read = class_scores(rounded)
         assert read.score_type == "probabilities" and not read.reading_warnings
-        floored = np.maximum(rounded, 0.25 * 10.0 ** -d)
-        np.testing.assert_allclose(np.exp(read.log_probs), floored / floored.sum(1, keepdims=True), rtol=1e-10)
+        zeros = rounded == 0
+        left = np.clip(1 - rounded.sum(1), 0, None)
+        share = np.minimum(left / np.maximum(zeros.sum(1), 1), 0.5 * 10.0 ** -d)
+        filled = np.maximum(np.where(zeros, share[:, None], rounded), 1e-12)
+        np.testing.assert_allclose(np.exp(read.log_probs), filled / filled.sum(1, keepdims=True), rtol=1e-10)
+        top = np.exp(read.log_probs).max(1).mean()
+        assert top == pytest.approx(exact.max(1).mean(), abs=0.5 * 10.0 ** -d + 2e-3)
     assert written_decimals(exact.round(6)) is None and written_decimals(np.eye(3)[[0, 1, 2, 0]]) is None
     one_hot = class_scores(np.eye(3)[[0, 1, 2, 0]])  # 0/1 decisions are exact: the floor as before
     assert one_hot.score_type == "probabilities" and np.exp(one_hot.log_probs).min() < 1e-11
@@ -83,18 +89,22 @@ def test_a_stray_row_among_probabilities_is_named_and_values_in_the_unit_interva
     bad[9] = [0.5, 0.4, 0.3]
     with pytest.raises(SpeInputError, match="row 9: the row sums to 1.2, not one"):
         class_scores(bad)
+    with pytest.raises(SpeInputError, match="row 2, class '0'"):  # a small file: one such row is refused too
+        class_scores(np.vstack([p[:10], [[1.3, -0.1, -0.2]]])[[0, 1, 10, 2, 3]])
     many = p.copy()
     many[:30] *= 0.5  # a tenth of the rows: not a stray row but another kind of score, read as logits
     ovr = class_scores(many)
     assert ovr.score_type == "logits" and "divide each row by its sum" in ovr.reading_warnings[0]
+    assert "run from 0.5 to 1" in ovr.reading_warnings[0]
     ev = evaluate_multiclass(many, {i: int(y[i]) for i in range(0, 300, 15)}, draws=100, rng=0)
     assert ev.warnings[0] == ovr.reading_warnings[0]
     _write_pool(tmp_path)
     frame = pd.read_csv(tmp_path / "scores.csv")
     frame.loc[4, "prob_bee"] = 1.7
-    frame.to_csv(tmp_path / "bad.csv", index=False)
+    text = frame.to_csv(index=False).splitlines()
+    (tmp_path / "bad.csv").write_text("\n".join(text[:3] + [""] + text[3:]) + "\n")  # a blank line before it
     assert main(["estimate", str(tmp_path / "bad.csv"), "--class-prefix", "prob_"]) == 2
-    assert "bad.csv, row 5, column 'prob_bee': 1.7 is outside [0, 1]" in capsys.readouterr().err
+    assert "bad.csv, row 6, column 'prob_bee': 1.7 is outside [0, 1]" in capsys.readouterr().err
 
 
 def test_bad_scores_are_named_by_row_and_class():

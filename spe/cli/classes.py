@@ -535,7 +535,8 @@ def _class_matrix(args, path, columns):
     stray = stray_row(matrix)
     if stray is not None:  # named here by file, row and column (the matrix's own check knows neither)
         row, column, what = stray
-        raise SpeInputError(what, path=path, row=row + 1, column=None if column is None else columns[column])
+        raise SpeInputError(what, path=files[0].path, row=files[0].row_of(row),
+                            column=None if column is None else columns[column])
     return matrix, _class_names(args, columns), files
 
 

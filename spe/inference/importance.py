@@ -264,7 +264,7 @@ class _ConditionalProposal:
 
     def __init__(self, mean, cov, heavy, df=4):
         p = mean.size
-        self.heavy = np.asarray(heavy, dtype=int)
+        self.heavy = np.unique(np.arange(p)[np.asarray(heavy, dtype=int)])
         self.rest = np.setdiff1d(np.arange(p), self.heavy)
         h, r = self.heavy, self.rest
         self.mean = mean
@@ -323,8 +323,8 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     heavy_axes : sequence of int, optional
         Coordinates along which the posterior may be skewed or heavy-tailed while near Normal given them (the
         logarithm of a scale). The first proposal is then a Student-t (df = 4) on them and the Normal of the others
-        given them (both from the inverse Hessian), before the rounds below; default: none (a Normal on every
-        coordinate first).
+        given them (both from the inverse Hessian), before the ``max_rounds`` rounds below; default: none (a Normal
+        on every coordinate first). ValueError when empty or out of range.
 
     Returns
     -------
@@ -347,8 +347,10 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
     mean = u_map
     rounds, best, laplace = [], None, None
     min_ess = max(20.0, draws / 50) if min_ess is None else min_ess
-    plan = [("normal", 1.0), ("t", 1.5), ("t", 2.0), ("t", 3.0)]
-    plan = ([("conditional", 1.0)] + plan if heavy_axes is not None else plan)[:max_rounds]
+    plan = [("normal", 1.0), ("t", 1.5), ("t", 2.0), ("t", 3.0)][:max_rounds]
+    if heavy_axes is not None:
+        heavy_axes = _checked_axes(heavy_axes, u_map.size)
+        plan = [("conditional", 1.0)] + plan
     for r, (kind, widen) in enumerate(plan):
         c = cov * widen**2
         if kind == "normal":
@@ -383,7 +385,7 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
                 cov = wcov
     best.rounds = rounds
     if best.pareto_k > PARETO_K_GOOD:
-        fallback = best.ess < min_ess
+        fallback = best.ess < min_ess and laplace is not None
         warnings.warn(
             f"importance sampling is unreliable: Pareto k̂ = {best.pareto_k:.2f} > {PARETO_K_GOOD} "
             f"(ESS {best.ess:.0f} of {draws}) after {len(rounds)} proposals; the posterior is far "
@@ -394,14 +396,26 @@ def importance_sample(log_posterior, u_map, *, draws=1000, rng=None, proposal="f
             ImportanceSamplingWarning,
             stacklevel=2,
         )
-        if fallback and laplace is not None:
+        if fallback:
             return laplace
     return best
+
+
+def _checked_axes(axes, p):
+    """``heavy_axes`` as sorted, distinct 0-based coordinates of P; ValueError when empty or out of range."""
+    axes = np.asarray(axes, dtype=int).ravel()
+    if axes.size == 0 or np.any((axes < -p) | (axes >= p)):
+        raise ValueError(f"heavy_axes must name one or more of the {p} coordinates, got {axes.tolist()}")
+    return np.unique(np.arange(p)[axes])
+
+
+def _listed(axes):
+    return [] if axes is None else np.asarray(axes).tolist()
 
 
 def _round_label(kind, widen, hessian, heavy_axes):
     """A round's proposal as ``PosteriorDraws.proposal`` says it; ``hessian`` the Hessian it was built from
     ("full"/"diagonal"), or None when refitted to the weighted draws."""
     name = {"normal": "normal", "t": "t(df=4)",
-            "conditional": f"t(df=4) on coordinates {list(heavy_axes or [])}, normal given them"}[kind]
+            "conditional": f"t(df=4) on coordinates {_listed(heavy_axes)}, normal given them"}[kind]
     return f"{name} ×{widen:g}" + (f", {hessian} Hessian" if hessian else ", refitted to weighted draws")

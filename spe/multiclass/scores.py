@@ -1,12 +1,12 @@
 """A multiclass classifier's scores and labels, read once.
 
 The scores are an N × K matrix, one column per class: probabilities (every row in [0, 1] and summing to one,
-within what rounding to the decimals they are written with allows), logits, or per-class decision values.
+within what rounding to the 2 to 4 decimals they are written with allows), logits, or per-class decision values.
 Every model reads them as log-probabilities ``L`` (N, K), rows whose exponentials sum to one: the log of the
-probabilities (floored at :data:`PROBABILITY_FLOOR`, or for probabilities rounded to d decimals at a quarter of
-their last unit, then renormalised), or the log-softmax of logits and decision values (which softmax reads as
-logits). A matrix whose rows are nearly all probabilities but for a few is refused, naming the first of those. The labels are class indices
-0..K−1, given as class names or as 0-based positions.
+probabilities (floored at :data:`PROBABILITY_FLOOR`; for rounded probabilities the zeros share what the written
+values leave of one; then renormalised), or the log-softmax of logits and decision values (which softmax reads as
+logits). A matrix whose rows are all probabilities but for one or a few is refused, naming the first of those. The
+labels are class indices 0..K−1, given as class names or as 0-based positions.
 """
 
 from __future__ import annotations
@@ -29,11 +29,12 @@ __all__ = ["ClassScores", "class_scores", "score_matrix", "class_labels", "class
 PROBABILITY_FLOOR = 1e-12
 #: Rows summing to one within this are probabilities (six significant digits in a CSV stay well inside it).
 ROW_SUM_TOLERANCE = 1e-3
-#: Probabilities all written to this many decimals or fewer are read as rounded: a row's sum may then miss one by
-#: up to K halves of the last decimal's unit (K = 77 classes at 4 decimals: 0.00385).
+#: Probabilities all written to 2 to this many decimals are read as rounded: a row's sum may then miss one by up to
+#: K halves of the last decimal's unit (K = 77 classes at 4 decimals: 0.00385; at 2 decimals 0.385).
 MAX_ROUNDED_DECIMALS = 4
-#: When at least this share of the rows are probabilities, the others are taken for errors in the input.
-STRAY_ROWS_SHARE = 0.99
+#: When the rows that are not probabilities number at most this share of the rows (or one), they are taken for
+#: errors in the input.
+STRAY_ROWS_SHARE = 0.01
 #: How the scores were read: probabilities, or logits (decision values read as logits).
 SCORE_TYPES = ("probabilities", "logits")
 
@@ -201,21 +202,22 @@ def score_type_of(values) -> str:
 
 
 def written_decimals(values):
-    """The fewest decimals, 1 to :data:`MAX_ROUNDED_DECIMALS`, that every value of ``values`` is written with (a
-    multiple of 10⁻ᵈ), or None (more; or none: whole numbers, such as 0/1 decisions, are exact). The first 1,000
-    rows are tried before all of them."""
+    """The fewest decimals, 2 to :data:`MAX_ROUNDED_DECIMALS`, that every value of ``values`` is written with (within
+    1e-6, so float32 copies of them count), or None: more decimals, or none — whole numbers, such as 0/1
+    decisions, are exact. The first 1,000 rows are tried before all of them."""
     values = np.asarray(values, dtype=float)
     if _multiples(values[:1000], 0) and _multiples(values, 0):
         return None
-    for d in range(1, MAX_ROUNDED_DECIMALS + 1):
-        if all(_multiples(part, d) for part in (values[:1000], values)):
+    for d in range(2, MAX_ROUNDED_DECIMALS + 1):
+        if _multiples(values[:1000], d) and _multiples(values, d):
             return d
     return None
 
 
 def _multiples(values, d):
+    """Whether every value is within 1e-6 of a multiple of 10⁻ᵈ."""
     scaled = values * 10.0 ** d
-    return bool(np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6))
+    return bool(np.all(np.abs(scaled - np.rint(scaled)) <= 1e-6 * 10.0 ** d))
 
 
 def probability_rows(values, decimals=None):
@@ -230,11 +232,11 @@ def probability_rows(values, decimals=None):
 
 
 def stray_row(values):
-    """The first row that is not probabilities in a matrix whose rows are at least :data:`STRAY_ROWS_SHARE`
-    probabilities — an error in the input rather than logits — as (0-based row, 0-based column of a value outside
-    [0, 1] or None, what is wrong); else None."""
+    """The first row that is not probabilities in a matrix whose other rows are, but for at most a share
+    :data:`STRAY_ROWS_SHARE` of the rows (or one row) — an error in the input rather than logits — as (0-based
+    row, 0-based column of a value outside [0, 1] or None, what is wrong); else None."""
     ok = probability_rows(values)
-    if ok.all() or ok.mean() < STRAY_ROWS_SHARE:
+    if ok.all() or (~ok).sum() > max(1.0, STRAY_ROWS_SHARE * ok.size):
         return None
     row = int(np.flatnonzero(~ok)[0])
     outside = np.flatnonzero((values[row] < 0) | (values[row] > 1))
@@ -246,15 +248,25 @@ def stray_row(values):
 
 
 def _log_probabilities(values):
-    """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities (floored
-    at :data:`PROBABILITY_FLOOR`, or at a quarter of the last decimal's unit when they are rounded: a value written
-    as 0 lies anywhere below half of it; renormalised), or the log-softmax of logits."""
+    """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities, or the
+    log-softmax of logits. Probabilities are floored at :data:`PROBABILITY_FLOOR`; rounded ones' zeros share what
+    the row's written values leave of one (each below half the last decimal's unit, as rounding says); then each
+    row is renormalised."""
     d = written_decimals(values)
     if probability_rows(values, d).all():
-        floor = PROBABILITY_FLOOR if d is None else 0.25 * 10.0 ** -d
-        logp = np.log(np.maximum(values, floor))
+        logp = np.log(np.maximum(values if d is None else _zeros_filled(values, d), PROBABILITY_FLOOR))
         return logp - special.logsumexp(logp, axis=1, keepdims=True), "probabilities"
     return special.log_softmax(values, axis=1), "logits"
+
+
+def _zeros_filled(values, d):
+    """Rounded probabilities (N, K) with each row's zeros set to an even share of what its other values leave of
+    one, at most half a unit of the d-th decimal each (a value written as 0 is below it)."""
+    zeros = values == 0
+    left = np.clip(1.0 - values.sum(axis=1), 0.0, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.minimum(left / zeros.sum(axis=1), 0.5 * 10.0 ** -d)
+    return np.where(zeros, np.nan_to_num(share)[:, None], values)
 
 
 def _reading_warnings(values, score_type):
@@ -262,10 +274,9 @@ def _reading_warnings(values, score_type):
     if score_type != "logits" or values.min() < 0 or values.max() > 1:
         return ()
     sums = values.sum(axis=1)
-    far = int(np.argmax(np.abs(sums - 1)))
-    return (f"every score is in [0, 1] but the rows do not sum to one (row {far} sums to {sums[far]:.4g}), so "
-            "they were read as logits (decision values); if they are each class's probability (one-vs-rest), "
-            "divide each row by its sum first",)
+    return (f"every score is in [0, 1] but the rows do not sum to one (their sums run from {sums.min():.4g} to "
+            f"{sums.max():.4g}), so they were read as logits (decision values); if they are each class's "
+            "probability (one-vs-rest), divide each row by its sum first",)
 
 
 def class_encoder(classes):
