@@ -10,7 +10,12 @@ Cases:
 * scikit-learn's digits (10 classes): a logistic regression, an SVM (Platt probabilities) and a small
   network trained on 40% of the images, scoring the other 60% (1,078 items);
 * Banking77's 77 intents (``--banking77 DIR``, written by :mod:`make_banking77`): a small over-confident
-  network and a logistic regression, cross-fitted on 13,083 customer-service questions.
+  network and a logistic regression, cross-fitted on 13,083 customer-service questions;
+* ``--simulated K``: two simulated over-confident K-class networks whose truth is temperature scaling (no shared
+  case has 100 classes): 20,000 items, each with a hidden class; the logits are a margin on that class plus
+  Normal noise on every class, the true class is drawn from softmax(logits / T). ``simulatedK_sure``: margin 11,
+  noise sd 1.8, T = 1.5 (accuracy about 0.83, stated confidence 0.97 at K = 100); ``simulatedK_unsure``: margin
+  6, noise 1.5, T = 2 (accuracy about 0.16).
 
 Per trial: the absolute error of the accuracy and of the macro F1 (spe's posterior mean; the labeled items'
 own accuracy and macro F1; with ``--ssme``, SSME's estimator on the same trial, :mod:`ssme_baseline`, which
@@ -22,6 +27,7 @@ its pool (for a case of fewer than pool + R items, the pool is what is left): th
 writes every trial to ``--out`` (CSV).
 
     python benchmarks/multiclass.py --multinli DIR --labels 20 --seeds 10 --out results/multiclass.csv
+    python benchmarks/multiclass.py --no-digits --simulated 100 --seeds 20
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from sklearn import metrics as skm
 
 from spe.multiclass import evaluate_multiclass
@@ -73,6 +80,23 @@ def digits_cases(seed=0):
         for name, model in models.items():
             out[name] = (model.fit(x_train, y_train).predict_proba(x_pool), y_pool)
     return out
+
+
+#: The simulated networks (``--simulated K``): name suffix → (margin, noise sd, temperature).
+SIMULATED = {"sure": (11.0, 1.8, 1.5), "unsure": (6.0, 1.5, 2.0)}
+
+
+def simulated_cases(k, n=20_000, seed=0):
+    """name → (the classifier's probabilities (n, K), true classes (n,)) of the simulated K-class networks."""
+    cases = {}
+    for i, (suffix, (margin, noise, temperature)) in enumerate(SIMULATED.items()):
+        rng = np.random.default_rng([seed, k, i])
+        hidden = rng.integers(0, k, n)
+        logits = margin * np.eye(k)[hidden] + rng.normal(0, noise, size=(n, k))
+        truth = special.softmax(logits / temperature, axis=1)
+        y = (truth.cumsum(axis=1) > rng.random(n)[:, None]).argmax(axis=1)
+        cases[f"simulated{k}_{suffix}"] = (special.softmax(logits, axis=1), y)
+    return cases
 
 
 def pool_and_labels(probs, y, seed, pool, n_labels):
@@ -151,6 +175,7 @@ def main(argv=None):
     parser.add_argument("--banking77", metavar="DIR",
                         help="the Banking77 predictions written by benchmarks/make_banking77.py")
     parser.add_argument("--no-digits", action="store_true", help="leave out the digits classifiers")
+    parser.add_argument("--simulated", type=int, metavar="K", help="add the two simulated K-class networks")
     parser.add_argument("--cases", help="comma-separated case names to run (default: all)")
     parser.add_argument("--labels", default="20", help="comma-separated numbers of labels (default 20)")
     parser.add_argument("--seeds", type=int, default=10)
@@ -167,6 +192,8 @@ def main(argv=None):
         cases.update(multinli_cases(args.multinli))
     if args.banking77:
         cases.update(banking77_cases(args.banking77))
+    if args.simulated:
+        cases.update(simulated_cases(args.simulated))
     if args.cases:
         cases = {k: v for k, v in cases.items() if k in args.cases.split(",")}
     rows = []
