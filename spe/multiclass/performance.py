@@ -87,11 +87,12 @@ class ClassPerformance:
 class Rankings:
     """What the labels of a draw are counted against, computed once from the log-probabilities (N, K).
 
-    For class k: each item's tie group in the descending order of ``L[:, k]`` (``group``), the number of items
-    scored at or above that group (``depth``), its ascending mid-rank (``midrank``); each item's rank of every
-    class (``class_rank``, 0 = its top class); its calibration bin of every class's probability (``bin``) and
-    their sums (``bin_mass``); the predicted class's bin (``top_bin``), each bin's items and summed confidence
-    (``top_items``, ``top_mass``); which items' probability of each class is at least its threshold (``above``,
+    For class k: each item's tie group in the descending order of ``L[:, k]`` (``group``) and its ascending
+    mid-rank (``midrank``); every class's groups in one table (the groups of class k from ``group_offset[k]``),
+    each group's size and the number of items scored at or above it (``group_sizes``, ``group_depths``; the top
+    group's size ``top_group_size`` (K,)); each item's rank of every class (``class_rank``, 0 = its top class);
+    its calibration bin of every class's probability (``bin``) and their sums (``bin_mass``); the predicted
+    class's bin (``top_bin``), each bin's items and summed confidence (``top_items``, ``top_mass``); which items' probability of each class is at least its threshold (``above``,
     (N, K) bool; ``thresholds`` (K,) probabilities, NaN for a class without one)."""
 
     def __init__(self, log_probs, predicted, thresholds=None):
@@ -106,19 +107,16 @@ class Rankings:
         self.n_items, self.n_classes = n, k
         self.predicted = predicted
         self.group = np.empty((n, k), dtype=np.int64)
-        self.depth = np.empty((n, k))
         self.midrank = np.empty((n, k))
-        self.group_size = np.empty((n, k), dtype=np.int64)
         sizes = []
         for c in range(k):
-            self.group[:, c], self.depth[:, c], self.midrank[:, c], self.group_size[:, c], counts = _ranking_of(
-                log_probs[:, c])
+            self.group[:, c], self.midrank[:, c], counts = _ranking_of(log_probs[:, c])
             sizes.append(counts)
-        self.top_group_size = (self.group == 0).sum(axis=0)
         # every class's tie groups in one table, class by class: a group's index is its class's offset + its own
         self.group_offset = np.cumsum([0] + [c.size for c in sizes[:-1]])
         self.group_sizes = np.concatenate(sizes)
         self.group_depths = np.concatenate([np.cumsum(c) for c in sizes]).astype(float)
+        self.top_group_size = self.group_sizes[self.group_offset]
         self.class_rank = np.argsort(np.argsort(-log_probs, axis=1, kind="stable"), axis=1).astype(np.int32)
         self.bin = probability_bins(probs, CALIBRATION_BINS)
         self.bin_mass = np.stack([np.bincount(self.bin[:, c], probs[:, c], CALIBRATION_BINS) for c in range(k)])
@@ -133,15 +131,14 @@ class Rankings:
 
 
 def _ranking_of(score):
-    """Tie group (0 = the highest score), depth (items scored ≥ the group), ascending mid-rank (1-based) and the
-    group's size of each item for one score column (N,), and every group's size (G,)."""
+    """Tie group (0 = the highest score) and ascending mid-rank (1-based) of each item for one score column (N,),
+    and every group's size (G,)."""
     values, inverse, counts = np.unique(-score, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     ends = np.cumsum(counts)
-    depth = ends[inverse].astype(float)
     n = score.size
     midrank = n - (ends - (counts - 1) / 2.0)[inverse] + 1  # ascending rank of the group's middle
-    return inverse, depth, midrank, counts[inverse], counts
+    return inverse, midrank, counts
 
 
 #: Up to this many classes the draws' cumulative sums are a matrix product (O(K²) per item, but vectorised);
@@ -186,7 +183,7 @@ def ranking_metrics(y, r: Rankings, grid, fpr_grid=FPR_GRID):
         ranks = np.bincount(y, weights=np.take(r.midrank, flat), minlength=k)
         auc = (ranks - pos * (pos + 1) / 2) / (pos * (n - pos))
         counted = r.group_sizes.size <= COUNT_GROUPS_FACTOR * n * np.log2(max(n, 2))
-        cls, count, depth, size = (_counted_runs if counted else _sorted_runs)(y, g, flat, r)
+        cls, count, depth, size = (_counted_runs if counted else _sorted_runs)(y, r.group_offset[y] + g, r)
         tp_end = np.cumsum(count) - (np.cumsum(pos) - pos)[cls]
         tp_before = tp_end - count
         precision = tp_end / depth
@@ -202,24 +199,24 @@ def ranking_metrics(y, r: Rankings, grid, fpr_grid=FPR_GRID):
     return ap, np.where(defined, auc, np.nan), curve, roc
 
 
-def _counted_runs(y, g, flat, r: Rankings):
-    """The runs (class, positives, depth, group size), each (R,), from the positives counted per tie group of
-    every class."""
-    counts = np.bincount(r.group_offset[y] + g, minlength=r.group_sizes.size)
+def _counted_runs(y, groups, r: Rankings):
+    """The runs (class, positives, depth, group size), each (R,), from each item's group in the table of every
+    class's groups (``groups`` (N,)), counted."""
+    counts = np.bincount(groups, minlength=r.group_sizes.size)
     held = np.flatnonzero(counts)
     cls = np.searchsorted(r.group_offset, held, side="right") - 1
     return cls, counts[held].astype(float), r.group_depths[held], r.group_sizes[held]
 
 
-def _sorted_runs(y, g, flat, r: Rankings):
-    """The runs (class, positives, depth, group size), each (R,), from the positives sorted by (class, group)."""
-    key = y * r.n_items + g
-    order = np.argsort(key)  # not stable: a run's items are read alike
-    ks = key[order]
-    first = np.r_[0, np.flatnonzero(ks[1:] != ks[:-1]) + 1]
-    at = flat[order[first]]
-    return (y[order[first]], np.diff(np.r_[first, ks.size]).astype(float), np.take(r.depth, at),
-            np.take(r.group_size, at))
+def _sorted_runs(y, groups, r: Rankings):
+    """The runs (class, positives, depth, group size), each (R,), from each item's group in the table of every
+    class's groups (``groups`` (N,)), sorted: the table is in order of class, then group."""
+    order = np.argsort(groups)  # not stable: a run's items are read alike
+    ordered = groups[order]
+    first = np.r_[0, np.flatnonzero(ordered[1:] != ordered[:-1]) + 1]
+    held = ordered[first]
+    return (y[order[first]], np.diff(np.r_[first, ordered.size]).astype(float), r.group_depths[held],
+            r.group_sizes[held])
 
 
 def _flat_index(y, k):

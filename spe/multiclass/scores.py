@@ -107,25 +107,33 @@ def class_scores(scores, classes=None, *, argument="scores") -> ClassScores:
     ------
     SpeInputError
         Fewer than 2 classes or 4 items, a non-finite or non-numeric value (naming its row and class), class names
-        that repeat or do not match the columns.
+        that repeat or do not match the columns, a row that is not probabilities among rows that are
+        (:func:`stray_row`).
     """
-    values, names, ids = score_matrix(scores, classes, argument=argument)
-    log_probs, score_type = _log_probabilities(values)
+    values, names, ids, decimals = _checked_matrix(scores, classes, argument)
+    log_probs, score_type = _log_probabilities(values, decimals)
     return ClassScores(log_probs, tuple(names), score_type, ids, _reading_warnings(values, score_type))
 
 
 def score_matrix(scores, classes=None, *, argument="scores"):
     """The scores as given, checked: (values (N, K) float, class names (K,), ids (N,) or None), the reading of
     :func:`class_scores` before the log. Raises as it does."""
+    return _checked_matrix(scores, classes, argument)[:3]
+
+
+def _checked_matrix(scores, classes, argument):
+    """:func:`score_matrix`'s (values, names, ids) and the decimals the values are written with
+    (:func:`written_decimals`), found once."""
     values, names, ids = _matrix_of(scores, argument)
     if classes is not None:
         names = _checked_names(classes, values.shape[1], argument)
-    stray = stray_row(values)
+    decimals = written_decimals(values)
+    stray = stray_row(values, decimals)
     if stray is not None:
         row, column, what = stray
         where = f"row {row}" + ("" if column is None else f", class {names[column]!r}")
         raise SpeInputError(f"{where}: {what}", argument=argument)
-    return values, names, ids
+    return values, names, ids, decimals
 
 
 def _matrix_of(scores, argument):
@@ -231,11 +239,11 @@ def probability_rows(values, decimals=None):
     return in_unit & (np.abs(values.sum(axis=1) - 1) <= tolerance)
 
 
-def stray_row(values):
+def stray_row(values, decimals=None):
     """The first row that is not probabilities in a matrix whose other rows are, but for at most a share
     :data:`STRAY_ROWS_SHARE` of the rows (or one row) — an error in the input rather than logits — as (0-based
     row, 0-based column of a value outside [0, 1] or None, what is wrong); else None."""
-    ok = probability_rows(values)
+    ok = probability_rows(values, decimals)
     if ok.all() or (~ok).sum() > max(1.0, STRAY_ROWS_SHARE * ok.size):
         return None
     row = int(np.flatnonzero(~ok)[0])
@@ -247,12 +255,12 @@ def stray_row(values):
                          "scores are read as probabilities only when every row is), or give every row as logits")
 
 
-def _log_probabilities(values):
+def _log_probabilities(values, decimals=None):
     """(N, K) log-probabilities and the score type (:func:`score_type_of`): the log of the probabilities, or the
     log-softmax of logits. Probabilities are floored at :data:`PROBABILITY_FLOOR`; rounded ones' zeros share what
     the row's written values leave of one (each below half the last decimal's unit, as rounding says); then each
     row is renormalised."""
-    d = written_decimals(values)
+    d = written_decimals(values) if decimals is None else decimals
     if probability_rows(values, d).all():
         logp = np.log(np.maximum(values if d is None else _zeros_filled(values, d), PROBABILITY_FLOOR))
         return logp - special.logsumexp(logp, axis=1, keepdims=True), "probabilities"
