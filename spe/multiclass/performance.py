@@ -92,8 +92,9 @@ class Rankings:
     each group's size and the number of items scored at or above it (``group_sizes``, ``group_depths``; the top
     group's size ``top_group_size`` (K,)); each item's rank of every class (``class_rank``, 0 = its top class);
     its calibration bin of every class's probability (``bin``) and their sums (``bin_mass``); the predicted
-    class's bin (``top_bin``), each bin's items and summed confidence (``top_items``, ``top_mass``); which items' probability of each class is at least its threshold (``above``,
-    (N, K) bool; ``thresholds`` (K,) probabilities, NaN for a class without one)."""
+    class's bin (``top_bin``), each bin's items and summed confidence (``top_items``, ``top_mass``); which items'
+    probability of each class is at least its threshold (``above``, (N, K) bool; ``thresholds`` (K,)
+    probabilities, NaN for a class without one)."""
 
     def __init__(self, log_probs, predicted, thresholds=None):
         n, k = log_probs.shape
